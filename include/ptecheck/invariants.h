@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The invariant predicates.  Every check ptecheck makes, in a BPF program
+ * or in a userspace oracle, decides pass or fail by calling one of these
+ * functions, and the unit tests call the very same functions with crafted
+ * data.  They take plain values, touch no memory and never loop, so the
+ * BPF verifier accepts them as they are.
+ */
+#ifndef PTECHECK_INVARIANTS_H
+#define PTECHECK_INVARIANTS_H
+
+#include "types.h"
+#include "pte.h"
+
+#ifndef PC_INLINE
+#define PC_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* Check identifiers: the same names in output, docs and tests. */
+enum pc_check_id {
+	PC_CHK_MOVED = 0, /* mremap/moved */
+	PC_CHK_ADBITS, /* mremap/ad-bits */
+	PC_CHK_PERMS, /* mremap/perms */
+	PC_CHK_PMD_MOVE, /* mremap/pmd-move */
+	PC_CHK_FOLIO_INTACT, /* mremap/folio-intact */
+	PC_CHK_BATCH, /* mremap/batch */
+	PC_CHK__COUNT,
+};
+
+/* Predicate answers.  PC_OK and PC_NOT_APPLICABLE are not violations. */
+enum pc_verdict {
+	PC_OK = 0,
+	PC_NOT_APPLICABLE, /* preconditions of the invariant do not hold */
+	PC_V_PTE_LOST, /* a present PTE is not present after the move */
+	PC_V_PTE_INVENTED, /* an empty slot is mapped after the move */
+	PC_V_PFN_CHANGED, /* present on both sides, different page */
+	PC_V_KIND_CHANGED, /* a swap/other entry became something else */
+	PC_V_YOUNG_LOST, /* accessed at entry, not accessed after */
+	PC_V_DIRTY_LOST, /* dirty at entry, not dirty after */
+	PC_V_WRITE_GAINED, /* read-only at entry, writable after */
+	PC_V_WRITE_LOST, /* writable at entry, read-only after */
+	PC_V_PMD_NOT_MOVED, /* eligible whole-PMD extent moved PTE by PTE */
+	PC_V_ORDER_CHANGED, /* folio order differs after the move */
+	PC_V_BATCH_EMPTY, /* a batch of fewer than one PTE */
+	PC_V_BATCH_OUTSIDE_FOLIO, /* batch pages leave their folio */
+	PC_V_BATCH_CROSSES_PMD, /* batch PTEs span two page tables */
+	PC_V_BATCH_SUM, /* batch sizes do not add up to PTEs moved */
+	PC_V_DATA_LOST, /* a written byte did not survive */
+	PC_V_REFERENCED_SHORT, /* fewer referenced pages than touched */
+	PC_V_COW_BROKEN, /* a write leaked into a process sharing the page */
+	PC_V__COUNT,
+};
+
+PC_INLINE bool pc_is_violation(int verdict)
+{
+	return verdict != PC_OK && verdict != PC_NOT_APPLICABLE;
+}
+
+/*
+ * mremap/moved, per PTE slot: what was at old_addr + i at entry must be at
+ * new_addr + i after the move: empty stays empty, a present PTE maps the
+ * same PFN, a swap/other entry stays such an entry.
+ */
+PC_INLINE int pc_moved_entry(struct pc_pte old, struct pc_pte new)
+{
+	if (old.kind == PC_PTE_NONE)
+		return new.kind == PC_PTE_NONE ? PC_OK : PC_V_PTE_INVENTED;
+	if (old.kind == PC_PTE_PRESENT) {
+		if (new.kind != PC_PTE_PRESENT)
+			return PC_V_PTE_LOST;
+		return new.pfn == old.pfn ? PC_OK : PC_V_PFN_CHANGED;
+	}
+	return new.kind == old.kind ? PC_OK : PC_V_KIND_CHANGED;
+}
+
+/*
+ * mremap/ad-bits: a bit set at entry must survive; a bit that appears
+ * meanwhile proves nothing (hardware sets bits without locks).
+ */
+PC_INLINE int pc_adbits_entry(struct pc_pte old, struct pc_pte new)
+{
+	if (old.kind != PC_PTE_PRESENT || new.kind != PC_PTE_PRESENT ||
+	    old.pfn != new.pfn)
+		return PC_NOT_APPLICABLE;
+	if (old.dirty && !new.dirty)
+		return PC_V_DIRTY_LOST;
+	if (old.young && !new.young)
+		return PC_V_YOUNG_LOST;
+	return PC_OK;
+}
+
+/*
+ * mremap/perms: moving never changes write permission.  A batch that
+ * merged PTEs of different permission shows up as one of the two.
+ */
+PC_INLINE int pc_perms_entry(struct pc_pte old, struct pc_pte new)
+{
+	if (old.kind != PC_PTE_PRESENT || new.kind != PC_PTE_PRESENT ||
+	    old.pfn != new.pfn)
+		return PC_NOT_APPLICABLE;
+	if (!old.write && new.write)
+		return PC_V_WRITE_GAINED;
+	if (old.write && !new.write)
+		return PC_V_WRITE_LOST;
+	return PC_OK;
+}
+
+/*
+ * mremap/pmd-move, per whole-PMD extent: when old and new extents are
+ * both PMD-aligned and complete, the old PMD pointed to a page table and
+ * the new PMD was empty at entry, the kernel moves the table itself: the
+ * new PMD after the move points to the same page table.
+ */
+struct pc_pmd_extent {
+	__u64 old_pmd_entry; /* old PMD value at entry */
+	__u64 new_pmd_entry; /* new PMD value at entry */
+	__u64 new_pmd_exit; /* new PMD value after the move */
+	bool old_is_table; /* old PMD maps a page table at entry */
+	bool new_is_table_exit; /* new PMD maps a page table after */
+	bool aligned_whole; /* both extents PMD-aligned and complete */
+};
+
+PC_INLINE int pc_pmd_move_extent(struct pc_pmd_extent e)
+{
+	if (!e.aligned_whole || !e.old_is_table || e.new_pmd_entry != 0)
+		return PC_NOT_APPLICABLE;
+	if (!e.new_is_table_exit || e.new_pmd_exit != e.old_pmd_entry)
+		return PC_V_PMD_NOT_MOVED;
+	return PC_OK;
+}
+
+/* mremap/folio-intact: moving a folio never splits or merges it. */
+PC_INLINE int pc_folio_intact(__u32 order_before, __u32 order_after)
+{
+	return order_before == order_after ? PC_OK : PC_V_ORDER_CHANGED;
+}
+
+/*
+ * mremap/batch, per batch: 1 <= nr, the nr pages starting at first_pfn lie
+ * inside the folio [folio_pfn, folio_pfn + folio_nr), and the nr PTEs
+ * starting at addr lie inside one page table.
+ */
+struct pc_batch {
+	__u64 addr; /* user address of the first PTE */
+	__u64 first_pfn; /* PFN mapped by the first PTE */
+	__u64 folio_pfn; /* first PFN of the folio */
+	__u64 folio_nr; /* pages in the folio */
+	__u32 nr; /* PTEs in the batch */
+};
+
+PC_INLINE int pc_batch_bounds(struct pc_batch b)
+{
+	__u64 first_slot, last_slot;
+
+	if (b.nr < 1)
+		return PC_V_BATCH_EMPTY;
+	if (b.first_pfn < b.folio_pfn ||
+	    b.first_pfn + b.nr > b.folio_pfn + b.folio_nr)
+		return PC_V_BATCH_OUTSIDE_FOLIO;
+	first_slot = b.addr >> PC_PMD_SHIFT;
+	last_slot = (b.addr + ((__u64)b.nr << PC_PAGE_SHIFT) - 1) >> PC_PMD_SHIFT;
+	if (first_slot != last_slot)
+		return PC_V_BATCH_CROSSES_PMD;
+	return PC_OK;
+}
+
+/* mremap/batch, per call: the batches add up to the present PTEs moved. */
+PC_INLINE int pc_batch_sum(__u64 sum_of_batches, __u64 present_moved)
+{
+	return sum_of_batches == present_moved ? PC_OK : PC_V_BATCH_SUM;
+}
+
+/* Data-loss oracle (ad-bits, dirty half): what was written is read back. */
+PC_INLINE int pc_written_survives(__u8 written, __u8 seen)
+{
+	return written == seen ? PC_OK : PC_V_DATA_LOST;
+}
+
+/*
+ * Referenced oracle (ad-bits, young half): after clear_refs and a TLB
+ * bounce, every touched page is referenced in the new VMA.  More is fine
+ * (speculative walks set accessed bits; arm64 reads a contpte block as
+ * one), fewer is a lost bit.
+ */
+PC_INLINE int pc_referenced_covers(__u64 referenced_pages, __u64 touched_pages)
+{
+	return referenced_pages >= touched_pages ? PC_OK : PC_V_REFERENCED_SHORT;
+}
+
+/*
+ * COW oracle (perms): after fork and mremap in the parent, a parent's
+ * write must not be visible to the child that shares the page.
+ */
+PC_INLINE int pc_cow_isolated(__u8 child_expected, __u8 child_seen)
+{
+	return child_expected == child_seen ? PC_OK : PC_V_COW_BROKEN;
+}
+
+#endif

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "common.h"
+#include "probe.h"
+#include "session.h"
+#include "settings.h"
+#include "tracefs.h"
+
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *btf;
+	static bool tried;
+
+	if (!tried) {
+		tried = true;
+		btf = btf__load_vmlinux_btf();
+		if (!btf)
+			btf = NULL;
+	}
+	return btf;
+}
+
+int pc_probe_fentry(const char *func, char *reason, size_t len)
+{
+	struct bpf_insn insns[2] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *btf = vmlinux_btf();
+	int id, fd, err;
+
+	if (!btf) {
+		snprintf(reason, len, "no kernel BTF (/sys/kernel/btf/vmlinux)");
+		return -ENOENT;
+	}
+	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+	if (id < 0) {
+		snprintf(reason, len, "%s not in BTF: absent or inlined in this kernel", func);
+		return -ENOENT;
+	}
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pc_probe", "GPL", insns, 2, &opts);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(reason, len, "fentry on %s refused: %s%s", func, strerror(errno),
+			 errno == EPERM ? " (lockdown or missing capability)" : "");
+		return err;
+	}
+	close(fd);
+	snprintf(reason, len, "fentry/fexit on %s", func);
+	return 0;
+}
+
+int pc_probe_kprobe(const char *func, char *reason, size_t len)
+{
+	char line[512];
+	bool found = false;
+	FILE *f;
+
+	if (access("/sys/bus/event_source/devices/kprobe/type", F_OK) != 0) {
+		snprintf(reason, len, "kprobes not built into this kernel (no kprobe PMU)");
+		return -ENOENT;
+	}
+	f = fopen("/proc/kallsyms", "re");
+	if (!f) {
+		snprintf(reason, len, "/proc/kallsyms: %s", strerror(errno));
+		return -errno;
+	}
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *name = strrchr(line, ' ');
+
+		if (name && strcmp(name + 1, func) == 0)
+			found = true;
+		else if (name) {
+			size_t n = strlen(func);
+
+			found = strncmp(name + 1, func, n) == 0 && name[1 + n] == '\n';
+		}
+	}
+	fclose(f);
+	if (!found) {
+		snprintf(reason, len, "%s not in kallsyms: inlined or absent", func);
+		return -ENOENT;
+	}
+	snprintf(reason, len, "kprobe on %s", func);
+	return 0;
+}
+
+bool pc_have_bpf_privilege(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (geteuid() == 0)
+		return true;
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	/* CAP_BPF = 39, CAP_PERFMON = 38: both in the second word. */
+	return (data[1].effective & (1U << (39 - 32))) && (data[1].effective & (1U << (38 - 32)));
+}
+
+static void line(const char *what, bool ok, const char *detail)
+{
+	printf("  %-34s %-5s %s\n", what, ok ? "yes" : "no", detail);
+}
+
+/* Kernel functions ptecheck can hook per path, in order of preference. */
+static const struct {
+	const char *path;
+	const char *func;
+	const char *why;
+} hooks[] = {
+	{ "mremap", "move_page_tables", "per-call moved range at fexit" },
+	{ "mremap", "move_normal_pmd", "PMD-level moves" },
+	{ "batching", "folio_pte_batch", "per-batch nr (zap, fork, mlock)" },
+	{ "arm64 contpte", "contpte_get_and_clear_full_ptes", "mremap batch nr on arm64" },
+	{ "arm64 contpte", "contpte_set_ptes", "mremap batch nr on arm64" },
+	{ "arm64 contpte", "contpte_ptep_get", "access/dirty gathering" },
+	{ "filemap", "filemap_map_pages", "fault-around" },
+	{ "filemap", "set_pte_range", "fault-around batch nr" },
+	{ "filemap", "folio_add_file_rmap_ptes", "rmap batch nr" },
+};
+
+static const char *const tracepoints[] = {
+	"syscalls/sys_enter_mremap",	"syscalls/sys_exit_mremap",
+	"tlb/tlb_flush",		"filemap/mm_filemap_map_pages",
+	"vmscan/mm_vmscan_lru_isolate", "migrate/set_migration_pte",
+	"writeback/sb_mark_inode_writeback",
+};
+
+int pc_cmd_features(int argc, char **argv)
+{
+	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, {} };
+	char reason[256], buf[128];
+	struct pc_walk_calib calib;
+	__u64 limit;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			printf("Usage: ptecheck features\n\n"
+			       "Shows what the running kernel lets ptecheck check: for every\n"
+			       "hook, whether it works here and, when not, why.  Found by\n"
+			       "probing (BTF look-ups, trial loads), never by version number.\n\n"
+			       "Example:\n  sudo ptecheck features\n");
+			return PC_EXIT_PASS;
+		}
+		return PC_EXIT_USAGE;
+	}
+	if (!pc_have_bpf_privilege()) {
+		pc_err(0, "features needs root (CAP_BPF and CAP_PERFMON) to probe the kernel");
+		return PC_EXIT_USAGE;
+	}
+	pc_tracefs_ensure();
+	printf("ptecheck %s features of this kernel (%s build)\n\n", PTECHECK_VERSION,
+	       PTECHECK_ARCH_NAME);
+	printf("Basics:\n");
+	line("kernel BTF", access("/sys/kernel/btf/vmlinux", R_OK) == 0, "/sys/kernel/btf/vmlinux");
+	line("tracefs", access("/sys/kernel/tracing/events", F_OK) == 0, "/sys/kernel/tracing");
+	line("PFNs in pagemap, kpageflags", access("/proc/kpageflags", R_OK) == 0,
+	     "userspace oracles (root)");
+	printf("\nTracepoints (tier kernel:syscall-walk and histograms):\n");
+	for (size_t i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++)
+		line(tracepoints[i], pc_tracepoint_exists(tracepoints[i]), "");
+	c = pc_calibrate_walk(&calib, &limit, reason, sizeof(reason));
+	line("page-table walk from BPF", c == 0, reason);
+	printf("\nIn-kernel hooks (tiers kernel:fexit, kernel:kprobe):\n");
+	for (size_t i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		char what[80], kreason[256];
+		int fe = pc_probe_fentry(hooks[i].func, reason, sizeof(reason));
+		int kp = fe ? pc_probe_kprobe(hooks[i].func, kreason, sizeof(kreason)) : -1;
+
+		snprintf(what, sizeof(what), "%s %s", hooks[i].path, hooks[i].func);
+		if (fe == 0)
+			line(what, true, reason);
+		else if (kp == 0)
+			line(what, true, kreason);
+		else {
+			char both[600];
+
+			snprintf(both, sizeof(both), "%s; %s", reason, kreason);
+			line(what, false, both);
+		}
+	}
+	printf("\nmTHP sizes (anonymous):");
+	for (unsigned int kb = 16; kb <= 2048; kb *= 2) {
+		char path[128];
+
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/mm/transparent_hugepage/hugepages-%ukB/enabled", kb);
+		if (pc_sysfs_choice(path, buf, sizeof(buf)) == 0)
+			printf(" %ukB=%s", kb, buf);
+	}
+	printf("\n\nChecks and the tier each will use here:\n");
+	printf("  mremap/moved, ad-bits, perms       oracle (pagemap, data-loss, COW) + %s\n",
+	       c == 0 ? "kernel:syscall-walk" : "no in-kernel tier (walk unavailable)");
+	printf("  mremap/pmd-move                    %s\n",
+	       c == 0 ? "kernel:syscall-walk" : "skip: page-table walk unavailable");
+	printf("  mremap/folio-intact                oracle:kpageflags\n");
+	printf("  mremap/batch                       %s\n",
+	       pc_probe_fentry("folio_pte_batch", reason, sizeof(reason)) == 0 ?
+		       "kernel:fexit" :
+		       "skip: per-batch hooks unavailable here");
+	return PC_EXIT_PASS;
+}

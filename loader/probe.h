@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the running kernel lets us do, found by trying (never by version). */
+#ifndef PTECHECK_PROBE_H
+#define PTECHECK_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* 0 when the kernel has the function in BTF and accepts an fentry program
+ * on it; else -errno with a reason ("not in BTF: absent or inlined", ...). */
+int pc_probe_fentry(const char *func, char *reason, size_t len);
+/* 0 when a kprobe can be created on func; else -errno with a reason. */
+int pc_probe_kprobe(const char *func, char *reason, size_t len);
+/* Enough privilege for BPF tracing (root or CAP_BPF+CAP_PERFMON). */
+bool pc_have_bpf_privilege(void);
+/* Prints the features report; returns an exit code. */
+int pc_cmd_features(int argc, char **argv);
+
+#endif

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptecheck run: the suites.  Each scenario runs in a forked child that the
+ * BPF side tracks; the child's oracle verdicts come back through a pipe and
+ * are merged per (check, tier) with the in-kernel results.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+#include "probe.h"
+#include "run.h"
+#include "scenario.h"
+#include "session.h"
+#include "settings.h"
+#include "tracefs.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void merge_msg(struct pc_report *r, const struct pc_oracle_msg *m)
+{
+	const char *name = pc_check_name(m->check);
+	struct pc_result *res = pc_report_find_result(r, name, m->tier);
+	char add[260];
+	size_t used;
+	bool fresh = !res;
+
+	if (!res)
+		res = pc_report_add_result(r, name, m->tier, false);
+	if (!res)
+		return;
+	res->checked += m->checked;
+	res->violations += m->violations;
+	for (__u32 i = 0; i < m->n_evidence && i < 4; i++)
+		pc_result_add_evidence(res, 0, m->evidence[i].addr, m->evidence[i].new_addr,
+				       m->evidence[i].expected, m->evidence[i].seen,
+				       m->evidence[i].what);
+	/* Worst status wins: fail > pass > skip. */
+	if (m->status == PC_STATUS_FAIL ||
+	    (m->status == PC_STATUS_PASS && res->status == PC_STATUS_SKIP) || fresh)
+		res->status = m->status;
+	snprintf(add, sizeof(add), "%s%s: %s", fresh ? "" : "; ", m->scenario, m->summary);
+	used = strlen(res->summary);
+	if (fresh)
+		used = 0;
+	snprintf(res->summary + used, sizeof(res->summary) - used, "%s", add);
+}
+
+static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *base,
+			struct pc_session *s, struct pc_report *r)
+{
+	int report_pipe[2], go_pipe[2], status;
+	struct pc_oracle_msg msg;
+	char go = 'g';
+	pid_t pid;
+
+	if (pipe2(report_pipe, O_CLOEXEC) || pipe2(go_pipe, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct pc_scenario_ctx ctx = *base;
+
+		close(report_pipe[0]);
+		close(go_pipe[1]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (read(go_pipe[0], &go, 1) != 1)
+			_exit(3);
+		ctx.report_fd = report_pipe[1];
+		ctx.scenario = sc->name;
+		_exit(sc->run(&ctx) ? 3 : 0);
+	}
+	close(report_pipe[1]);
+	close(go_pipe[0]);
+	if (s->loaded)
+		pc_session_track(s, pid, PC_TRACK_ENFORCE_PMD);
+	if (write(go_pipe[1], &go, 1) != 1)
+		pc_err(errno, "cannot start scenario %s", sc->name);
+	close(go_pipe[1]);
+	for (;;) {
+		struct pollfd p = { .fd = report_pipe[0], .events = POLLIN };
+		ssize_t n;
+
+		if (s->loaded)
+			pc_session_poll(s, 0);
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(report_pipe[0], &msg, sizeof(msg));
+		if (n == sizeof(msg)) {
+			msg.summary[sizeof(msg.summary) - 1] = 0;
+			msg.scenario[sizeof(msg.scenario) - 1] = 0;
+			msg.tier[sizeof(msg.tier) - 1] = 0;
+			merge_msg(r, &msg);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		break; /* EOF: the child is done */
+	}
+	close(report_pipe[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (s->loaded)
+		pc_session_untrack(s, pid);
+	if (WIFSIGNALED(status))
+		pc_report_note(r, "scenario %s died by signal %d", sc->name, WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		pc_report_note(r, "scenario %s could not run to completion (exit %d)", sc->name,
+			       WEXITSTATUS(status));
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: ptecheck run [--suite NAME] [--format text|json|tap] [--scale N]\n"
+		   "                    [--output FILE] [--list]\n\n"
+		   "Runs the workloads of a suite under every check this kernel allows and\n"
+		   "prints one result per check and tier: pass, fail (with evidence) or skip\n"
+		   "(with the reason), then the histograms.\n\n"
+		   "  --suite NAME    mremap (default: all suites)\n"
+		   "  --format F      text (default), json (schema docs/report-schema.json), tap\n"
+		   "  --scale N       divide workload sizes by N (slow emulated guests)\n"
+		   "  --output FILE   write the report to FILE instead of stdout\n"
+		   "  --list          list the scenarios and exit\n\n"
+		   "Exit: 0 all ran checks passed, 1 a check failed, 2 usage or privilege,\n"
+		   "      3 an operation failed, 4 nothing could be checked.\n\n"
+		   "Examples:\n  sudo ptecheck run\n  sudo ptecheck run --suite mremap --format tap\n");
+}
+
+int pc_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "suite", required_argument, NULL, 's' },  { "format", required_argument, NULL, 'f' },
+		{ "scale", required_argument, NULL, 'S' },  { "output", required_argument, NULL, 'o' },
+		{ "list", no_argument, NULL, 'l' },	    { "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct pc_session_opts so = { .filter_mode = PC_FILTER_TRACKED, .want_walk = true };
+	struct pc_scenario_ctx ctx = { .disturb_map_fd = -1, .scale = 1 };
+	const char *suite = "mremap", *output = NULL;
+	char tmpdir[] = "/tmp/ptecheck.XXXXXX";
+	struct timespec t0, t1;
+	struct pc_session s;
+	struct pc_report *r;
+	int c, format = PC_FORMAT_TEXT, code, err;
+	FILE *out = stdout;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "s:f:S:o:lh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			suite = optarg;
+			if (strcmp(suite, "mremap") && strcmp(suite, "all")) {
+				pc_err(0, "unknown suite '%s' (known: mremap, all)", suite);
+				return PC_EXIT_USAGE;
+			}
+			if (!strcmp(suite, "all"))
+				suite = "mremap";
+			break;
+		case 'f':
+			format = pc_format_parse(optarg);
+			if (format < 0) {
+				pc_err(0, "unknown format '%s' (text, json, tap)", optarg);
+				return PC_EXIT_USAGE;
+			}
+			break;
+		case 'S':
+			errno = 0;
+			ctx.scale = strtoul(optarg, &end, 10);
+			if (errno || *end || ctx.scale < 1 || ctx.scale > 64) {
+				pc_err(0, "--scale takes a whole number from 1 to 64, not '%s'",
+				       optarg);
+				return PC_EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'l':
+			for (int i = 0; i < pc_mremap_n_scenarios; i++)
+				printf("mremap/%-22s %s\n", pc_mremap_scenarios[i].name,
+				       pc_mremap_scenarios[i].description);
+			return PC_EXIT_PASS;
+		case 'h':
+			usage(stdout);
+			return PC_EXIT_PASS;
+		default:
+			usage(stderr);
+			return PC_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		pc_err(0, "unexpected argument '%s'", argv[optind]);
+		return PC_EXIT_USAGE;
+	}
+	if (!pc_have_bpf_privilege() || geteuid() != 0) {
+		pc_err(0, "run needs root: BPF tracing (CAP_BPF, CAP_PERFMON), PFNs in "
+			  "/proc/*/pagemap and /proc/kpageflags (CAP_SYS_ADMIN), mTHP sysfs");
+		return PC_EXIT_USAGE;
+	}
+	if (output) {
+		out = fopen(output, "we");
+		if (!out) {
+			pc_err(errno, "cannot open %s", output);
+			return PC_EXIT_USAGE;
+		}
+	}
+	r = pc_report_new("run", suite);
+	if (!r) {
+		pc_err(ENOMEM, "report");
+		return PC_EXIT_ERROR;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pc_settings_install_handlers();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	err = pc_tracefs_ensure();
+	if (err)
+		pc_report_note(r, "cannot mount tracefs: %s", strerror(-err));
+	err = pc_session_open(&s, &so);
+	if (err)
+		pc_report_note(r, "in-kernel checks unavailable: %s", s.load_error);
+	else
+		pc_report_note(r, "page-table walk: %s", s.walk_reason);
+	s.report = r;
+	if (s.loaded && !s.disturbance_complete)
+		pc_report_note(r, "disturbance tracepoints missing: %s", s.missing_disturbance);
+	ctx.disturb_map_fd = s.loaded ? pc_session_disturb_fd(&s) : -1;
+	ctx.mthp_anon_64k = pc_mthp_set(64, 0, "madvise") == 0;
+	ctx.mthp_shmem_64k = pc_mthp_set(64, 1, "always") == 0;
+	if (!ctx.mthp_anon_64k)
+		pc_report_note(r, "64 KiB anonymous mTHP unavailable: large-folio scenarios skip");
+	ctx.have_kpageflags = access("/proc/kpageflags", R_OK) == 0;
+	if (!mkdtemp(tmpdir)) {
+		pc_err(errno, "mkdtemp");
+		code = PC_EXIT_ERROR;
+		goto out;
+	}
+	ctx.tmpdir = tmpdir;
+	for (int i = 0; i < pc_mremap_n_scenarios && !interrupted; i++) {
+		err = run_scenario(&pc_mremap_scenarios[i], &ctx, &s, r);
+		if (err)
+			pc_report_note(r, "scenario %s not started: %s", pc_mremap_scenarios[i].name,
+				       strerror(-err));
+	}
+	rmdir(tmpdir);
+	if (interrupted) {
+		r->partial = true;
+		pc_report_note(r, "interrupted: results so far, marked partial");
+	}
+	pc_session_mremap_results(&s, r);
+	{
+		struct pc_result *b = pc_report_add_result(r, "mremap/batch", "kernel:fexit", true);
+		char reason[256];
+
+		if (b) {
+			if (pc_probe_fentry("folio_pte_batch", reason, sizeof(reason)) == 0)
+				pc_result_set(b, PC_STATUS_SKIP,
+					      "fentry works here, but the per-batch programs are not "
+					      "part of this version yet");
+			else
+				pc_result_set(b, PC_STATUS_SKIP,
+					      "per-batch nr needs fentry/fexit or kprobes (%s); on "
+					      "x86 mremap batches are 1 PTE by design",
+					      reason);
+		}
+	}
+	pc_session_hists(&s, r, false);
+	pc_session_stats(&s, r);
+	code = pc_report_exit_code(r);
+out:
+	pc_settings_restore_all();
+	if (s.loaded || s.skel)
+		pc_session_close(&s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r->duration_s = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (pc_report_write(r, format, out)) {
+		pc_err(errno, "cannot write the report");
+		code = PC_EXIT_ERROR;
+	}
+	if (out != stdout && fclose(out)) {
+		pc_err(errno, "cannot write %s", output);
+		code = PC_EXIT_ERROR;
+	}
+	pc_report_free(r);
+	return code;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A BPF tracing session: calibrates the page-table walk, loads the mremap
+ * programs the kernel accepts, attaches each one it can (saying why not for
+ * the others), and turns maps and ring-buffer events into report results.
+ */
+#ifndef PTECHECK_SESSION_H
+#define PTECHECK_SESSION_H
+
+#include <stdbool.h>
+#include <ptecheck/events.h>
+#include "report.h"
+
+struct mremap_bpf;
+
+struct pc_session_opts {
+	__u32 filter_mode; /* enum pc_filter_mode */
+	const char *comm; /* for PC_FILTER_COMM */
+	bool want_walk; /* calibrate and enable the page-table walk */
+};
+
+struct pc_session {
+	struct mremap_bpf *skel;
+	bool loaded;
+	char load_error[200]; /* why nothing is traced, when !loaded */
+	bool walk_enabled;
+	char walk_reason[200]; /* calibration outcome */
+	struct pc_walk_calib calib;
+	int n_attached, n_attach_failed;
+	bool disturbance_complete; /* every disturbance tracepoint attached */
+	char missing_disturbance[200];
+	bool tlb_attached;
+	bool filemap_attached;
+	int mremap_attached;
+#define PC_SESSION_MAX_LINKS 32
+	struct bpf_link *links[PC_SESSION_MAX_LINKS];
+	int n_links;
+	struct ring_buffer *rb;
+	struct pc_report *report; /* violation events go here */
+};
+
+/* 0, or -errno with s->load_error set (tracing unavailable). */
+int pc_session_open(struct pc_session *s, const struct pc_session_opts *o);
+void pc_session_close(struct pc_session *s);
+int pc_session_track(struct pc_session *s, int tgid, __u32 flags);
+int pc_session_untrack(struct pc_session *s, int tgid);
+int pc_session_disturb_fd(const struct pc_session *s);
+/* Drains pending violation events into s->report. */
+int pc_session_poll(struct pc_session *s, int timeout_ms);
+/* Adds the syscall-walk results for the mremap checks. */
+void pc_session_mremap_results(struct pc_session *s, struct pc_report *r);
+/* Adds the histograms the session collected (only_mremap: skip filemap). */
+void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filemap);
+void pc_session_stats(struct pc_session *s, struct pc_report *r);
+
+const char *pc_check_name(__u32 check);
+const char *pc_verdict_text(__u32 verdict);
+
+/* Page-table walk calibration (loader/calib.c). */
+int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason, size_t len);
+
+#endif

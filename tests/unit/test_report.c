@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of loader/report.c: result model, exit codes and the text, TAP
+ * and JSON writers.  Prints kselftest-style TAP; exits 0 if all passed.
+ *
+ * With an argument, also writes a sample JSON report to that path, so that
+ * it can be checked against docs/report-schema.json.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <ptecheck/events.h>
+#include "report.h"
+#include "tap.h"
+
+/* Renders a report into a malloc'ed string; NULL on failure. */
+static char *render(const struct pc_report *r, enum pc_format fmt, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	*ret = pc_report_write(r, fmt, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* True if some line of text is exactly line. */
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, line, n) && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* True if some line starts with prefix. */
+static bool has_line_prefix(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, n))
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static struct pc_report *sample_report(void)
+{
+	struct pc_report *r = pc_report_new("run", "mremap");
+	struct pc_result *res;
+	struct pc_hist_report *h;
+
+	if (!r)
+		return NULL;
+	res = pc_report_add_result(r, "mremap/moved", "oracle:pagemap", false);
+	pc_result_set(res, PC_STATUS_PASS, "512 pages moved intact");
+	res->checked = 512;
+
+	res = pc_report_add_result(r, "mremap/ad-bits", "kernel:syscall-walk", true);
+	pc_result_set(res, PC_STATUS_FAIL, "dirty bit lost on %d of %d PTEs", 3, 512);
+	res->checked = 512;
+	res->violations = 3;
+	pc_result_add_evidence(res, 1234, 0x7f0000001000ULL, 0x7f1000001000ULL,
+			       0x8000000012345867ULL, 0x8000000012345827ULL, "dirty bit lost");
+	pc_result_add_evidence(res, 1234, 0xffffffffffffffffULL, 0, 0xffffffffffffffffULL, 0,
+			       "bad \xff utf-8 \"quoted\"");
+
+	res = pc_report_add_result(r, "mremap/pmd-move", "kernel:fexit", true);
+	pc_result_set(res, PC_STATUS_SKIP, "fexit on move_pgt_entry unavailable");
+
+	h = pc_report_add_hist(r, "mremap latency", "ns",
+			       "tracepoint syscalls:sys_{enter,exit}_mremap", true, PC_HIST_LOG2);
+	h->slots[pc_hist_slot(PC_HIST_LOG2, 300)] = 3;
+	h->slots[pc_hist_slot(PC_HIST_LOG2, 700)] = 52;
+
+	h = pc_report_add_hist(r, "PTEs moved", "PTEs", "page walk", false, PC_HIST_LINLOG);
+	h->slots[pc_hist_slot(PC_HIST_LINLOG, 16)] = 40;
+	h->slots[pc_hist_slot(PC_HIST_LINLOG, 40)] = 5;
+
+	pc_report_add_hist(r, "TLB flushes", "flushes", "tracepoint tlb:tlb_flush", true,
+			   PC_HIST_LINLOG);
+
+	pc_report_note(r, "transparent hugepages: %s", "madvise");
+	r->n_stats = PC_STAT__COUNT;
+	r->stats[PC_STAT_CALLS] = 7;
+	r->stats[PC_STAT_EVENTS_DROPPED] = 2;
+	r->duration_s = 1.25;
+	return r;
+}
+
+static void test_exit_codes(void)
+{
+	struct pc_report *r = pc_report_new("run", "t");
+	struct pc_result *res;
+
+	TAP_CHECK(r != NULL, "report_new");
+	if (!r)
+		return;
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_SKIP, "empty report exits SKIP");
+
+	res = pc_report_add_result(r, "a", "t1", false);
+	TAP_CHECK(res && res->status == PC_STATUS_SKIP && !res->summary[0], "new result is SKIP");
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_SKIP, "all skipped exits SKIP");
+
+	pc_result_set(res, PC_STATUS_PASS, "fine");
+	pc_report_add_result(r, "b", "t1", false);
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_PASS, "pass + skip exits PASS");
+
+	res = pc_report_find_result(r, "b", "t1");
+	pc_result_set(res, PC_STATUS_PASS, NULL);
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_PASS, "all pass exits PASS");
+
+	res = pc_report_add_result(r, "c", "t2", true);
+	pc_result_set(res, PC_STATUS_FAIL, "broken");
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_FAIL, "one fail exits FAIL");
+	pc_report_free(r);
+}
+
+static void test_model(void)
+{
+	struct pc_report *r = pc_report_new("run", "t");
+	struct pc_result *res = NULL;
+	char name[48];
+	int i, ok = 1;
+
+	if (!r)
+		return;
+	TAP_CHECK(r->kernel_release[0] && r->machine[0], "uname fills kernel and machine");
+	TAP_CHECK(strlen(r->started) == 20 && r->started[10] == 'T' && r->started[19] == 'Z',
+		  "started is ISO 8601 UTC (%s)", r->started);
+
+	/* Many results: the array grows past its first capacity. */
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "check/%d", i);
+		ok &= pc_report_add_result(r, name, i % 2 ? "odd" : "even", false) != NULL;
+	}
+	TAP_CHECK(ok && r->n_results == 100, "100 results added");
+	res = pc_report_find_result(r, "check/57", "odd");
+	TAP_CHECK(res && !strcmp(res->name, "check/57"), "find by name and tier");
+	TAP_CHECK(!pc_report_find_result(r, "check/57", "even"), "tier must match");
+	TAP_CHECK(pc_report_find_result(r, "check/58", NULL) == &r->results[58], "NULL tier: any");
+
+	/* Long names are truncated, not overflowed. */
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	res = pc_report_add_result(r, name, name, false);
+	TAP_CHECK(res && strlen(res->name) == sizeof(res->name) - 1, "name truncated");
+
+	for (i = 0; i < PC_MAX_EVIDENCE + 5; i++)
+		pc_result_add_evidence(res, 100 + i, 0x1000 * i, 0, 1, 2, "x");
+	TAP_CHECK(res->n_evidence == PC_MAX_EVIDENCE, "evidence capped at %d", PC_MAX_EVIDENCE);
+	TAP_CHECK(res->evidence[PC_MAX_EVIDENCE - 1].pid == 100 + PC_MAX_EVIDENCE - 1,
+		  "first items kept");
+	TAP_CHECK(res->violations == 0, "add_evidence leaves counts to the caller");
+
+	TAP_CHECK(pc_report_add_hist(r, "h", "u", "s", false, 7) == NULL && errno == EINVAL,
+		  "unknown histogram kind refused");
+	for (i = 0; i < 40; i++)
+		pc_report_note(r, "note %d", i);
+	TAP_CHECK(r->n_notes == 40 && !strcmp(r->notes[39], "note 39"), "notes grow");
+
+	TAP_CHECK(pc_format_parse("text") == PC_FORMAT_TEXT &&
+			  pc_format_parse("json") == PC_FORMAT_JSON &&
+			  pc_format_parse("tap") == PC_FORMAT_TAP && pc_format_parse("xml") == -1 &&
+			  pc_format_parse(NULL) == -1,
+		  "format_parse");
+	TAP_CHECK(!strcmp(pc_status_name(PC_STATUS_PASS), "pass") &&
+			  !strcmp(pc_status_name(PC_STATUS_FAIL), "fail") &&
+			  !strcmp(pc_status_name(PC_STATUS_SKIP), "skip"),
+		  "status names");
+	pc_report_free(r);
+	pc_report_free(NULL);
+}
+
+static void test_text(void)
+{
+	struct pc_report *r = sample_report();
+	char *s;
+	int ret = -1;
+
+	if (!r)
+		return;
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && ret == 0, "text written");
+	if (!s) {
+		pc_report_free(r);
+		return;
+	}
+	TAP_CHECK(has_line_prefix(s, "ptecheck run suite mremap on "), "text header");
+	TAP_CHECK(has_line(s, "1 passed, 1 failed, 1 skipped"), "text summary line");
+	TAP_CHECK(has_line_prefix(s, "PASS  mremap/moved ") &&
+			  has_line_prefix(s, "FAIL  mremap/ad-bits") &&
+			  has_line_prefix(s, "SKIP  mremap/pmd-move"),
+		  "text result lines");
+	TAP_CHECK(strstr(s, "[oracle:pagemap]") && strstr(s, "(derived)") && strstr(s, "(kernel)"),
+		  "text tier and origin tags");
+	TAP_CHECK(has_line(s, "      pid 1234 addr 0x7f0000001000 -> 0x7f1000001000: expected "
+			      "0x8000000012345867 seen 0x8000000012345827 (dirty bit lost)"),
+		  "text evidence line");
+	TAP_CHECK(has_line(s, "      ... 1 more not shown"), "text counts evidence not shown");
+	TAP_CHECK(strstr(s, "seen 0x0 (bad ? utf-8 \"quoted\")\n"),
+		  "text evidence, bad UTF-8 replaced");
+	TAP_CHECK(strstr(s,
+			 "mremap latency (ns) \u2014 kernel: tracepoint syscalls:sys_{enter,exit}_"
+			 "mremap\n"),
+		  "text histogram title");
+	TAP_CHECK(has_line(s, "     ns                  : count    distribution"), "log2 header");
+	TAP_CHECK(has_line(s,
+			   "       256 -> 511        : 3        |**                               "
+			   "       |"),
+		  "log2 bucket 256 -> 511");
+	TAP_CHECK(has_line(s,
+			   "       512 -> 1023       : 52       |*********************************"
+			   "*******|"),
+		  "log2 bucket 512 -> 1023");
+	TAP_CHECK(!strstr(s, "   0 -> 1 "), "log2 leading empty slots trimmed");
+	TAP_CHECK(has_line_prefix(s, "        16               : 40       |****"),
+		  "linlog value 16");
+	TAP_CHECK(has_line_prefix(s, "        17 -> 31         : 0        |    "),
+		  "linlog 17 -> 31 empty");
+	TAP_CHECK(has_line_prefix(s, "        32 -> 63         : 5        |*****"),
+		  "linlog 40 -> 32 -> 63");
+	TAP_CHECK(!strstr(s, " 15 "), "linlog leading empty slots trimmed");
+	TAP_CHECK(strstr(s,
+			 "TLB flushes (flushes) \u2014 kernel: tracepoint tlb:tlb_flush\n     (no "
+			 "events)\n"),
+		  "empty histogram says (no events)");
+	TAP_CHECK(has_line(s, "note: transparent hugepages: madvise"), "text note");
+	TAP_CHECK(has_line(s, "  events_dropped   2") && has_line(s, "  walk_errors      0"),
+		  "text stats, zeros included");
+	TAP_CHECK(strstr(s, "warning: 2 violation records dropped"), "dropped events are loud");
+	free(s);
+
+	/* A summary cannot inject a line, whatever it holds. */
+	pc_result_set(&r->results[0], PC_STATUS_PASS, "x\n9 passed, 0 failed, 0 skipped");
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && !has_line(s, "9 passed, 0 failed, 0 skipped"),
+		  "newline in summary neutralised");
+	free(s);
+	pc_report_free(r);
+}
+
+static void test_tap(void)
+{
+	struct pc_report *r = sample_report();
+	char *s;
+	int ret = -1;
+
+	if (!r)
+		return;
+	pc_result_set(&r->results[0], PC_STATUS_PASS, "512 pages # intact");
+	s = render(r, PC_FORMAT_TAP, &ret);
+	TAP_CHECK(s && ret == 0, "tap written");
+	if (!s) {
+		pc_report_free(r);
+		return;
+	}
+	TAP_CHECK(!strncmp(s, "TAP version 13\n1..3\n", 20), "tap version and plan 1..3");
+	TAP_CHECK(has_line(s, "ok 1 mremap/moved [oracle:pagemap] 512 pages \\# intact"),
+		  "tap ok line, '#' escaped");
+	TAP_CHECK(
+		has_line(s,
+			 "not ok 2 mremap/ad-bits [kernel:syscall-walk] dirty bit lost on 3 of 512 "
+			 "PTEs"),
+		"tap not ok line");
+	TAP_CHECK(has_line(s, "ok 3 mremap/pmd-move [kernel:fexit] # SKIP fexit on move_pgt_entry "
+			      "unavailable"),
+		  "tap SKIP directive");
+	TAP_CHECK(has_line(s, "# violations: 3"), "tap diagnostic counts");
+	TAP_CHECK(has_line_prefix(
+			  s, "#   - {pid: 1234, addr: 0x7f0000001000, new_addr: 0x7f1000001000"),
+		  "tap evidence");
+	TAP_CHECK(strstr(s, "what: \"bad ? utf-8 \\\"quoted\\\"\"}"),
+		  "tap evidence quoting, bad UTF-8");
+	TAP_CHECK(has_line_prefix(s, "#        256 -> 511        : 3 "),
+		  "tap histogram as comments");
+	TAP_CHECK(has_line(s, "# note: transparent hugepages: madvise"), "tap note");
+	TAP_CHECK(s[strlen(s) - 1] == '\n' &&
+			  strstr(s, "\n# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 error:0\n") ==
+				  s + strlen(s) -
+					  strlen("\n# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:1 "
+						 "error:0\n"),
+		  "tap Totals is the last line");
+	free(s);
+	pc_report_free(r);
+}
+
+static void test_json(void)
+{
+	struct pc_report *r = sample_report();
+	json_t *root, *res, *ev, *h, *b;
+	json_error_t jerr;
+	char *s;
+	int ret = -1;
+
+	if (!r)
+		return;
+	s = render(r, PC_FORMAT_JSON, &ret);
+	TAP_CHECK(s && ret == 0, "json written");
+	root = s ? json_loads(s, 0, &jerr) : NULL;
+	TAP_CHECK(root != NULL, "json parses back (%s)", root ? "ok" : jerr.text);
+	if (!root) {
+		free(s);
+		pc_report_free(r);
+		return;
+	}
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 1,
+		  "schema_version 1");
+	TAP_CHECK(!strcmp(json_string_value(json_object_get(root, "schema")), "ptecheck-report"),
+		  "schema name");
+	TAP_CHECK(json_is_string(json_object_get(root, "tool_version")), "tool_version");
+	TAP_CHECK(json_integer_value(json_object_get(json_object_get(root, "summary"),
+						     "exit_code")) == PC_EXIT_FAIL,
+		  "summary exit_code");
+	res = json_array_get(json_object_get(root, "results"), 1);
+	TAP_CHECK(!strcmp(json_string_value(json_object_get(res, "status")), "fail"),
+		  "status fail");
+	ev = json_array_get(json_object_get(res, "evidence"), 0);
+	TAP_CHECK(!strcmp(json_string_value(json_object_get(ev, "addr")), "0x7f0000001000") &&
+			  !strcmp(json_string_value(json_object_get(ev, "expected")),
+				  "0x8000000012345867"),
+		  "addresses and raw values as hex strings");
+	ev = json_array_get(json_object_get(res, "evidence"), 1);
+	TAP_CHECK(!strcmp(json_string_value(json_object_get(ev, "addr")), "0xffffffffffffffff") &&
+			  !strcmp(json_string_value(json_object_get(ev, "new_addr")), "0x0"),
+		  "64-bit values survive");
+	TAP_CHECK(!strcmp(json_string_value(json_object_get(ev, "what")), "bad ? utf-8 \"quoted\""),
+		  "invalid UTF-8 replaced");
+	h = json_array_get(json_object_get(root, "histograms"), 1);
+	TAP_CHECK(!strcmp(json_string_value(json_object_get(h, "kind")), "linlog") &&
+			  json_array_size(json_object_get(h, "buckets")) == 3 &&
+			  json_integer_value(json_object_get(h, "total")) == 45,
+		  "linlog histogram buckets and total");
+	b = json_array_get(json_object_get(h, "buckets"), 2);
+	TAP_CHECK(json_integer_value(json_object_get(b, "low")) == 32 &&
+			  json_integer_value(json_object_get(b, "high")) == 63 &&
+			  json_integer_value(json_object_get(b, "count")) == 5,
+		  "bucket 32..63");
+	h = json_array_get(json_object_get(root, "histograms"), 2);
+	TAP_CHECK(json_array_size(json_object_get(h, "buckets")) == 0,
+		  "empty histogram: no buckets");
+	TAP_CHECK(json_integer_value(
+			  json_object_get(json_object_get(root, "stats"), "events_dropped")) == 2,
+		  "stats by name");
+	TAP_CHECK(json_array_size(json_object_get(root, "notes")) == 1, "notes");
+	json_decref(root);
+	free(s);
+
+	/* No stats counted: no stats object. */
+	r->n_stats = 0;
+	s = render(r, PC_FORMAT_JSON, &ret);
+	root = s ? json_loads(s, 0, &jerr) : NULL;
+	TAP_CHECK(root && !json_object_get(root, "stats"), "stats omitted when n_stats is 0");
+	json_decref(root);
+	free(s);
+	pc_report_free(r);
+}
+
+/* Valid UTF-8 passes; overlong, surrogate, stray and cut sequences do not. */
+static void test_utf8(void)
+{
+	struct pc_report *r = pc_report_new("run", "t");
+	struct pc_result *res;
+	json_t *root;
+	json_error_t jerr;
+	char *s;
+	int ret = -1;
+
+	if (!r)
+		return;
+	res = pc_report_add_result(r, "u", "t", false);
+	pc_result_set(res, PC_STATUS_FAIL, "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x90\xa7");
+	pc_result_add_evidence(res, 1, 0, 0, 0, 0,
+			       "a\xc0\xaf"
+			       "b\xed\xa0\x80"
+			       "c\x80"
+			       "d\xe2\x80");
+	r->partial = true;
+	s = render(r, PC_FORMAT_JSON, &ret);
+	root = s ? json_loads(s, 0, &jerr) : NULL;
+	TAP_CHECK(root != NULL && ret == 0, "json with odd bytes parses");
+	if (root) {
+		json_t *jr = json_array_get(json_object_get(root, "results"), 0);
+		json_t *ev = json_array_get(json_object_get(jr, "evidence"), 0);
+
+		TAP_CHECK(!strcmp(json_string_value(json_object_get(jr, "summary")),
+				  "caf\xc3\xa9 \xe2\x80\x94 \xf0\x9f\x90\xa7"),
+			  "valid UTF-8 kept");
+		TAP_CHECK(!strcmp(json_string_value(json_object_get(ev, "what")), "a??b???c?d??"),
+			  "invalid UTF-8 replaced byte by byte");
+		TAP_CHECK(json_is_true(json_object_get(root, "partial")), "partial flag");
+	}
+	json_decref(root);
+	free(s);
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && has_line(s, "interrupted: results so far") &&
+			  has_line(s, "0 passed, 1 failed, 0 skipped"),
+		  "partial run says so in text");
+	free(s);
+	pc_report_free(r);
+}
+
+static void test_write_errors(void)
+{
+	struct pc_report *r = sample_report();
+	enum pc_format fmts[] = {PC_FORMAT_TEXT, PC_FORMAT_TAP, PC_FORMAT_JSON};
+	const char *names[] = {"text", "tap", "json"};
+	unsigned int i;
+
+	if (!r)
+		return;
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		FILE *f = fopen("/dev/full", "w");
+		int ret;
+
+		if (!f) {
+			tap_skip("/dev/full: %s", strerror(errno));
+			continue;
+		}
+		ret = pc_report_write(r, fmts[i], f);
+		TAP_CHECK(ret == -ENOSPC, "%s to /dev/full returns -ENOSPC (got %d)", names[i],
+			  ret);
+		fclose(f);
+	}
+	TAP_CHECK(pc_report_write(r, (enum pc_format)42, stdout) == -EINVAL, "unknown format");
+	pc_report_free(r);
+}
+
+static int dump_json(const char *path)
+{
+	struct pc_report *r = sample_report();
+	FILE *f = fopen(path, "w");
+	int ret = -ENOMEM;
+
+	if (r && f)
+		ret = pc_report_write(r, PC_FORMAT_JSON, f);
+	if (f && fclose(f) != 0 && !ret)
+		ret = -errno;
+	pc_report_free(r);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	tap_plan(0);
+	test_exit_codes();
+	test_model();
+	test_text();
+	test_tap();
+	test_json();
+	test_utf8();
+	test_write_errors();
+	if (argc > 1)
+		TAP_CHECK(dump_json(argv[1]) == 0, "sample JSON written to %s", argv[1]);
+	return tap_finish();
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Comparison logic of the userspace oracles; every decision is a predicate call. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "oracle_compare.h"
+#include "report.h"
+
+void pc_oracle_msg_init(struct pc_oracle_msg *m, const char *scenario, __u32 check,
+			const char *tier)
+{
+	memset(m, 0, sizeof(*m));
+	m->check = check;
+	m->status = PC_STATUS_SKIP;
+	snprintf(m->scenario, sizeof(m->scenario), "%s", scenario ? scenario : "");
+	snprintf(m->tier, sizeof(m->tier), "%s", tier ? tier : "");
+}
+
+void pc_oracle_add_evidence(struct pc_oracle_msg *m, __u64 addr, __u64 new_addr, __u64 expected,
+			    __u64 seen, const char *what)
+{
+	const __u32 cap = sizeof(m->evidence) / sizeof(m->evidence[0]);
+
+	m->violations++;
+	if (m->n_evidence >= cap)
+		return;
+	m->evidence[m->n_evidence].addr = addr;
+	m->evidence[m->n_evidence].new_addr = new_addr;
+	m->evidence[m->n_evidence].expected = expected;
+	m->evidence[m->n_evidence].seen = seen;
+	snprintf(m->evidence[m->n_evidence].what, sizeof(m->evidence[0].what), "%s", what);
+	m->n_evidence++;
+}
+
+static void vformat(char *buf, size_t len, bool append, const char *fmt, va_list ap)
+{
+	size_t used = append ? strnlen(buf, len) : 0;
+
+	if (used >= len - 1)
+		return;
+	vsnprintf(buf + used, len - used, fmt, ap);
+}
+
+void pc_oracle_skip(struct pc_oracle_msg *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	m->status = PC_STATUS_SKIP;
+	va_start(ap, fmt);
+	vformat(m->summary, sizeof(m->summary), false, fmt, ap);
+	va_end(ap);
+}
+
+void pc_oracle_appendf(struct pc_oracle_msg *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vformat(m->summary, sizeof(m->summary), true, fmt, ap);
+	va_end(ap);
+}
+
+const char *pc_oracle_verdict_name(int verdict)
+{
+	static const char *const names[PC_V__COUNT] = {
+		[PC_OK] = "ok",
+		[PC_NOT_APPLICABLE] = "not applicable",
+		[PC_V_PTE_LOST] = "pte lost",
+		[PC_V_PTE_INVENTED] = "pte invented",
+		[PC_V_PFN_CHANGED] = "pfn changed",
+		[PC_V_KIND_CHANGED] = "entry kind changed",
+		[PC_V_YOUNG_LOST] = "young bit lost",
+		[PC_V_DIRTY_LOST] = "dirty bit lost",
+		[PC_V_WRITE_GAINED] = "write permission gained",
+		[PC_V_WRITE_LOST] = "write permission lost",
+		[PC_V_PMD_NOT_MOVED] = "pmd not moved",
+		[PC_V_ORDER_CHANGED] = "folio order changed",
+		[PC_V_BATCH_EMPTY] = "empty batch",
+		[PC_V_BATCH_OUTSIDE_FOLIO] = "batch outside folio",
+		[PC_V_BATCH_CROSSES_PMD] = "batch crosses pmd",
+		[PC_V_BATCH_SUM] = "batch sum mismatch",
+		[PC_V_DATA_LOST] = "written data lost",
+		[PC_V_REFERENCED_SHORT] = "referenced pages short",
+		[PC_V_COW_BROKEN] = "cow isolation broken",
+	};
+
+	if (verdict < 0 || verdict >= PC_V__COUNT || !names[verdict])
+		return "unknown verdict";
+	return names[verdict];
+}
+
+/* PASS or FAIL from the counts; SKIP when nothing was compared. */
+static void judge(struct pc_oracle_msg *m)
+{
+	if (m->violations)
+		m->status = PC_STATUS_FAIL;
+	else if (m->checked)
+		m->status = PC_STATUS_PASS;
+	else
+		m->status = PC_STATUS_SKIP;
+}
+
+static void evidence_at(struct pc_oracle_msg *m, int v, size_t i, __u64 addr, __u64 new_addr,
+			__u64 expected, __u64 seen)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "%s (page %zu)", pc_oracle_verdict_name(v), i);
+	pc_oracle_add_evidence(m, addr, new_addr, expected, seen, what);
+}
+
+/* What evidence shows of an entry: the PFN when present, else the kind. */
+static __u64 pte_shown(struct pc_pte p)
+{
+	return p.kind == PC_PTE_PRESENT ? p.pfn : (__u64)p.kind;
+}
+
+void pc_compare_moved(const struct pc_pte *before, const struct pc_pte *after, size_t n,
+		      __u64 old_addr, __u64 new_addr, struct pc_oracle_msg *m)
+{
+	size_t present = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		__u64 off = (__u64)i << PC_PAGE_SHIFT;
+		int v = pc_moved_entry(before[i], after[i]);
+
+		m->checked++;
+		present += before[i].kind == PC_PTE_PRESENT;
+		if (pc_is_violation(v))
+			evidence_at(m, v, i, old_addr + off, new_addr + off, pte_shown(before[i]),
+				    pte_shown(after[i]));
+	}
+	judge(m);
+	snprintf(m->summary, sizeof(m->summary),
+		 "%zu slots moved %#llx -> %#llx (%zu present at entry): %llu violations", n,
+		 (unsigned long long)old_addr, (unsigned long long)new_addr, present,
+		 (unsigned long long)m->violations);
+}
+
+void pc_compare_vacated(const struct pc_pte *old_after, size_t n, __u64 old_addr,
+			struct pc_oracle_msg *m)
+{
+	const struct pc_pte empty = {.kind = PC_PTE_NONE};
+	__u64 before = m->violations;
+
+	for (size_t i = 0; i < n; i++) {
+		__u64 off = (__u64)i << PC_PAGE_SHIFT;
+		int v = pc_moved_entry(empty, old_after[i]);
+
+		m->checked++;
+		if (pc_is_violation(v)) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "old range still mapped (page %zu)", i);
+			pc_oracle_add_evidence(m, old_addr + off, 0, PC_PTE_NONE,
+					       pte_shown(old_after[i]), what);
+		}
+	}
+	judge(m);
+	pc_oracle_appendf(m, "; old range %zu slots: %llu still mapped", n,
+			  (unsigned long long)(m->violations - before));
+}
+
+void pc_compare_folio_orders(const __u32 *before, const __u32 *after, size_t n, __u64 old_addr,
+			     __u64 new_addr, struct pc_oracle_msg *m)
+{
+	size_t large = 0, absent = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		__u64 off = (__u64)i << PC_PAGE_SHIFT;
+		int v;
+
+		if (before[i] == PC_ORDER_NONE || after[i] == PC_ORDER_NONE) {
+			absent++;
+			continue;
+		}
+		v = pc_folio_intact(before[i], after[i]);
+		m->checked++;
+		large += before[i] > 0;
+		if (pc_is_violation(v))
+			evidence_at(m, v, i, old_addr + off, new_addr + off, before[i], after[i]);
+	}
+	judge(m);
+	snprintf(m->summary, sizeof(m->summary),
+		 "%llu pages compared (%zu in large folios at entry, %zu not present): "
+		 "%llu folio orders changed",
+		 (unsigned long long)m->checked, large, absent, (unsigned long long)m->violations);
+}
+
+void pc_compare_written(const __u8 *written, const __u8 *seen, const bool *was_written, size_t n,
+			__u64 addr, __u64 stride, struct pc_oracle_msg *m)
+{
+	for (size_t i = 0; i < n; i++) {
+		int v;
+
+		if (was_written && !was_written[i])
+			continue;
+		v = pc_written_survives(written[i], seen[i]);
+		m->checked++;
+		if (pc_is_violation(v))
+			evidence_at(m, v, i, addr + i * stride, 0, written[i], seen[i]);
+	}
+	judge(m);
+	snprintf(m->summary, sizeof(m->summary), "%llu written blocks read back: %llu lost",
+		 (unsigned long long)m->checked, (unsigned long long)m->violations);
+}
+
+void pc_compare_cow(const __u8 *expected, const __u8 *seen, size_t n, __u64 addr, __u64 stride,
+		    struct pc_oracle_msg *m)
+{
+	for (size_t i = 0; i < n; i++) {
+		int v = pc_cow_isolated(expected[i], seen[i]);
+
+		m->checked++;
+		if (pc_is_violation(v))
+			evidence_at(m, v, i, addr + i * stride, 0, expected[i], seen[i]);
+	}
+	judge(m);
+	snprintf(m->summary, sizeof(m->summary),
+		 "%llu pages of the sharing child checked: %llu show the parent's writes",
+		 (unsigned long long)m->checked, (unsigned long long)m->violations);
+}
+
+void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 new_addr,
+			   struct pc_oracle_msg *m)
+{
+	int v = pc_referenced_covers(referenced_pages, touched_pages);
+
+	m->checked++;
+	if (pc_is_violation(v))
+		pc_oracle_add_evidence(m, new_addr, new_addr, touched_pages, referenced_pages,
+				       pc_oracle_verdict_name(v));
+	judge(m);
+	snprintf(m->summary, sizeof(m->summary),
+		 "%llu pages referenced in the new VMA, %llu touched after clear_refs",
+		 (unsigned long long)referenced_pages, (unsigned long long)touched_pages);
+}
+
+__u8 pc_block_seen(const __u8 *block, size_t len, __u8 expected, size_t *off)
+{
+	/* The predicate, byte by byte: the same decision as the oracle's. */
+	for (size_t i = 0; i < len; i++) {
+		if (pc_is_violation(pc_written_survives(expected, block[i]))) {
+			if (off)
+				*off = i;
+			return block[i];
+		}
+	}
+	if (off)
+		*off = 0;
+	return expected;
+}
