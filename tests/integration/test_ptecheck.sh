@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Integration tests of the ptecheck command on the running kernel: features
+# reports the tiers honestly, the mremap suite passes, JSON validates
+# against docs/report-schema.json, TAP is well formed, bad arguments exit 2.
+# TAP output; exit 0 pass, 1 fail, 4 skip (not root).
+set -uo pipefail
+build=${1:?usage: test_ptecheck.sh BUILD_DIR}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+pc=$build/ptecheck
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+echo "TAP version 13"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "1..0 # SKIP needs root for BPF and /proc/kpageflags"
+	exit 4
+fi
+mthp=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
+before=$(cat $mthp/enabled $mthp/shmem_enabled 2>/dev/null)
+
+"$pc" features >"$tmp/features" 2>&1
+check "features exits 0" "[[ $? -eq 0 ]]"
+check "features names the syscall tracepoints" "grep -q 'syscalls/sys_enter_mremap *yes' $tmp/features"
+if grep -q 'fentry on move_page_tables refused' "$tmp/features"; then
+	check "features gives the reason fentry is refused" "grep -q 'refused: Operation not permitted' $tmp/features"
+else
+	check "features reports fentry available" "grep -q 'fentry/fexit on move_page_tables' $tmp/features"
+fi
+
+"$pc" run --suite mremap >"$tmp/run.txt" 2>"$tmp/run.err"
+rc=$?
+check "run --suite mremap exits 0 (rc=$rc)" "[[ $rc -eq 0 ]]"
+sed 's/^/# /' "$tmp/run.txt" | head -40
+for c in moved ad-bits perms folio-intact; do
+	check "mremap/$c passes in an oracle tier" "grep -E '^PASS +mremap/$c +\[oracle:' $tmp/run.txt >/dev/null"
+done
+for c in moved ad-bits perms pmd-move; do
+	check "mremap/$c has a kernel:syscall-walk result (pass or honest skip)" \
+		"grep -E '^(PASS|SKIP) +mremap/$c +\[kernel:syscall-walk\]' $tmp/run.txt >/dev/null"
+done
+check "no check failed" "! grep -q '^FAIL' $tmp/run.txt"
+check "latency histogram printed" "grep -q 'mremap latency' $tmp/run.txt"
+check "TLB flush histogram printed" "grep -q 'TLB flushes per call' $tmp/run.txt"
+check "summary line present" "grep -Eq '^[0-9]+ passed, 0 failed, [0-9]+ skipped$' $tmp/run.txt"
+after=$(cat $mthp/enabled $mthp/shmem_enabled 2>/dev/null)
+check "mTHP settings restored after run" "[[ \"$before\" == \"$after\" ]]"
+
+"$pc" run --suite mremap --format json --output "$tmp/run.json" 2>/dev/null
+check "run --format json exits 0" "[[ $? -eq 0 ]]"
+check "JSON validates against docs/report-schema.json" \
+	"python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' $tmp/run.json $src/docs/report-schema.json"
+
+"$pc" run --suite mremap --format tap >"$tmp/run.tap" 2>/dev/null
+check "TAP has a version and a plan" "head -1 $tmp/run.tap | grep -q 'TAP version 13' && grep -Eq '^1\.\.[0-9]+$' $tmp/run.tap"
+check "TAP skips carry a reason" "! grep -E '# SKIP *$' $tmp/run.tap"
+
+"$pc" run --bogus >/dev/null 2>&1
+check "unknown option exits 2" "[[ $? -eq 2 ]]"
+"$pc" run --suite nosuch >/dev/null 2>"$tmp/err"
+check "unknown suite exits 2 with a message" "[[ $? -eq 2 ]] && grep -q 'unknown suite' $tmp/err"
+"$pc" run --format xml >/dev/null 2>&1
+check "unknown format exits 2" "[[ $? -eq 2 ]]"
+"$pc" nosuchcommand >/dev/null 2>&1
+check "unknown command exits 2" "[[ $? -eq 2 ]]"
+"$pc" watch --pid 999999999 >/dev/null 2>&1
+check "watch of a missing pid exits 2" "[[ $? -eq 2 ]]"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$pc" run >/dev/null 2>"$tmp/err"
+check "without root: exit 2 and says so" "[[ $? -eq 2 ]] && grep -q 'needs root' $tmp/err"
+
+"$pc" watch -- "$build/workloads/mremap_folios" --iterations 200 >"$tmp/watch.txt" 2>&1
+check "watch of the reference workload exits 0" "[[ $? -eq 0 ]] && grep -q 'PASS  mremap/moved' $tmp/watch.txt"
+"$pc" hist --format json -- "$build/workloads/mremap_folios" --iterations 50 >"$tmp/hist.json" 2>/dev/null
+check "hist --format json validates" \
+	"python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' $tmp/hist.json $src/docs/report-schema.json"
+
+echo "1..$n"
+[[ $fails -eq 0 ]]
