@@ -46,7 +46,8 @@ static __always_inline bool try_one(__u64 pgd_va, __u64 base, __u32 levels)
 		return false;
 	if ((calib_pfn << PC_PAGE_SHIFT) + sizeof(magic) > calib_phys_limit)
 		return false;
-	if (bpf_probe_read_kernel(magic, sizeof(magic), (void *)(base + (calib_pfn << PC_PAGE_SHIFT))))
+	if (bpf_probe_read_kernel(magic, sizeof(magic),
+				  (void *)(base + (calib_pfn << PC_PAGE_SHIFT))))
 		return false;
 	return magic[0] == calib_magic[0] && magic[1] == calib_magic[1];
 }

@@ -30,7 +30,7 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 
-#define BPF_ANY 0
+#define BPF_ANY	    0
 #define BPF_NOEXIST 1
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)

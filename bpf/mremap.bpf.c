@@ -23,9 +23,9 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define MREMAP_MAYMOVE 1
-#define MREMAP_FIXED 2
-#define PC_UNCOVERED (~0ULL) /* slot under a huge mapping or unread */
-#define MAX_ERRNO 4095
+#define MREMAP_FIXED   2
+#define PC_UNCOVERED   (~0ULL) /* slot under a huge mapping or unread */
+#define MAX_ERRNO      4095
 /* Re-bounds an index after a check the compiler may have merged away. */
 #define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
 
@@ -45,7 +45,7 @@ struct call_state {
 	__u64 new_addr_arg;
 	__u64 gen; /* disturbance counter at entry */
 	__u32 tlb_flushes;
-	__u32 npages; /* PTE slots snapshotted */
+	__u32 npages;	/* PTE slots snapshotted */
 	__u32 nextents; /* PMD extents snapshotted */
 	__u32 track_flags;
 	__u32 shared_mm; /* other users of the mm at entry */
@@ -91,17 +91,16 @@ struct {
  * far too many states.
  */
 
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PC_HIST__COUNT * PC_HIST_SLOTS);
+	__uint(max_entries, PC_HIST__COUNT *PC_HIST_SLOTS);
 	__type(key, __u32);
 	__type(value, __u64);
 } hists SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PC_CHK__COUNT * PC_TIER__COUNT);
+	__uint(max_entries, PC_CHK__COUNT *PC_TIER__COUNT);
 	__type(key, __u32);
 	__type(value, struct pc_check_counts);
 } counts SEC(".maps");
@@ -313,7 +312,8 @@ int mremap_enter(struct trace_event_raw_sys_enter *ctx)
 	if (st->npages > PC_SNAP_PTES)
 		st->npages = PC_SNAP_PTES;
 	/* Extents of the whole old range, first partial one included. */
-	st->nextents = ((st->old_addr + len - 1) >> PC_PMD_SHIFT) - (st->old_addr >> PC_PMD_SHIFT) + 1;
+	st->nextents =
+		((st->old_addr + len - 1) >> PC_PMD_SHIFT) - (st->old_addr >> PC_PMD_SHIFT) + 1;
 	if (st->nextents > PC_SNAP_PMDS)
 		st->nextents = PC_SNAP_PMDS;
 	sc.tid = tid;
@@ -500,9 +500,11 @@ static long compare_pmd(__u32 e, void *data)
 	x.new_pmd_exit = kind == PC_WALK_TABLE ? pmd : 0;
 	x.old_is_table = x.old_pmd_entry != PC_UNCOVERED && pc_pmd_is_table(x.old_pmd_entry);
 	x.new_is_table_exit = kind == PC_WALK_TABLE;
+	x.old_table = x.old_is_table ? pc_table_phys(x.old_pmd_entry) : 0;
+	x.new_table_exit = x.new_is_table_exit ? pc_table_phys(pmd) : 0;
 	/* Both sides PMD-aligned (checked by the caller) and the extent whole. */
 	x.aligned_whole = ((__u64)(e + 1) << PC_PMD_SHIFT) <= pc->len;
-	if (x.old_is_table && x.new_is_table_exit && x.new_pmd_exit == x.old_pmd_entry)
+	if (x.old_is_table && x.new_is_table_exit && x.new_table_exit == x.old_table)
 		pc->moved_at_pmd++;
 	verdict = pc_pmd_move_extent(x);
 	if (verdict == PC_NOT_APPLICABLE || !pc->enforce) {
@@ -625,7 +627,8 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		pc->pgd = current_pgd();
 		pc->new_addr = (__u64)ret;
 		pc->len = len;
-		pc->enforce = (st->track_flags & PC_TRACK_ENFORCE_PMD) && (st->flags & MREMAP_FIXED);
+		pc->enforce =
+			(st->track_flags & PC_TRACK_ENFORCE_PMD) && (st->flags & MREMAP_FIXED);
 		pc->unreliable = unreliable;
 		bpf_loop(st->nextents, compare_pmd, NULL, 0);
 		add_counts(PC_CHK_PMD_MOVE, &pc->c);
@@ -662,12 +665,12 @@ int filemap_map_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx
 
 /* ---- disturbances: anything that may change page tables meanwhile ------ */
 
-#define DISTURBANCE(category, event)              \
-	SEC("tp/" #category "/" #event)           \
-	int disturb_##event(void *ctx)            \
-	{                                         \
-		disturb_bump();                   \
-		return 0;                         \
+#define DISTURBANCE(category, event)                                                               \
+	SEC("tp/" #category "/" #event)                                                            \
+	int disturb_##event(void *ctx)                                                             \
+	{                                                                                          \
+		disturb_bump();                                                                    \
+		return 0;                                                                          \
 	}
 
 DISTURBANCE(vmscan, mm_vmscan_lru_isolate)

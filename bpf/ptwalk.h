@@ -14,9 +14,9 @@
 
 #include <ptecheck/pte.h>
 
-#define PC_WALK_NONE 0 /* nothing mapped at this level */
+#define PC_WALK_NONE  0 /* nothing mapped at this level */
 #define PC_WALK_TABLE 1 /* *out is the physical address of the PTE table */
-#define PC_WALK_LEAF 2 /* a huge PMD/PUD maps this address */
+#define PC_WALK_LEAF  2 /* a huge PMD/PUD maps this address */
 #define PC_WALK_ERROR 3 /* a read faulted or left RAM */
 
 /* Is an upper-level entry (PGD/P4D/PUD/PMD) a pointer to a next table? */
@@ -49,8 +49,8 @@ static __always_inline int pc_read_phys(__u64 base, __u64 phys_limit, __u64 phys
  * Walks from the pgd to the PMD entry covering addr.  levels is 3, 4 or 5
  * (4 KiB granule).  On PC_WALK_TABLE, *pmd holds the PMD entry.
  */
-static __always_inline int pc_walk_to_pmd(__u64 pgd_va, __u64 base, __u64 phys_limit,
-					  __u32 levels, __u64 addr, __u64 *pmd)
+static __always_inline int pc_walk_to_pmd(__u64 pgd_va, __u64 base, __u64 phys_limit, __u32 levels,
+					  __u64 addr, __u64 *pmd)
 {
 	__u64 e, next;
 	__u32 shift = levels == 5 ? 48 : levels == 4 ? 39 : 30;

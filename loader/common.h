@@ -11,13 +11,13 @@
 extern int pc_verbose;
 
 /* Message on stderr with the errno text when err != 0 (err is -errno or errno). */
-#define pc_err(err, fmt, ...)                                                           \
-	fprintf(stderr, "ptecheck: " fmt "%s%s\n", ##__VA_ARGS__, (err) ? ": " : "", \
+#define pc_err(err, fmt, ...)                                                                      \
+	fprintf(stderr, "ptecheck: " fmt "%s%s\n", ##__VA_ARGS__, (err) ? ": " : "",               \
 		(err) ? strerror((err) < 0 ? -(err) : (err)) : "")
-#define pc_dbg(fmt, ...)                                                 \
-	do {                                                             \
-		if (pc_verbose)                                          \
-			fprintf(stderr, "ptecheck: " fmt "\n", ##__VA_ARGS__); \
+#define pc_dbg(fmt, ...)                                                                           \
+	do {                                                                                       \
+		if (pc_verbose)                                                                    \
+			fprintf(stderr, "ptecheck: " fmt "\n", ##__VA_ARGS__);                     \
 	} while (0)
 
 #endif

@@ -13,10 +13,10 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "features", pc_cmd_features, "what this kernel lets ptecheck check, and why not" },
-	{ "run", pc_cmd_run, "run a suite's workloads under every available check" },
-	{ "watch", pc_cmd_watch, "check a live program's mremap calls as they happen" },
-	{ "hist", pc_cmd_watch, "per-call batch histograms of a live system or program" },
+	{"features", pc_cmd_features, "what this kernel lets ptecheck check, and why not"},
+	{"run", pc_cmd_run, "run a suite's workloads under every available check"},
+	{"watch", pc_cmd_watch, "check a live program's mremap calls as they happen"},
+	{"hist", pc_cmd_watch, "per-call batch histograms of a live system or program"},
 };
 
 static void usage(FILE *f)

@@ -34,8 +34,8 @@ static struct btf *vmlinux_btf(void)
 int pc_probe_fentry(const char *func, char *reason, size_t len)
 {
 	struct bpf_insn insns[2] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
 	};
 	struct btf *btf = vmlinux_btf();
 	int id, fd, err;
@@ -100,7 +100,7 @@ int pc_probe_kprobe(const char *func, char *reason, size_t len)
 
 bool pc_have_bpf_privilege(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[2];
 
 	if (geteuid() == 0)
@@ -122,27 +122,30 @@ static const struct {
 	const char *func;
 	const char *why;
 } hooks[] = {
-	{ "mremap", "move_page_tables", "per-call moved range at fexit" },
-	{ "mremap", "move_normal_pmd", "PMD-level moves" },
-	{ "batching", "folio_pte_batch", "per-batch nr (zap, fork, mlock)" },
-	{ "arm64 contpte", "contpte_get_and_clear_full_ptes", "mremap batch nr on arm64" },
-	{ "arm64 contpte", "contpte_set_ptes", "mremap batch nr on arm64" },
-	{ "arm64 contpte", "contpte_ptep_get", "access/dirty gathering" },
-	{ "filemap", "filemap_map_pages", "fault-around" },
-	{ "filemap", "set_pte_range", "fault-around batch nr" },
-	{ "filemap", "folio_add_file_rmap_ptes", "rmap batch nr" },
+	{"mremap", "move_page_tables", "per-call moved range at fexit"},
+	{"mremap", "move_normal_pmd", "PMD-level moves"},
+	{"batching", "folio_pte_batch", "per-batch nr (zap, fork, mlock)"},
+	{"arm64 contpte", "contpte_get_and_clear_full_ptes", "mremap batch nr on arm64"},
+	{"arm64 contpte", "contpte_set_ptes", "mremap batch nr on arm64"},
+	{"arm64 contpte", "contpte_ptep_get", "access/dirty gathering"},
+	{"filemap", "filemap_map_pages", "fault-around"},
+	{"filemap", "set_pte_range", "fault-around batch nr"},
+	{"filemap", "folio_add_file_rmap_ptes", "rmap batch nr"},
 };
 
 static const char *const tracepoints[] = {
-	"syscalls/sys_enter_mremap",	"syscalls/sys_exit_mremap",
-	"tlb/tlb_flush",		"filemap/mm_filemap_map_pages",
-	"vmscan/mm_vmscan_lru_isolate", "migrate/set_migration_pte",
+	"syscalls/sys_enter_mremap",
+	"syscalls/sys_exit_mremap",
+	"tlb/tlb_flush",
+	"filemap/mm_filemap_map_pages",
+	"vmscan/mm_vmscan_lru_isolate",
+	"migrate/set_migration_pte",
 	"writeback/sb_mark_inode_writeback",
 };
 
 int pc_cmd_features(int argc, char **argv)
 {
-	static const struct option opts[] = { { "help", no_argument, NULL, 'h' }, {} };
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {}};
 	char reason[256], buf[128];
 	struct pc_walk_calib calib;
 	__u64 limit;
@@ -210,8 +213,8 @@ int pc_cmd_features(int argc, char **argv)
 	       c == 0 ? "kernel:syscall-walk" : "skip: page-table walk unavailable");
 	printf("  mremap/folio-intact                oracle:kpageflags\n");
 	printf("  mremap/batch                       %s\n",
-	       pc_probe_fentry("folio_pte_batch", reason, sizeof(reason)) == 0 ?
-		       "kernel:fexit" :
-		       "skip: per-batch hooks unavailable here");
+	       pc_probe_fentry("folio_pte_batch", reason, sizeof(reason)) == 0
+		       ? "kernel:fexit"
+		       : "skip: per-batch hooks unavailable here");
 	return PC_EXIT_PASS;
 }

@@ -13,23 +13,23 @@
 #include <ptecheck/hist.h>
 
 #define PC_REPORT_SCHEMA_VERSION 1
-#define PC_MAX_EVIDENCE 8
+#define PC_MAX_EVIDENCE		 8
 
 enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
 enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP };
 
 /* Exit codes of every ptecheck command (documented in README and docs/). */
 enum pc_exit {
-	PC_EXIT_PASS = 0, /* every check that ran passed */
-	PC_EXIT_FAIL = 1, /* at least one check failed */
+	PC_EXIT_PASS = 0,  /* every check that ran passed */
+	PC_EXIT_FAIL = 1,  /* at least one check failed */
 	PC_EXIT_USAGE = 2, /* bad arguments, no privilege, bad input */
 	PC_EXIT_ERROR = 3, /* could not run: an operation failed (errno said) */
-	PC_EXIT_SKIP = 4, /* nothing could run: every check skipped */
+	PC_EXIT_SKIP = 4,  /* nothing could run: every check skipped */
 };
 
 struct pc_evidence {
 	int pid;
-	__u64 addr; /* address where the violation was seen (old side) */
+	__u64 addr;	/* address where the violation was seen (old side) */
 	__u64 new_addr; /* address on the new side, 0 if none */
 	__u64 expected;
 	__u64 seen;
@@ -37,8 +37,8 @@ struct pc_evidence {
 };
 
 struct pc_result {
-	char name[48]; /* "mremap/moved": the invariant */
-	char tier[48]; /* "oracle:pagemap", "kernel:syscall-walk", ... */
+	char name[48];	/* "mremap/moved": the invariant */
+	char tier[48];	/* "oracle:pagemap", "kernel:syscall-walk", ... */
 	bool in_kernel; /* observed in the kernel (true) or derived from
 			   page-table state read by userspace (false) */
 	enum pc_status status;
@@ -51,8 +51,8 @@ struct pc_result {
 };
 
 struct pc_hist_report {
-	char name[64]; /* "mremap latency" */
-	char unit[24]; /* "ns", "PTEs", "flushes" */
+	char name[64];	 /* "mremap latency" */
+	char unit[24];	 /* "ns", "PTEs", "flushes" */
 	char source[96]; /* "tracepoint syscalls:sys_{enter,exit}_mremap" */
 	bool in_kernel;
 	__u32 kind; /* enum pc_hist_kind */
@@ -81,21 +81,18 @@ struct pc_report *pc_report_new(const char *command, const char *suite);
 void pc_report_free(struct pc_report *r);
 
 /* Adds a result in SKIP state with an empty summary; returns NULL on ENOMEM. */
-struct pc_result *pc_report_add_result(struct pc_report *r, const char *name,
-				       const char *tier, bool in_kernel);
+struct pc_result *pc_report_add_result(struct pc_report *r, const char *name, const char *tier,
+				       bool in_kernel);
 /* Finds a result by name and tier, NULL if absent. */
-struct pc_result *pc_report_find_result(struct pc_report *r, const char *name,
-					const char *tier);
+struct pc_result *pc_report_find_result(struct pc_report *r, const char *name, const char *tier);
 void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Keeps the first PC_MAX_EVIDENCE items; later ones only count. */
-void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr,
-			    __u64 new_addr, __u64 expected, __u64 seen,
-			    const char *what);
+void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
+			    __u64 expected, __u64 seen, const char *what);
 
-struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name,
-					  const char *unit, const char *source,
-					  bool in_kernel, __u32 kind);
+struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
+					  const char *source, bool in_kernel, __u32 kind);
 void pc_report_note(struct pc_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -96,7 +96,7 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 		pc_err(errno, "cannot start scenario %s", sc->name);
 	close(go_pipe[1]);
 	for (;;) {
-		struct pollfd p = { .fd = report_pipe[0], .events = POLLIN };
+		struct pollfd p = {.fd = report_pipe[0], .events = POLLIN};
 		ssize_t n;
 
 		if (s->loaded)
@@ -142,19 +142,23 @@ static void usage(FILE *f)
 		   "  --list          list the scenarios and exit\n\n"
 		   "Exit: 0 all ran checks passed, 1 a check failed, 2 usage or privilege,\n"
 		   "      3 an operation failed, 4 nothing could be checked.\n\n"
-		   "Examples:\n  sudo ptecheck run\n  sudo ptecheck run --suite mremap --format tap\n");
+		   "Examples:\n  sudo ptecheck run\n  sudo ptecheck run --suite mremap --format "
+		   "tap\n");
 }
 
 int pc_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "suite", required_argument, NULL, 's' },  { "format", required_argument, NULL, 'f' },
-		{ "scale", required_argument, NULL, 'S' },  { "output", required_argument, NULL, 'o' },
-		{ "list", no_argument, NULL, 'l' },	    { "help", no_argument, NULL, 'h' },
+		{"suite", required_argument, NULL, 's'},
+		{"format", required_argument, NULL, 'f'},
+		{"scale", required_argument, NULL, 'S'},
+		{"output", required_argument, NULL, 'o'},
+		{"list", no_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},
 		{},
 	};
-	struct pc_session_opts so = { .filter_mode = PC_FILTER_TRACKED, .want_walk = true };
-	struct pc_scenario_ctx ctx = { .disturb_map_fd = -1, .scale = 1 };
+	struct pc_session_opts so = {.filter_mode = PC_FILTER_TRACKED, .want_walk = true};
+	struct pc_scenario_ctx ctx = {.disturb_map_fd = -1, .scale = 1};
 	const char *suite = "mremap", *output = NULL;
 	char tmpdir[] = "/tmp/ptecheck.XXXXXX";
 	struct timespec t0, t1;
@@ -259,8 +263,8 @@ int pc_cmd_run(int argc, char **argv)
 	for (int i = 0; i < pc_mremap_n_scenarios && !interrupted; i++) {
 		err = run_scenario(&pc_mremap_scenarios[i], &ctx, &s, r);
 		if (err)
-			pc_report_note(r, "scenario %s not started: %s", pc_mremap_scenarios[i].name,
-				       strerror(-err));
+			pc_report_note(r, "scenario %s not started: %s",
+				       pc_mremap_scenarios[i].name, strerror(-err));
 	}
 	rmdir(tmpdir);
 	if (interrupted) {
@@ -274,9 +278,10 @@ int pc_cmd_run(int argc, char **argv)
 
 		if (b) {
 			if (pc_probe_fentry("folio_pte_batch", reason, sizeof(reason)) == 0)
-				pc_result_set(b, PC_STATUS_SKIP,
-					      "fentry works here, but the per-batch programs are not "
-					      "part of this version yet");
+				pc_result_set(
+					b, PC_STATUS_SKIP,
+					"fentry works here, but the per-batch programs are not "
+					"part of this version yet");
 			else
 				pc_result_set(b, PC_STATUS_SKIP,
 					      "per-batch nr needs fentry/fexit or kprobes (%s); on "

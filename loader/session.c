@@ -13,9 +13,12 @@
 #include "tracefs.h"
 
 static const char *const check_names[PC_CHK__COUNT] = {
-	[PC_CHK_MOVED] = "mremap/moved",	 [PC_CHK_ADBITS] = "mremap/ad-bits",
-	[PC_CHK_PERMS] = "mremap/perms",	 [PC_CHK_PMD_MOVE] = "mremap/pmd-move",
-	[PC_CHK_FOLIO_INTACT] = "mremap/folio-intact", [PC_CHK_BATCH] = "mremap/batch",
+	[PC_CHK_MOVED] = "mremap/moved",
+	[PC_CHK_ADBITS] = "mremap/ad-bits",
+	[PC_CHK_PERMS] = "mremap/perms",
+	[PC_CHK_PMD_MOVE] = "mremap/pmd-move",
+	[PC_CHK_FOLIO_INTACT] = "mremap/folio-intact",
+	[PC_CHK_BATCH] = "mremap/batch",
 };
 
 const char *pc_check_name(__u32 check)
@@ -150,8 +153,9 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 			size_t used = strlen(s->missing_disturbance);
 
 			s->disturbance_complete = false;
-			snprintf(s->missing_disturbance + used, sizeof(s->missing_disturbance) - used,
-				 "%s%s", used ? ", " : "", event);
+			snprintf(s->missing_disturbance + used,
+				 sizeof(s->missing_disturbance) - used, "%s%s", used ? ", " : "",
+				 event);
 		}
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
@@ -245,8 +249,7 @@ static void check_counts(struct pc_session *s, __u32 check, struct pc_check_coun
 
 void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
 {
-	static const __u32 checks[] = { PC_CHK_MOVED, PC_CHK_ADBITS, PC_CHK_PERMS,
-					PC_CHK_PMD_MOVE };
+	static const __u32 checks[] = {PC_CHK_MOVED, PC_CHK_ADBITS, PC_CHK_PERMS, PC_CHK_PMD_MOVE};
 
 	pc_session_poll(s, 0);
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
@@ -272,10 +275,9 @@ void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
 		res->violations = c.violations;
 		res->inconclusive = c.inconclusive;
 		if (c.violations) {
-			pc_result_set(res, PC_STATUS_FAIL,
-				      "%llu of %llu entries violate the invariant",
-				      (unsigned long long)c.violations,
-				      (unsigned long long)c.checked);
+			pc_result_set(
+				res, PC_STATUS_FAIL, "%llu of %llu entries violate the invariant",
+				(unsigned long long)c.violations, (unsigned long long)c.checked);
 		} else if (c.checked == 0) {
 			pc_result_set(res, PC_STATUS_SKIP,
 				      "nothing to judge: no eligible entry in any traced mremap"
@@ -307,16 +309,16 @@ static const struct {
 	const char *source;
 	bool filemap;
 } hist_info[] = {
-	{ PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap latency", "ns",
-	  "tracepoint syscalls:sys_{enter,exit}_mremap", false },
-	{ PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, "mremap TLB flushes per call", "flushes",
-	  "tracepoint tlb:tlb_flush inside mremap", false },
-	{ PC_HIST_MREMAP_PTES_MOVED, PC_HIST_LINLOG, "mremap present PTEs moved per call", "PTEs",
-	  "page-table walk at syscall entry/exit", false },
-	{ PC_HIST_MREMAP_PMDS_MOVED, PC_HIST_LINLOG, "mremap PMD-level moves per call", "PMDs",
-	  "page-table walk at syscall entry/exit", false },
-	{ PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, "fault-around window per fault", "pages",
-	  "tracepoint filemap:mm_filemap_map_pages", true },
+	{PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap latency", "ns",
+	 "tracepoint syscalls:sys_{enter,exit}_mremap", false},
+	{PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, "mremap TLB flushes per call", "flushes",
+	 "tracepoint tlb:tlb_flush inside mremap", false},
+	{PC_HIST_MREMAP_PTES_MOVED, PC_HIST_LINLOG, "mremap present PTEs moved per call", "PTEs",
+	 "page-table walk at syscall entry/exit", false},
+	{PC_HIST_MREMAP_PMDS_MOVED, PC_HIST_LINLOG, "mremap PMD-level moves per call", "PMDs",
+	 "page-table walk at syscall entry/exit", false},
+	{PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, "fault-around window per fault", "pages",
+	 "tracepoint filemap:mm_filemap_map_pages", true},
 };
 
 void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filemap)
@@ -337,8 +339,8 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filem
 		     hist_info[i].id == PC_HIST_MREMAP_PMDS_MOVED) &&
 		    !s->walk_enabled)
 			continue;
-		h = pc_report_add_hist(r, hist_info[i].name, hist_info[i].unit,
-				       hist_info[i].source, true, hist_info[i].kind);
+		h = pc_report_add_hist(r, hist_info[i].name, hist_info[i].unit, hist_info[i].source,
+				       true, hist_info[i].kind);
 		if (!h)
 			continue;
 		for (__u32 slot = 0; slot < PC_HIST_SLOTS; slot++)

@@ -15,8 +15,8 @@ struct mremap_bpf;
 
 struct pc_session_opts {
 	__u32 filter_mode; /* enum pc_filter_mode */
-	const char *comm; /* for PC_FILTER_COMM */
-	bool want_walk; /* calibrate and enable the page-table walk */
+	const char *comm;  /* for PC_FILTER_COMM */
+	bool want_walk;	   /* calibrate and enable the page-table walk */
 };
 
 struct pc_session {

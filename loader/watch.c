@@ -44,12 +44,13 @@ static void usage(FILE *f, bool hist)
 		"  -- CMD ARGS    start CMD and follow it (not its children)\n\n"
 		"Exit: 0 ok, 1 a violation was seen, 2 usage or privilege, 3 an operation\n"
 		"      failed, 4 nothing could be traced.\n\n"
-		"Examples:\n  sudo ptecheck %s -- ./build/workloads/mremap_folios --iterations 1000\n"
+		"Examples:\n  sudo ptecheck %s -- ./build/workloads/mremap_folios --iterations "
+		"1000\n"
 		"  sudo ptecheck %s --comm postgres --duration 30\n",
 		cmd,
 		hist ? "Per-call histograms of the batched paths this kernel lets us observe,\n"
-		       "in the libbpf-tools shape (linear for small values, log2 above)." :
-		       "Checks the mremap invariants on every mremap of the watched program\n"
+		       "in the libbpf-tools shape (linear for small values, log2 above)."
+		     : "Checks the mremap invariants on every mremap of the watched program\n"
 		       "and reports violations as they happen, then a summary.",
 		cmd, cmd);
 }
@@ -57,13 +58,16 @@ static void usage(FILE *f, bool hist)
 int pc_cmd_watch(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },      { "comm", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' }, { "format", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },	      {},
+		{"pid", required_argument, NULL, 'p'},
+		{"comm", required_argument, NULL, 'c'},
+		{"duration", required_argument, NULL, 'd'},
+		{"format", required_argument, NULL, 'f'},
+		{"help", no_argument, NULL, 'h'},
+		{},
 	};
 	bool hist = strcmp(argv[0], "hist") == 0;
-	struct pc_session_opts so = { .filter_mode = PC_FILTER_ALL, .want_walk = !hist };
-	int c, format = PC_FORMAT_TEXT, code, err, go_pipe[2] = { -1, -1 };
+	struct pc_session_opts so = {.filter_mode = PC_FILTER_ALL, .want_walk = !hist};
+	int c, format = PC_FORMAT_TEXT, code, err, go_pipe[2] = {-1, -1};
 	double duration = 0;
 	long pid = 0;
 	pid_t child = 0;
@@ -195,8 +199,8 @@ int pc_cmd_watch(int argc, char **argv)
 				pc_report_note(r, "the command could not be started");
 			else
 				pc_report_note(r, "command exited with status %d",
-					       WIFEXITED(status) ? WEXITSTATUS(status) :
-								   128 + WTERMSIG(status));
+					       WIFEXITED(status) ? WEXITSTATUS(status)
+								 : 128 + WTERMSIG(status));
 			child = 0;
 			break;
 		}

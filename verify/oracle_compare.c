@@ -133,7 +133,7 @@ void pc_compare_moved(const struct pc_pte *before, const struct pc_pte *after, s
 	}
 	judge(m);
 	snprintf(m->summary, sizeof(m->summary),
-		 "%zu slots moved %#llx -> %#llx (%zu present at entry): %llu violations", n,
+		 "%zu slots %#llx->%#llx, %zu present at entry: %llu violations", n,
 		 (unsigned long long)old_addr, (unsigned long long)new_addr, present,
 		 (unsigned long long)m->violations);
 }
@@ -158,8 +158,8 @@ void pc_compare_vacated(const struct pc_pte *old_after, size_t n, __u64 old_addr
 		}
 	}
 	judge(m);
-	pc_oracle_appendf(m, "; old range %zu slots: %llu still mapped", n,
-			  (unsigned long long)(m->violations - before));
+	pc_oracle_appendf(m, "; old range: %llu of %zu still mapped",
+			  (unsigned long long)(m->violations - before), n);
 }
 
 void pc_compare_folio_orders(const __u32 *before, const __u32 *after, size_t n, __u64 old_addr,
@@ -250,4 +250,69 @@ __u8 pc_block_seen(const __u8 *block, size_t len, __u8 expected, size_t *off)
 	if (off)
 		*off = 0;
 	return expected;
+}
+
+void pc_oracle_add_note(struct pc_oracle_msg *m, const char *note)
+{
+	size_t cap = sizeof(m->summary), used = strnlen(m->summary, cap), nl = strlen(note);
+
+	if (nl >= cap)
+		return;
+	/* The note matters more than the tail of the summary: cut that. */
+	if (used + nl >= cap) {
+		used = cap - 1 - nl;
+		if (used >= 3)
+			memcpy(m->summary + used - 3, "...", 3);
+		m->summary[used] = 0;
+	}
+	memcpy(m->summary + used, note, nl + 1);
+}
+
+void pc_oracle_combine(const struct pc_oracle_msg *const *msgs, const bool *disturbed, int n,
+		       int required, struct pc_oracle_msg *out)
+{
+	int pass = -1, nfail = 0, nfail_quiet = 0, last_fail = -1;
+	char note[96];
+
+	if (n <= 0) {
+		memset(out, 0, sizeof(*out));
+		out->status = PC_STATUS_SKIP;
+		snprintf(out->summary, sizeof(out->summary), "not measured");
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		if (msgs[k]->status == PC_STATUS_PASS && pass < 0)
+			pass = k;
+		if (msgs[k]->status == PC_STATUS_FAIL) {
+			nfail++;
+			nfail_quiet += !(disturbed && disturbed[k]);
+			last_fail = k;
+		}
+	}
+	if (pass >= 0) {
+		*out = *msgs[pass];
+		if (nfail) {
+			snprintf(note, sizeof(note),
+				 "; violations in %d of %d attempts did not reproduce", nfail, n);
+			pc_oracle_add_note(out, note);
+		}
+		return;
+	}
+	if (nfail_quiet >= required && nfail == n) {
+		*out = *msgs[last_fail];
+		snprintf(note, sizeof(note), "; reproduced in %d of %d attempts", nfail, n);
+		pc_oracle_add_note(out, note);
+		return;
+	}
+	if (nfail) {
+		*out = *msgs[last_fail];
+		out->status = PC_STATUS_SKIP;
+		snprintf(out->summary, sizeof(out->summary),
+			 "inconclusive: violations in %d of %d attempts, %d of them during "
+			 "reclaim/migration (%d clean ones needed); last: %.70s",
+			 nfail, n, nfail - nfail_quiet, required, msgs[last_fail]->summary);
+		return;
+	}
+	*out = *msgs[n - 1];
+	out->status = PC_STATUS_SKIP;
 }

@@ -78,4 +78,18 @@ void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 ne
  */
 __u8 pc_block_seen(const __u8 *block, size_t len, __u8 expected, size_t *off);
 
+/* Appends note to the summary, cutting the summary short if both do not fit. */
+void pc_oracle_add_note(struct pc_oracle_msg *m, const char *note);
+
+/*
+ * The final verdict of one check measured n times (msgs[k] from attempt k,
+ * disturbed[k] when the BPF disturbance counter moved meanwhile, NULL for
+ * none).  Zero false positives: a PASS in any attempt passes, noting
+ * violations that did not reproduce; FAIL needs all n attempts to fail, at
+ * least required of them undisturbed; any other violation is an
+ * inconclusive SKIP; no PASS and no FAIL is the last attempt's SKIP.
+ */
+void pc_oracle_combine(const struct pc_oracle_msg *const *msgs, const bool *disturbed, int n,
+		       int required, struct pc_oracle_msg *out);
+
 #endif

@@ -16,14 +16,14 @@
 #include <ptecheck/invariants.h>
 
 /* What a scenario needs the parent to set up before the child starts. */
-#define PC_NEEDS_MTHP_ANON_64K (1U << 0) /* hugepages-64kB/enabled = madvise */
+#define PC_NEEDS_MTHP_ANON_64K	(1U << 0) /* hugepages-64kB/enabled = madvise */
 #define PC_NEEDS_MTHP_SHMEM_64K (1U << 1) /* hugepages-64kB/shmem_enabled = always */
-#define PC_NEEDS_ROOT (1U << 2) /* /proc/kpageflags, clear_refs of others */
+#define PC_NEEDS_ROOT		(1U << 2) /* /proc/kpageflags, clear_refs of others */
 
 /* One oracle verdict, sent child -> parent through a pipe as is. */
 struct pc_oracle_msg {
-	__u32 check; /* enum pc_check_id */
-	__u32 status; /* enum pc_status (loader/report.h) */
+	__u32 check;   /* enum pc_check_id */
+	__u32 status;  /* enum pc_status (loader/report.h) */
 	char tier[48]; /* "oracle:pagemap", "oracle:kpageflags", ... */
 	char scenario[32];
 	char summary[200]; /* what was checked, or why skipped */
@@ -37,7 +37,7 @@ struct pc_oracle_msg {
 };
 
 struct pc_scenario_ctx {
-	int report_fd; /* pipe to the parent */
+	int report_fd;	      /* pipe to the parent */
 	const char *scenario; /* name of the running scenario */
 	/*
 	 * Map fd of the BPF disturbance counter (array, 1 entry, __u64), or -1
@@ -45,20 +45,20 @@ struct pc_scenario_ctx {
 	 * migration or writeback ran meanwhile: retry before judging.
 	 */
 	int disturb_map_fd;
-	bool mthp_anon_64k; /* parent enabled 64 KiB anon mTHP */
-	bool mthp_shmem_64k; /* parent enabled 64 KiB shmem mTHP */
+	bool mthp_anon_64k;   /* parent enabled 64 KiB anon mTHP */
+	bool mthp_shmem_64k;  /* parent enabled 64 KiB shmem mTHP */
 	bool have_kpageflags; /* /proc/kpageflags readable */
-	unsigned int scale; /* 1 = full size; larger divides sizes (TCG) */
-	const char *tmpdir; /* private directory for files (file scenarios) */
+	unsigned int scale;   /* 1 = full size; larger divides sizes (TCG) */
+	const char *tmpdir;   /* private directory for files (file scenarios) */
 };
 
 /* A verdict.  Call once per (check, tier) the scenario judged. */
 void pc_oracle_report(const struct pc_scenario_ctx *ctx, const struct pc_oracle_msg *msg);
 
 struct pc_scenario {
-	const char *name; /* "anon-64k", "shmem-64k", ... */
+	const char *name;	 /* "anon-64k", "shmem-64k", ... */
 	const char *description; /* one line for --list and docs */
-	unsigned int needs; /* PC_NEEDS_* */
+	unsigned int needs;	 /* PC_NEEDS_* */
 	/* Runs in the child; returns 0, or -errno when it could not run at
 	   all (after reporting SKIP verdicts with the reason). */
 	int (*run)(struct pc_scenario_ctx *ctx);

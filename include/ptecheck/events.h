@@ -12,20 +12,20 @@
 
 /* How a check observed the kernel. */
 enum pc_tier {
-	PC_TIER_ORACLE = 0, /* userspace: /proc files and behaviour */
+	PC_TIER_ORACLE = 0,   /* userspace: /proc files and behaviour */
 	PC_TIER_SYSCALL_WALK, /* syscall tracepoints + page-table walk in BPF */
-	PC_TIER_FEXIT, /* fentry/fexit on the kernel function */
-	PC_TIER_KPROBE, /* kprobe/kretprobe on the kernel function */
+	PC_TIER_FEXIT,	      /* fentry/fexit on the kernel function */
+	PC_TIER_KPROBE,	      /* kprobe/kretprobe on the kernel function */
 	PC_TIER__COUNT,
 };
 
 /* Histograms; the per-CPU map holds PC_HIST__COUNT * PC_HIST_SLOTS. */
 enum pc_hist_id {
 	PC_HIST_MREMAP_LATENCY_NS = 0, /* log2, syscall tracepoints */
-	PC_HIST_MREMAP_TLB_FLUSHES, /* linlog, tlb:tlb_flush inside mremap */
-	PC_HIST_MREMAP_PTES_MOVED, /* linlog, page walk: present PTEs per call */
-	PC_HIST_MREMAP_PMDS_MOVED, /* linlog, page walk: PMD-level moves per call */
-	PC_HIST_BATCH_MREMAP, /* linlog, nr per batch, by enclosing path */
+	PC_HIST_MREMAP_TLB_FLUSHES,    /* linlog, tlb:tlb_flush inside mremap */
+	PC_HIST_MREMAP_PTES_MOVED,     /* linlog, page walk: present PTEs per call */
+	PC_HIST_MREMAP_PMDS_MOVED,     /* linlog, page walk: PMD-level moves per call */
+	PC_HIST_BATCH_MREMAP,	       /* linlog, nr per batch, by enclosing path */
 	PC_HIST_BATCH_ZAP,
 	PC_HIST_BATCH_FORK,
 	PC_HIST_BATCH_MLOCK,
@@ -37,38 +37,38 @@ enum pc_hist_id {
 
 /* Per (check, tier) counters; per-CPU array of PC_CHK__COUNT * PC_TIER__COUNT. */
 struct pc_check_counts {
-	__u64 checked; /* predicate evaluations that applied */
-	__u64 violations; /* evaluations that found a violation */
-	__u64 inconclusive; /* violations discarded: the window was disturbed */
+	__u64 checked;	      /* predicate evaluations that applied */
+	__u64 violations;     /* evaluations that found a violation */
+	__u64 inconclusive;   /* violations discarded: the window was disturbed */
 	__u64 not_applicable; /* evaluations whose preconditions failed */
 };
 
 /* Global statistics; per-CPU array indexed by these. */
 enum pc_stat_id {
-	PC_STAT_CALLS = 0, /* mremap calls seen from tracked tasks */
-	PC_STAT_CALLS_CHECKED, /* calls whose ranges were compared */
-	PC_STAT_CALLS_FAILED, /* calls that returned an error (nothing to check) */
+	PC_STAT_CALLS = 0,	 /* mremap calls seen from tracked tasks */
+	PC_STAT_CALLS_CHECKED,	 /* calls whose ranges were compared */
+	PC_STAT_CALLS_FAILED,	 /* calls that returned an error (nothing to check) */
 	PC_STAT_CALLS_DISTURBED, /* windows with concurrent reclaim/migration/... */
 	PC_STAT_CALLS_SHARED_MM, /* multi-threaded or shared mm: not enforced */
 	PC_STAT_PAGES_UNCOVERED, /* pages beyond the snapshot or under huge PMDs */
-	PC_STAT_WALK_ERRORS, /* page-table reads that faulted */
-	PC_STAT_EVENTS_DROPPED, /* ring buffer full: violation records lost */
-	PC_STAT_STATE_FULL, /* no per-call state slot free: call not checked */
+	PC_STAT_WALK_ERRORS,	 /* page-table reads that faulted */
+	PC_STAT_EVENTS_DROPPED,	 /* ring buffer full: violation records lost */
+	PC_STAT_STATE_FULL,	 /* no per-call state slot free: call not checked */
 	PC_STAT__COUNT,
 };
 
 /* A violation, sent through the ring buffer with its evidence. */
 struct pc_violation_event {
-	__u32 check; /* enum pc_check_id */
+	__u32 check;   /* enum pc_check_id */
 	__u32 verdict; /* enum pc_verdict */
-	__u32 tier; /* enum pc_tier */
+	__u32 tier;    /* enum pc_tier */
 	__u32 tgid;
 	__u32 tid;
-	__u32 index; /* page index within the call's range */
+	__u32 index;	/* page index within the call's range */
 	__u64 old_addr; /* address before the move */
 	__u64 new_addr; /* address after the move */
 	__u64 expected; /* raw entry (or count) at entry */
-	__u64 seen; /* raw entry (or count) after */
+	__u64 seen;	/* raw entry (or count) after */
 	__u64 call_seq; /* per-task mremap call number */
 	char comm[16];
 };
@@ -79,14 +79,14 @@ struct pc_violation_event {
 /* Target selection for the BPF side (read-only data). */
 enum pc_filter_mode {
 	PC_FILTER_TRACKED = 0, /* only tgids in the tracked map */
-	PC_FILTER_ALL = 1, /* every process */
-	PC_FILTER_COMM = 2, /* processes whose comm equals filter_comm */
+	PC_FILTER_ALL = 1,     /* every process */
+	PC_FILTER_COMM = 2,    /* processes whose comm equals filter_comm */
 };
 
 /* Page-table walk calibration, found at run time (see docs). */
 struct pc_walk_calib {
 	__u64 direct_map_base; /* virtual address of physical address 0 */
-	__u32 levels; /* 3, 4 or 5 */
+	__u32 levels;	       /* 3, 4 or 5 */
 	__u32 valid;
 };
 
@@ -100,8 +100,8 @@ struct calib_result {
 };
 
 /* Snapshot bounds: ranges beyond these are partly checked and say so. */
-#define PC_SNAP_PTES 2048 /* 8 MiB of PTEs per call */
-#define PC_SNAP_PMDS 512 /* 1 GiB of PMD entries per call */
+#define PC_SNAP_PTES	       2048 /* 8 MiB of PTEs per call */
+#define PC_SNAP_PMDS	       512  /* 1 GiB of PMD entries per call */
 #define PC_MAX_EVENTS_PER_CALL 8
 
 #endif

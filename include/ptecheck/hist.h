@@ -10,7 +10,7 @@
 #define PC_HIST_LINEAR_MAX 16
 
 enum pc_hist_kind {
-	PC_HIST_LOG2 = 0, /* slot k holds [2^k, 2^(k+1)); slot 0 also holds 0 */
+	PC_HIST_LOG2 = 0,   /* slot k holds [2^k, 2^(k+1)); slot 0 also holds 0 */
 	PC_HIST_LINLOG = 1, /* slot v for v <= 16, then one slot per power of 2 */
 };
 
@@ -18,12 +18,29 @@ static inline __attribute__((always_inline)) __u32 pc_log2(__u64 v)
 {
 	__u32 r = 0;
 
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) { r += 1; }
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1) {
+		r += 1;
+	}
 	return r;
 }
 
@@ -55,9 +72,11 @@ static inline __u64 pc_hist_slot_low(__u32 kind, __u32 slot)
 	return slot == 0 ? 0 : 1ULL << slot;
 }
 
-/* Highest value that falls into a slot. */
+/* Highest value that falls into a slot (the last slot takes all above). */
 static inline __u64 pc_hist_slot_high(__u32 kind, __u32 slot)
 {
+	if (slot >= PC_HIST_SLOTS - 1)
+		return ~0ULL;
 	if (kind == PC_HIST_LINLOG) {
 		if (slot <= PC_HIST_LINEAR_MAX)
 			return slot;

@@ -18,36 +18,36 @@
 
 /* Check identifiers: the same names in output, docs and tests. */
 enum pc_check_id {
-	PC_CHK_MOVED = 0, /* mremap/moved */
-	PC_CHK_ADBITS, /* mremap/ad-bits */
-	PC_CHK_PERMS, /* mremap/perms */
-	PC_CHK_PMD_MOVE, /* mremap/pmd-move */
+	PC_CHK_MOVED = 0,    /* mremap/moved */
+	PC_CHK_ADBITS,	     /* mremap/ad-bits */
+	PC_CHK_PERMS,	     /* mremap/perms */
+	PC_CHK_PMD_MOVE,     /* mremap/pmd-move */
 	PC_CHK_FOLIO_INTACT, /* mremap/folio-intact */
-	PC_CHK_BATCH, /* mremap/batch */
+	PC_CHK_BATCH,	     /* mremap/batch */
 	PC_CHK__COUNT,
 };
 
 /* Predicate answers.  PC_OK and PC_NOT_APPLICABLE are not violations. */
 enum pc_verdict {
 	PC_OK = 0,
-	PC_NOT_APPLICABLE, /* preconditions of the invariant do not hold */
-	PC_V_PTE_LOST, /* a present PTE is not present after the move */
-	PC_V_PTE_INVENTED, /* an empty slot is mapped after the move */
-	PC_V_PFN_CHANGED, /* present on both sides, different page */
-	PC_V_KIND_CHANGED, /* a swap/other entry became something else */
-	PC_V_YOUNG_LOST, /* accessed at entry, not accessed after */
-	PC_V_DIRTY_LOST, /* dirty at entry, not dirty after */
-	PC_V_WRITE_GAINED, /* read-only at entry, writable after */
-	PC_V_WRITE_LOST, /* writable at entry, read-only after */
-	PC_V_PMD_NOT_MOVED, /* eligible whole-PMD extent moved PTE by PTE */
-	PC_V_ORDER_CHANGED, /* folio order differs after the move */
-	PC_V_BATCH_EMPTY, /* a batch of fewer than one PTE */
+	PC_NOT_APPLICABLE,	  /* preconditions of the invariant do not hold */
+	PC_V_PTE_LOST,		  /* a present PTE is not present after the move */
+	PC_V_PTE_INVENTED,	  /* an empty slot is mapped after the move */
+	PC_V_PFN_CHANGED,	  /* present on both sides, different page */
+	PC_V_KIND_CHANGED,	  /* a swap/other entry became something else */
+	PC_V_YOUNG_LOST,	  /* accessed at entry, not accessed after */
+	PC_V_DIRTY_LOST,	  /* dirty at entry, not dirty after */
+	PC_V_WRITE_GAINED,	  /* read-only at entry, writable after */
+	PC_V_WRITE_LOST,	  /* writable at entry, read-only after */
+	PC_V_PMD_NOT_MOVED,	  /* eligible whole-PMD extent moved PTE by PTE */
+	PC_V_ORDER_CHANGED,	  /* folio order differs after the move */
+	PC_V_BATCH_EMPTY,	  /* a batch of fewer than one PTE */
 	PC_V_BATCH_OUTSIDE_FOLIO, /* batch pages leave their folio */
-	PC_V_BATCH_CROSSES_PMD, /* batch PTEs span two page tables */
-	PC_V_BATCH_SUM, /* batch sizes do not add up to PTEs moved */
-	PC_V_DATA_LOST, /* a written byte did not survive */
-	PC_V_REFERENCED_SHORT, /* fewer referenced pages than touched */
-	PC_V_COW_BROKEN, /* a write leaked into a process sharing the page */
+	PC_V_BATCH_CROSSES_PMD,	  /* batch PTEs span two page tables */
+	PC_V_BATCH_SUM,		  /* batch sizes do not add up to PTEs moved */
+	PC_V_DATA_LOST,		  /* a written byte did not survive */
+	PC_V_REFERENCED_SHORT,	  /* fewer referenced pages than touched */
+	PC_V_COW_BROKEN,	  /* a write leaked into a process sharing the page */
 	PC_V__COUNT,
 };
 
@@ -79,8 +79,7 @@ PC_INLINE int pc_moved_entry(struct pc_pte old, struct pc_pte new)
  */
 PC_INLINE int pc_adbits_entry(struct pc_pte old, struct pc_pte new)
 {
-	if (old.kind != PC_PTE_PRESENT || new.kind != PC_PTE_PRESENT ||
-	    old.pfn != new.pfn)
+	if (old.kind != PC_PTE_PRESENT || new.kind != PC_PTE_PRESENT || old.pfn != new.pfn)
 		return PC_NOT_APPLICABLE;
 	if (old.dirty && !new.dirty)
 		return PC_V_DIRTY_LOST;
@@ -95,8 +94,7 @@ PC_INLINE int pc_adbits_entry(struct pc_pte old, struct pc_pte new)
  */
 PC_INLINE int pc_perms_entry(struct pc_pte old, struct pc_pte new)
 {
-	if (old.kind != PC_PTE_PRESENT || new.kind != PC_PTE_PRESENT ||
-	    old.pfn != new.pfn)
+	if (old.kind != PC_PTE_PRESENT || new.kind != PC_PTE_PRESENT || old.pfn != new.pfn)
 		return PC_NOT_APPLICABLE;
 	if (!old.write && new.write)
 		return PC_V_WRITE_GAINED;
@@ -112,19 +110,21 @@ PC_INLINE int pc_perms_entry(struct pc_pte old, struct pc_pte new)
  * new PMD after the move points to the same page table.
  */
 struct pc_pmd_extent {
-	__u64 old_pmd_entry; /* old PMD value at entry */
-	__u64 new_pmd_entry; /* new PMD value at entry */
-	__u64 new_pmd_exit; /* new PMD value after the move */
-	bool old_is_table; /* old PMD maps a page table at entry */
+	__u64 old_pmd_entry;	/* old PMD value at entry */
+	__u64 new_pmd_entry;	/* new PMD value at entry */
+	__u64 new_pmd_exit;	/* new PMD value after the move */
+	__u64 old_table;	/* physical address of the old PMD's page table */
+	__u64 new_table_exit;	/* physical address of the new PMD's table after */
+	bool old_is_table;	/* old PMD maps a page table at entry */
 	bool new_is_table_exit; /* new PMD maps a page table after */
-	bool aligned_whole; /* both extents PMD-aligned and complete */
+	bool aligned_whole;	/* both extents PMD-aligned and complete */
 };
 
 PC_INLINE int pc_pmd_move_extent(struct pc_pmd_extent e)
 {
 	if (!e.aligned_whole || !e.old_is_table || e.new_pmd_entry != 0)
 		return PC_NOT_APPLICABLE;
-	if (!e.new_is_table_exit || e.new_pmd_exit != e.old_pmd_entry)
+	if (!e.new_is_table_exit || e.new_table_exit != e.old_table)
 		return PC_V_PMD_NOT_MOVED;
 	return PC_OK;
 }
@@ -141,11 +141,11 @@ PC_INLINE int pc_folio_intact(__u32 order_before, __u32 order_after)
  * starting at addr lie inside one page table.
  */
 struct pc_batch {
-	__u64 addr; /* user address of the first PTE */
+	__u64 addr;	 /* user address of the first PTE */
 	__u64 first_pfn; /* PFN mapped by the first PTE */
 	__u64 folio_pfn; /* first PFN of the folio */
-	__u64 folio_nr; /* pages in the folio */
-	__u32 nr; /* PTEs in the batch */
+	__u64 folio_nr;	 /* pages in the folio */
+	__u32 nr;	 /* PTEs in the batch */
 };
 
 PC_INLINE int pc_batch_bounds(struct pc_batch b)
@@ -154,8 +154,7 @@ PC_INLINE int pc_batch_bounds(struct pc_batch b)
 
 	if (b.nr < 1)
 		return PC_V_BATCH_EMPTY;
-	if (b.first_pfn < b.folio_pfn ||
-	    b.first_pfn + b.nr > b.folio_pfn + b.folio_nr)
+	if (b.first_pfn < b.folio_pfn || b.first_pfn + b.nr > b.folio_pfn + b.folio_nr)
 		return PC_V_BATCH_OUTSIDE_FOLIO;
 	first_slot = b.addr >> PC_PMD_SHIFT;
 	last_slot = (b.addr + ((__u64)b.nr << PC_PAGE_SHIFT) - 1) >> PC_PMD_SHIFT;

@@ -10,18 +10,18 @@
 
 #include "types.h"
 
-#define PC_PAGE_SHIFT 12
-#define PC_PAGE_SIZE (1ULL << PC_PAGE_SHIFT)
+#define PC_PAGE_SHIFT	  12
+#define PC_PAGE_SIZE	  (1ULL << PC_PAGE_SHIFT)
 #define PC_PTRS_PER_TABLE 512
-#define PC_PMD_SHIFT 21
-#define PC_PMD_SIZE (1ULL << PC_PMD_SHIFT)
-#define PC_CONT_PTES 16 /* arm64 contiguous PTEs with a 4 KiB granule */
+#define PC_PMD_SHIFT	  21
+#define PC_PMD_SIZE	  (1ULL << PC_PMD_SHIFT)
+#define PC_CONT_PTES	  16 /* arm64 contiguous PTEs with a 4 KiB granule */
 
 /* What the invariants need to know of one PTE, independent of the arch. */
 enum pc_pte_kind {
-	PC_PTE_NONE = 0, /* pte_none(): nothing mapped */
+	PC_PTE_NONE = 0,    /* pte_none(): nothing mapped */
 	PC_PTE_PRESENT = 1, /* pte_present(): maps a page (PROT_NONE included) */
-	PC_PTE_SWAP = 2, /* neither: swap, migration or marker entry */
+	PC_PTE_SWAP = 2,    /* neither: swap, migration or marker entry */
 };
 
 struct pc_pte {
@@ -31,7 +31,7 @@ struct pc_pte {
 	__u8 write; /* hardware or software writable */
 	__u8 young; /* accessed */
 	__u8 dirty; /* hardware or software dirty */
-	__u8 cont; /* arm64 contiguous hint */
+	__u8 cont;  /* arm64 contiguous hint */
 	__u8 pad[3];
 };
 
@@ -41,18 +41,18 @@ struct pc_pte {
  * bit 8, _PAGE_SAVED_DIRTY (shadow-stack kernels) bit 58.  PROT_NONE
  * entries keep the PFN inverted (L1TF mitigation).
  */
-#define PC_X86_PRESENT (1ULL << 0)
-#define PC_X86_RW (1ULL << 1)
-#define PC_X86_ACCESSED (1ULL << 5)
-#define PC_X86_DIRTY (1ULL << 6)
-#define PC_X86_PSE (1ULL << 7)
-#define PC_X86_PROTNONE (1ULL << 8)
+#define PC_X86_PRESENT	   (1ULL << 0)
+#define PC_X86_RW	   (1ULL << 1)
+#define PC_X86_ACCESSED	   (1ULL << 5)
+#define PC_X86_DIRTY	   (1ULL << 6)
+#define PC_X86_PSE	   (1ULL << 7)
+#define PC_X86_PROTNONE	   (1ULL << 8)
 #define PC_X86_SAVED_DIRTY (1ULL << 58)
-#define PC_X86_PFN_MASK 0x000ffffffffff000ULL
+#define PC_X86_PFN_MASK	   0x000ffffffffff000ULL
 
 static inline struct pc_pte pc_decode_pte_x86(__u64 raw)
 {
-	struct pc_pte p = { .raw = raw };
+	struct pc_pte p = {.raw = raw};
 
 	if (raw == 0)
 		return p;
@@ -91,18 +91,18 @@ static inline __u64 pc_x86_table_phys(__u64 entry)
  * sides of every comparison are decoded alike, so this loses precision on
  * PROT_NONE ranges but can never invent a difference.
  */
-#define PC_ARM64_VALID (1ULL << 0)
-#define PC_ARM64_TABLE (1ULL << 1)
-#define PC_ARM64_RDONLY (1ULL << 7)
-#define PC_ARM64_AF (1ULL << 10)
-#define PC_ARM64_DBM (1ULL << 51)
-#define PC_ARM64_CONT (1ULL << 52)
-#define PC_ARM64_SW_DIRTY (1ULL << 55)
+#define PC_ARM64_VALID	   (1ULL << 0)
+#define PC_ARM64_TABLE	   (1ULL << 1)
+#define PC_ARM64_RDONLY	   (1ULL << 7)
+#define PC_ARM64_AF	   (1ULL << 10)
+#define PC_ARM64_DBM	   (1ULL << 51)
+#define PC_ARM64_CONT	   (1ULL << 52)
+#define PC_ARM64_SW_DIRTY  (1ULL << 55)
 #define PC_ARM64_ADDR_MASK 0x0000fffffffff000ULL
 
 static inline struct pc_pte pc_decode_pte_arm64(__u64 raw)
 {
-	struct pc_pte p = { .raw = raw };
+	struct pc_pte p = {.raw = raw};
 
 	if (raw == 0)
 		return p;
@@ -132,13 +132,13 @@ static inline __u64 pc_arm64_table_phys(__u64 entry)
 
 /* Build-time choice for the BPF objects: the target arch is a parameter. */
 #if defined(__TARGET_ARCH_arm64)
-#define pc_decode_pte pc_decode_pte_arm64
+#define pc_decode_pte	pc_decode_pte_arm64
 #define pc_pmd_is_table pc_arm64_pmd_is_table
-#define pc_table_phys pc_arm64_table_phys
+#define pc_table_phys	pc_arm64_table_phys
 #elif defined(__TARGET_ARCH_x86)
-#define pc_decode_pte pc_decode_pte_x86
+#define pc_decode_pte	pc_decode_pte_x86
 #define pc_pmd_is_table pc_x86_pmd_is_table
-#define pc_table_phys pc_x86_table_phys
+#define pc_table_phys	pc_x86_table_phys
 #endif
 
 #endif

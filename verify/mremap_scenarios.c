@@ -1,0 +1,1312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mremap suite.  Each scenario builds mappings of a chosen shape at
+ * chosen addresses, moves them with mremap(MREMAP_FIXED) and judges the
+ * result with the userspace oracles: pagemap (moved), kpageflags
+ * (folio-intact), data-loss probes (dirty bits), smaps Referenced (young
+ * bits) and a COW probe (write permission).
+ *
+ * Zero false positives: a measurement that shows a violation is repeated on
+ * fresh mappings, and a check fails only when every one of PC_ATTEMPTS
+ * attempts shows it with no disturbance (reclaim, migration, splits) counted
+ * meanwhile by the BPF side or by /proc/vmstat.  A check that cannot be
+ * judged is a SKIP that says why, never a pass.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/bpf.h>
+
+#include "scenario.h"
+#include "oracle_compare.h"
+#include "procmm.h"
+#include "report.h"
+
+#define KIB	  1024UL
+#define MIB	  (1024UL * KIB)
+#define PAGE	  ((size_t)PC_PAGE_SIZE)
+#define PMD	  ((size_t)PC_PMD_SIZE)
+#define FOLIO_64K (64 * KIB)
+#define PAGES_64K (FOLIO_64K / PAGE)
+
+#define PC_ATTEMPTS 3
+#define MAX_SLOTS   4
+
+#define TIER_PAGEMAP	"oracle:pagemap"
+#define TIER_KPAGEFLAGS "oracle:kpageflags"
+#define TIER_DATA_LOSS	"oracle:data-loss"
+#define TIER_REFERENCED "oracle:smaps-referenced"
+#define TIER_COW	"oracle:cow"
+
+#define MTHP_STATS "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/"
+
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~((a)-1))
+
+/* One attempt: a verdict per slot, and whether it can be trusted. */
+struct attempt {
+	struct pc_oracle_msg msg[MAX_SLOTS];
+	bool judged[MAX_SLOTS];
+	int n;
+	bool disturbed; /* BPF or vmstat counters moved (or could not be read) */
+	bool retry;	/* inconclusive: another attempt may settle it */
+	bool win_open;
+	__u64 win_start;  /* BPF counter at the window's start */
+	__u64 win_vmstat; /* vmstat events at the window's start */
+};
+
+/* Mapping shape and placement of one scenario. */
+enum backing { B_ANON, B_SHMEM, B_FILE };
+
+struct shape {
+	enum backing backing;
+	size_t full_len; /* before scaling */
+	size_t min_len;
+	size_t align;	   /* length granule */
+	size_t src_off;	   /* source start past a 2 MiB boundary */
+	size_t dst_off;	   /* destination of the moved range past a 2 MiB boundary */
+	size_t head, tail; /* bytes left unmoved at each end (partial moves) */
+	int advice;	   /* MADV_HUGEPAGE, MADV_NOHUGEPAGE or 0 */
+	bool folio_check;  /* judge folio-intact */
+	bool want_large;   /* folio-intact needs large folios to mean anything */
+};
+
+struct place {
+	char *resv;
+	size_t resv_len;
+	char *src, *dst;
+	size_t len;
+};
+
+typedef int (*measure_fn)(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a);
+
+/* ---- small helpers ------------------------------------------------------ */
+
+/* A non-zero byte per page and salt; different salts never collide. */
+static __u8 pat(size_t page, __u8 salt)
+{
+	__u8 b = (__u8)(page * 31 + salt);
+
+	return b ? b : 1;
+}
+
+#define SALT_A 0x11
+#define SALT_B 0x77
+
+static void fill_pages(char *p, size_t first, size_t npages, __u8 salt)
+{
+	for (size_t i = 0; i < npages; i++)
+		memset(p + i * PAGE, pat(first + i, salt), PAGE);
+}
+
+static size_t scaled_len(const struct pc_scenario_ctx *ctx, const struct shape *sh)
+{
+	unsigned int s = ctx->scale ? ctx->scale : 1;
+	size_t len = sh->full_len / s;
+
+	if (len < sh->min_len)
+		len = sh->min_len;
+	return len & ~(sh->align - 1);
+}
+
+static void slot_init(struct attempt *a, int i, const struct pc_scenario_ctx *ctx, __u32 check,
+		      const char *tier)
+{
+	pc_oracle_msg_init(&a->msg[i], ctx->scenario, check, tier);
+	a->judged[i] = false;
+	if (i >= a->n)
+		a->n = i + 1;
+}
+
+static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (i < 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->msg[i].summary, sizeof(a->msg[i].summary), fmt, ap);
+	va_end(ap);
+	a->msg[i].status = PC_STATUS_SKIP;
+	a->judged[i] = true;
+}
+
+/* Every slot not judged yet: could not run because what failed with err. */
+static int skip_rest(struct attempt *a, const char *what, int err)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!a->judged[i])
+			slot_skip(a, i, "could not run: %s: %s", what, strerror(err));
+	return -err;
+}
+
+static int mthp_stat(const char *name, __u64 *v);
+
+/* ---- disturbance window (BPF counter, raw bpf(2)) --------------------- */
+
+static int disturb_read(int map_fd, __u64 *val)
+{
+	union bpf_attr attr;
+	__u32 key = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_fd = (__u32)map_fd;
+	attr.key = (__u64)(uintptr_t)&key;
+	attr.value = (__u64)(uintptr_t)val;
+	if (syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * System-wide migration, reclaim and split events from /proc/vmstat and the
+ * 64 KiB mTHP split counter: a userspace second opinion next to the BPF
+ * counter, and the only one without BPF.  Global, so it errs towards
+ * "disturbed", which can only turn a failure into a retry or a SKIP.
+ */
+static const char *const vmstat_disturb[] = {
+	"pgmigrate_success", "pgmigrate_fail", "thp_migration_success", "thp_migration_split",
+	"pgsteal_kswapd",    "pgsteal_direct", "pgsteal_khugepaged",	"thp_split_page",
+};
+
+static int vmstat_events(__u64 *sum)
+{
+	char line[128], name[64];
+	unsigned long long v;
+	__u64 split = 0;
+	FILE *f = fopen("/proc/vmstat", "re");
+
+	if (!f)
+		return -errno;
+	*sum = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %llu", name, &v) != 2)
+			continue;
+		for (size_t i = 0; i < sizeof(vmstat_disturb) / sizeof(vmstat_disturb[0]); i++)
+			if (strcmp(name, vmstat_disturb[i]) == 0)
+				*sum += v;
+	}
+	fclose(f);
+	if (mthp_stat("split", &split) == 0)
+		*sum += split;
+	return 0;
+}
+
+static void win_begin(const struct pc_scenario_ctx *ctx, struct attempt *a)
+{
+	a->win_open = true;
+	/* Cannot prove quiet: treat as disturbed. */
+	if (vmstat_events(&a->win_vmstat) < 0)
+		a->disturbed = true;
+	if (ctx->disturb_map_fd >= 0 && disturb_read(ctx->disturb_map_fd, &a->win_start) < 0)
+		a->disturbed = true;
+}
+
+static void win_end(const struct pc_scenario_ctx *ctx, struct attempt *a)
+{
+	__u64 now;
+
+	if (!a->win_open)
+		return;
+	a->win_open = false;
+	if (ctx->disturb_map_fd >= 0 &&
+	    (disturb_read(ctx->disturb_map_fd, &now) < 0 || now != a->win_start))
+		a->disturbed = true;
+	if (vmstat_events(&now) < 0 || now != a->win_vmstat)
+		a->disturbed = true;
+}
+
+/* ---- placement --------------------------------------------------------- */
+
+/*
+ * Reserves PROT_NONE address space: the source at a 2 MiB boundary +
+ * src_off, the destination at a later 2 MiB boundary + dst_off, a whole
+ * PMD apart, so the two never share a page table and nothing (no page
+ * table either) exists at the destination before the move.
+ */
+static int place_reserve(struct place *pl, size_t len, size_t src_off, size_t dst_off)
+{
+	size_t span_src = ALIGN_UP(src_off + len, PMD);
+	size_t span_dst = ALIGN_UP(dst_off + len, PMD);
+	uintptr_t base;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->resv_len = PMD + span_src + PMD + span_dst + PMD;
+	pl->resv = mmap(NULL, pl->resv_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			-1, 0);
+	if (pl->resv == MAP_FAILED) {
+		pl->resv = NULL;
+		return -errno;
+	}
+	base = ALIGN_UP((uintptr_t)pl->resv, PMD);
+	pl->src = (char *)base + src_off;
+	pl->dst = (char *)base + span_src + PMD + dst_off;
+	pl->len = len;
+	return 0;
+}
+
+static void place_release(struct place *pl)
+{
+	if (pl->resv)
+		munmap(pl->resv, pl->resv_len);
+	pl->resv = NULL;
+}
+
+/* Maps the source: anonymous private, or fd shared. */
+static int place_map_src(struct place *pl, int fd, int advice)
+{
+	int flags = MAP_FIXED | (fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS);
+	void *p = mmap(pl->src, pl->len, PROT_READ | PROT_WRITE, flags, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	if (advice && madvise(pl->src, pl->len, advice))
+		return -errno;
+	return 0;
+}
+
+static int move_fixed(char *from, size_t len, char *to)
+{
+	void *r = mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+
+	if (r == MAP_FAILED)
+		return -errno;
+	return r == to ? 0 : -EFAULT;
+}
+
+/* The old range becomes reservation again, so stale PTEs would show. */
+static int rereserve(char *addr, size_t len)
+{
+	void *p = mmap(addr, len, PROT_NONE,
+		       MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? -errno : 0;
+}
+
+/* ---- snapshots ----------------------------------------------------------- */
+
+struct snap {
+	size_t n;
+	__u64 *pm;
+	struct pc_pte *pte;
+	__u64 *pfn;
+	__u32 *order;
+	int order_err; /* 0, or -errno of the kpageflags walk */
+	bool pfns_visible;
+};
+
+static int snap_alloc(struct snap *s, size_t n)
+{
+	memset(s, 0, sizeof(*s));
+	s->n = n;
+	s->pm = calloc(n, sizeof(*s->pm));
+	s->pte = calloc(n, sizeof(*s->pte));
+	s->pfn = calloc(n, sizeof(*s->pfn));
+	s->order = calloc(n, sizeof(*s->order));
+	return s->pm && s->pte && s->pfn && s->order ? 0 : -ENOMEM;
+}
+
+static void snap_free(struct snap *s)
+{
+	free(s->pm);
+	free(s->pte);
+	free(s->pfn);
+	free(s->order);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Pagemap of the range; folio orders too when asked and possible. */
+static int snap_take(struct snap *s, const struct pc_scenario_ctx *ctx, const char *addr,
+		     bool orders)
+{
+	int ret = pc_pagemap_read(0, (__u64)(uintptr_t)addr, s->n, s->pm);
+
+	if (ret)
+		return ret;
+	pc_pagemap_to_ptes(s->pm, s->n, s->pte);
+	s->pfns_visible = pc_pagemap_pfns_visible(s->pm, s->n);
+	for (size_t i = 0; i < s->n; i++)
+		s->pfn[i] = s->pte[i].kind == PC_PTE_PRESENT ? s->pte[i].pfn : 0;
+	s->order_err = -ENODATA;
+	if (orders && ctx->have_kpageflags && s->pfns_visible)
+		s->order_err = pc_folio_orders(s->pfn, s->n, s->order);
+	return 0;
+}
+
+static size_t count_large(const struct snap *s)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		c += s->order[i] != PC_FOLIO_ORDER_NONE && s->order[i] > 0;
+	return c;
+}
+
+/* ---- folio formation evidence ------------------------------------------ */
+
+enum folios_seen {
+	FOLIOS_UNKNOWN,	   /* neither kpageflags nor mTHP stats readable */
+	FOLIOS_NONE,	   /* kpageflags: no large folio in the range */
+	FOLIOS_LARGE,	   /* kpageflags: some pages in large folios */
+	FOLIOS_STATS_NONE, /* global 64 KiB stats did not move */
+	FOLIOS_STATS_SOME, /* global 64 KiB stats moved (not proof: global) */
+};
+
+static int mthp_stat(const char *name, __u64 *v)
+{
+	char path[128], buf[32];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), MTHP_STATS "%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return -EIO;
+	buf[r] = 0;
+	*v = strtoull(buf, NULL, 10);
+	return 0;
+}
+
+static const char *folios_text(enum folios_seen f)
+{
+	switch (f) {
+	case FOLIOS_LARGE:
+		return "large folios seen (kpageflags)";
+	case FOLIOS_STATS_SOME:
+		return "64 KiB folios per global mTHP stats only";
+	case FOLIOS_NONE:
+	case FOLIOS_STATS_NONE:
+		return "no 64 KiB folios";
+	default:
+		return "folio sizes unknown";
+	}
+}
+
+/* Kpageflags orders when readable, else the global mTHP allocation counter. */
+static enum folios_seen folios_formed(const struct snap *s, bool stats_ok, __u64 stats_before,
+				      const char *stat_name)
+{
+	__u64 after;
+
+	if (s->order_err == 0)
+		return count_large(s) ? FOLIOS_LARGE : FOLIOS_NONE;
+	if (!stats_ok || mthp_stat(stat_name, &after))
+		return FOLIOS_UNKNOWN;
+	return after > stats_before ? FOLIOS_STATS_SOME : FOLIOS_STATS_NONE;
+}
+
+static bool no_large(enum folios_seen f)
+{
+	return f == FOLIOS_NONE || f == FOLIOS_STATS_NONE;
+}
+
+/* ---- shared judgements -------------------------------------------------- */
+
+/*
+ * mremap/moved with the shared predicate.  Without visible PFNs only
+ * presence can be compared: a lost or invented PTE still fails, but no
+ * violation is only a SKIP, since "the same page" was not judged.
+ */
+static void judge_moved(struct attempt *a, int slot, const struct snap *before,
+			const struct snap *after, const struct snap *vacated, __u64 old_addr,
+			__u64 new_addr)
+{
+	struct pc_oracle_msg *m = &a->msg[slot];
+
+	pc_compare_moved(before->pte, after->pte, before->n, old_addr, new_addr, m);
+	if (vacated)
+		pc_compare_vacated(vacated->pte, vacated->n, old_addr, m);
+	a->judged[slot] = true;
+	if (pc_pagemap_count_present(before->pm, before->n) == 0) {
+		pc_oracle_skip(m, "nothing present at entry: nothing was moved");
+		return;
+	}
+	if (!before->pfns_visible && m->status == PC_STATUS_PASS)
+		pc_oracle_skip(m,
+			       "PFNs hidden (no CAP_SYS_ADMIN): presence matched in %llu slots "
+			       "(moved and vacated), same page not judged",
+			       (unsigned long long)m->checked);
+}
+
+static void judge_folios(struct attempt *a, int slot, bool ctx_kpageflags,
+			 const struct snap *before, const struct snap *after, bool want_large,
+			 __u64 old_addr, __u64 new_addr)
+{
+	struct pc_oracle_msg *m = &a->msg[slot];
+	size_t large;
+
+	if (!ctx_kpageflags || before->order_err == -ENODATA || after->order_err == -ENODATA) {
+		slot_skip(a, slot, "%s",
+			  !ctx_kpageflags
+				  ? "/proc/kpageflags not readable (needs root)"
+				  : "PFNs hidden by pagemap (no CAP_SYS_ADMIN): folios not found");
+		return;
+	}
+	if (before->order_err || after->order_err) {
+		/* ESTALE: a folio changed while read, likely reclaim or migration */
+		slot_skip(a, slot, "kpageflags walk failed: %s",
+			  strerror(-(before->order_err ? before->order_err : after->order_err)));
+		a->retry = true;
+		return;
+	}
+	large = count_large(before);
+	if (want_large && large == 0) {
+		slot_skip(a, slot, "no 64 KiB folios formed: mTHP off?");
+		return;
+	}
+	pc_compare_folio_orders(before->order, after->order, before->n, old_addr, new_addr, m);
+	a->judged[slot] = true;
+}
+
+/* Reduces npages pages at p to one byte each, as the data oracles compare. */
+static void pages_seen(const char *p, size_t first, size_t npages, __u8 salt, __u8 *written,
+		       __u8 *seen)
+{
+	for (size_t i = 0; i < npages; i++) {
+		written[i] = pat(first + i, salt);
+		seen[i] = pc_block_seen((const __u8 *)p + i * PAGE, PAGE, written[i], NULL);
+	}
+}
+
+/* pread of the whole file (after munmap): the page cache, not the PTEs. */
+static int pread_all(int fd, char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = pread(fd, buf + done, len - done, (off_t)done);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		done += (size_t)r;
+	}
+	return 0;
+}
+
+/* Pages of fd [0, len) still in the page cache, by mincore on a new mapping. */
+static long resident_pages(int fd, size_t len)
+{
+	size_t n = len / PAGE;
+	unsigned char *vec = malloc(n);
+	long c = 0;
+	void *p;
+
+	if (!vec)
+		return -ENOMEM;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		free(vec);
+		return -errno;
+	}
+	if (mincore(p, len, vec) == 0) {
+		for (size_t i = 0; i < n; i++)
+			c += vec[i] & 1;
+	} else {
+		c = -errno;
+	}
+	munmap(p, len);
+	free(vec);
+	return c;
+}
+
+/* ---- measure: moved (+ folio-intact, + data-loss for shared backings) ---- */
+
+static int open_backing(const struct pc_scenario_ctx *ctx, enum backing b, size_t len)
+{
+	char path[4096];
+	const char *dir;
+	int fd;
+
+	if (b == B_SHMEM) {
+		fd = memfd_create("ptecheck-shmem", MFD_CLOEXEC);
+	} else {
+		dir = ctx->tmpdir && *ctx->tmpdir ? ctx->tmpdir : "/tmp";
+		snprintf(path, sizeof(path), "%s/ptecheck-file-XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path); /* the fd is all we need; nothing left behind */
+	}
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)len)) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+{
+	const int s_moved = 0;
+	int s_folio = -1, s_data = -1, next = 1;
+	struct snap before = {0}, after = {0}, vac = {0};
+	struct place pl = {0};
+	size_t len = scaled_len(ctx, sh), mlen, npages, mpages;
+	const char *stat_name = sh->backing == B_SHMEM ? "shmem_alloc" : "anon_fault_alloc";
+	__u64 stats_before = 0, old_addr, new_addr;
+	bool stats_ok = false;
+	enum folios_seen fs;
+	char *mv, *buf = NULL;
+	int fd = -1, ret;
+
+	slot_init(a, s_moved, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
+	if (sh->folio_check) {
+		s_folio = next++;
+		slot_init(a, s_folio, ctx, PC_CHK_FOLIO_INTACT, TIER_KPAGEFLAGS);
+	}
+	if (sh->backing != B_ANON) {
+		s_data = next++;
+		slot_init(a, s_data, ctx, PC_CHK_ADBITS, TIER_DATA_LOSS);
+	}
+
+	mlen = len - sh->head - sh->tail;
+	npages = len / PAGE;
+	mpages = mlen / PAGE;
+	if (snap_alloc(&before, mpages) || snap_alloc(&after, mpages) || snap_alloc(&vac, mpages)) {
+		ret = skip_rest(a, "calloc", ENOMEM);
+		goto out;
+	}
+	/* The source stays folio aligned; dst_off places the moved part. */
+	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off - sh->head);
+	if (ret) {
+		ret = skip_rest(a, "mmap reservation", -ret);
+		goto out;
+	}
+	if (sh->backing != B_ANON) {
+		fd = open_backing(ctx, sh->backing, len);
+		if (fd < 0) {
+			ret = skip_rest(a, sh->backing == B_SHMEM ? "memfd_create" : "tmpfile",
+					-fd);
+			goto out;
+		}
+	}
+	stats_ok = mthp_stat(stat_name, &stats_before) == 0;
+
+	win_begin(ctx, a);
+	ret = place_map_src(&pl, fd, sh->advice);
+	if (ret) {
+		ret = skip_rest(a, "mmap/madvise source", -ret);
+		goto out;
+	}
+	fill_pages(pl.src, 0, npages, SALT_A);
+
+	mv = pl.src + sh->head;
+	old_addr = (__u64)(uintptr_t)mv;
+	new_addr = (__u64)(uintptr_t)(pl.dst + sh->head);
+	/* The measured point: snapshots right before and right after mremap. */
+	ret = snap_take(&before, ctx, mv, sh->folio_check);
+	if (!ret)
+		ret = move_fixed(mv, mlen, pl.dst + sh->head);
+	if (ret) {
+		ret = skip_rest(a, "pagemap/mremap", -ret);
+		goto out;
+	}
+	ret = snap_take(&after, ctx, pl.dst + sh->head, sh->folio_check);
+	if (!ret)
+		ret = rereserve(mv, mlen);
+	if (!ret)
+		ret = snap_take(&vac, ctx, mv, false);
+	win_end(ctx, a);
+	if (ret) {
+		ret = skip_rest(a, "pagemap after the move", -ret);
+		goto out;
+	}
+
+	fs = folios_formed(&before, stats_ok, stats_before, stat_name);
+	judge_moved(a, s_moved, &before, &after, &vac, old_addr, new_addr);
+	if (sh->want_large)
+		pc_oracle_appendf(&a->msg[s_moved], "; %s", folios_text(fs));
+	if (s_folio >= 0) {
+		judge_folios(a, s_folio, ctx->have_kpageflags, &before, &after, sh->want_large,
+			     old_addr, new_addr);
+		if (sh->backing == B_SHMEM && !ctx->mthp_shmem_64k && !a->judged[s_folio])
+			pc_oracle_appendf(&a->msg[s_folio], " (shmem mTHP not enabled)");
+	}
+
+	if (s_data >= 0) {
+		/* Unmap, push to storage, evict, read back through the file. */
+		__u8 *written = calloc(npages, 1), *seen = calloc(npages, 1);
+		long res = -1;
+
+		buf = malloc(len);
+		if (!written || !seen || !buf) {
+			free(written);
+			free(seen);
+			ret = skip_rest(a, "malloc", ENOMEM);
+			goto out;
+		}
+		/* The unmoved ends stay mapped: the kernel keeps them as they are. */
+		ret = munmap(pl.dst + sh->head, mlen) ? -errno : 0;
+		if (!ret && sh->backing == B_FILE) {
+			ret = fsync(fd) ? -errno : 0;
+			if (!ret)
+				ret = -posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED);
+			if (!ret)
+				res = resident_pages(fd, len);
+		}
+		if (!ret)
+			ret = pread_all(fd, buf, len);
+		if (ret) {
+			free(written);
+			free(seen);
+			ret = skip_rest(a, "munmap/fsync/fadvise/pread", -ret);
+			goto out;
+		}
+		pages_seen(buf, 0, npages, SALT_A, written, seen);
+		pc_compare_written(written, seen, NULL, npages, (__u64)(uintptr_t)pl.src, PAGE,
+				   &a->msg[s_data]);
+		a->judged[s_data] = true;
+		if (sh->backing == B_FILE) {
+			if (res == (long)npages && a->msg[s_data].status == PC_STATUS_PASS) {
+				/* Read from the cache: a lost dirty bit would not show. */
+				slot_skip(a, s_data,
+					  "probe inconclusive: POSIX_FADV_DONTNEED evicted no "
+					  "page (tmpfs?); read back from the page cache");
+				a->retry = true;
+			} else if (res >= 0) {
+				pc_oracle_appendf(&a->msg[s_data],
+						  "; %ld of %zu pages evicted first",
+						  (long)npages - res, npages);
+			}
+		} else {
+			pc_oracle_appendf(&a->msg[s_data], " (pread of the memfd after munmap)");
+		}
+		free(written);
+		free(seen);
+	}
+	ret = 0;
+out:
+	win_end(ctx, a);
+	place_release(&pl);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	snap_free(&before);
+	snap_free(&after);
+	snap_free(&vac);
+	return ret;
+}
+
+/* ---- measure: COW isolation across fork (perms) --------------------------- */
+
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t r = read(fd, (char *)buf + done, len - done);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	return (ssize_t)done;
+}
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = write(fd, (const char *)buf + done, len - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+/* The sharing child: waits, then reports what it sees of each page. */
+static void __attribute__((noreturn)) cow_child(const char *p, size_t npages, int go_fd, int res_fd)
+{
+	__u8 *seen = malloc(npages);
+	char c;
+
+	if (!seen || read_full(go_fd, &c, 1) != 1)
+		_exit(1); /* parent gone or failed: say nothing */
+	for (size_t i = 0; i < npages; i++)
+		seen[i] = pc_block_seen((const __u8 *)p + i * PAGE, PAGE, pat(i, SALT_A), NULL);
+	/* _exit: no atexit handlers of the parent (settings restore) may run here */
+	_exit(write_full(res_fd, seen, npages) ? 1 : 0);
+}
+
+static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+{
+	const int s_cow = 0, s_moved = 1;
+	struct snap before = {0}, after = {0}, vac = {0};
+	struct place pl = {0};
+	size_t len = scaled_len(ctx, sh), npages = len / PAGE, shared = 0;
+	int go[2] = {-1, -1}, res[2] = {-1, -1}, ret, status;
+	__u8 *expected = NULL, *seen = NULL;
+	__u64 stats_before = 0;
+	bool stats_ok;
+	pid_t pid = -1;
+	ssize_t got;
+
+	slot_init(a, s_cow, ctx, PC_CHK_PERMS, TIER_COW);
+	slot_init(a, s_moved, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
+	expected = malloc(npages);
+	seen = malloc(npages);
+	if (!expected || !seen || snap_alloc(&before, npages) || snap_alloc(&after, npages) ||
+	    snap_alloc(&vac, npages)) {
+		ret = skip_rest(a, "malloc", ENOMEM);
+		goto out;
+	}
+	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off);
+	if (ret) {
+		ret = skip_rest(a, "mmap reservation", -ret);
+		goto out;
+	}
+	stats_ok = mthp_stat("anon_fault_alloc", &stats_before) == 0;
+	win_begin(ctx, a);
+	ret = place_map_src(&pl, -1, sh->advice);
+	if (ret) {
+		ret = skip_rest(a, "mmap/madvise source", -ret);
+		goto out;
+	}
+	fill_pages(pl.src, 0, npages, SALT_A);
+	if (pipe2(go, O_CLOEXEC) || pipe2(res, O_CLOEXEC)) {
+		ret = skip_rest(a, "pipe", errno);
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = skip_rest(a, "fork", errno);
+		goto out;
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(res[0]);
+		cow_child(pl.src, npages, go[0], res[1]);
+	}
+	close(go[0]);
+	close(res[1]);
+	go[0] = res[1] = -1;
+
+	/* Every other page gets a private copy; the rest stay shared, read-only. */
+	for (size_t i = 0; i < npages; i += 2)
+		memset(pl.src + i * PAGE, pat(i, SALT_B), PAGE);
+
+	/* Orders only for the note, read after: keep the measured window short. */
+	ret = snap_take(&before, ctx, pl.src, false);
+	if (!ret)
+		ret = move_fixed(pl.src, len, pl.dst);
+	if (!ret)
+		ret = snap_take(&after, ctx, pl.dst, true);
+	if (!ret)
+		ret = rereserve(pl.src, len);
+	if (!ret)
+		ret = snap_take(&vac, ctx, pl.src, false);
+	if (ret) {
+		ret = skip_rest(a, "pagemap/mremap", -ret);
+		goto out;
+	}
+	/* After the move the parent writes everywhere: none may reach the child. */
+	fill_pages(pl.dst, 0, npages, SALT_B);
+	for (size_t i = 0; i < npages; i++) {
+		expected[i] = pat(i, SALT_A);
+		shared += (before.pm[i] & PC_PM_PRESENT) && !(before.pm[i] & PC_PM_EXCLUSIVE);
+	}
+	ret = write_full(go[1], "g", 1);
+	got = ret ? ret : read_full(res[0], seen, npages);
+	win_end(ctx, a);
+	if (got != (ssize_t)npages) {
+		ret = skip_rest(a, "sharing child did not report", got < 0 ? (int)-got : EPIPE);
+		goto out;
+	}
+
+	pc_compare_cow(expected, seen, npages, (__u64)(uintptr_t)pl.src, PAGE, &a->msg[s_cow]);
+	a->judged[s_cow] = true;
+	if (shared == 0 && a->msg[s_cow].status == PC_STATUS_PASS) {
+		/* Without a shared PTE at the move there was nothing to isolate. */
+		slot_skip(a, s_cow,
+			  "probe inconclusive: no page was shared with the child at "
+			  "the move (pagemap exclusive bit)");
+		a->retry = true;
+	} else {
+		pc_oracle_appendf(&a->msg[s_cow], "; %zu of %zu shared at the move, %s", shared,
+				  npages,
+				  folios_text(folios_formed(&after, stats_ok, stats_before,
+							    "anon_fault_alloc")));
+	}
+	judge_moved(a, s_moved, &before, &after, &vac, (__u64)(uintptr_t)pl.src,
+		    (__u64)(uintptr_t)pl.dst);
+	ret = 0;
+out:
+	win_end(ctx, a);
+	if (go[1] >= 0)
+		close(go[1]); /* EOF releases a child still waiting */
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (go[0] >= 0)
+		close(go[0]);
+	for (int i = 0; i < 2; i++)
+		if (res[i] >= 0)
+			close(res[i]);
+	place_release(&pl);
+	free(expected);
+	free(seen);
+	snap_free(&before);
+	snap_free(&after);
+	snap_free(&vac);
+	return ret;
+}
+
+/* ---- measure: dirty bits through MADV_FREE + reclaim (data loss) ---------- */
+
+/* Keeps the process on one CPU so the LRU batches MADV_PAGEOUT drains are ours. */
+static bool pin_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(*old), old))
+		return false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
+static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+{
+	const int s_data = 0;
+	struct snap before = {0};
+	struct place pl = {0};
+	size_t len = scaled_len(ctx, sh), npages = len / PAGE, nfolios = len / FOLIO_64K;
+	size_t discarded = 0, unwritten = 0;
+	__u8 *written = NULL, *seen = NULL;
+	bool *was = NULL, pinned;
+	__u64 stats_before = 0;
+	enum folios_seen fs;
+	cpu_set_t oldmask;
+	bool stats_ok;
+	int ret;
+
+	slot_init(a, s_data, ctx, PC_CHK_ADBITS, TIER_DATA_LOSS);
+	written = calloc(nfolios, 1);
+	seen = calloc(nfolios, 1);
+	was = calloc(nfolios, sizeof(*was));
+	if (!written || !seen || !was || snap_alloc(&before, npages)) {
+		ret = skip_rest(a, "malloc", ENOMEM);
+		goto out;
+	}
+	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off);
+	if (ret) {
+		ret = skip_rest(a, "mmap reservation", -ret);
+		goto out;
+	}
+	pinned = pin_cpu(&oldmask);
+	stats_ok = mthp_stat("anon_fault_alloc", &stats_before) == 0;
+	win_begin(ctx, a);
+	ret = place_map_src(&pl, -1, sh->advice);
+	if (ret) {
+		ret = skip_rest(a, "mmap/madvise source", -ret);
+		goto unpin;
+	}
+	fill_pages(pl.src, 0, npages, SALT_A);
+	ret = snap_take(&before, ctx, pl.src, true);
+	if (ret) {
+		ret = skip_rest(a, "pagemap", -ret);
+		goto unpin;
+	}
+	fs = folios_formed(&before, stats_ok, stats_before, "anon_fault_alloc");
+	if (no_large(fs)) {
+		slot_skip(a, s_data, "no 64 KiB folios formed: mTHP off?");
+		goto unpin;
+	}
+	/* Clean PTEs, lazyfree folios: reclaim may now drop what is not redirtied. */
+	if (madvise(pl.src, len, MADV_FREE)) {
+		ret = skip_rest(a, "MADV_FREE", errno);
+		goto unpin;
+	}
+	/* Redirty page 2 of every other folio: the 3rd PTE of a batch. */
+	for (size_t f = 0; f < nfolios; f += 2) {
+		size_t pg = f * PAGES_64K + 2;
+
+		memset(pl.src + pg * PAGE, pat(pg, SALT_B), PAGE);
+		was[f] = true;
+	}
+	ret = move_fixed(pl.src, len, pl.dst);
+	win_end(ctx, a); /* our own MADV_PAGEOUT below is reclaim: not a disturbance */
+	if (ret) {
+		ret = skip_rest(a, "mremap", -ret);
+		goto unpin;
+	}
+	if (madvise(pl.dst, len, MADV_PAGEOUT)) {
+		ret = skip_rest(a, "MADV_PAGEOUT", errno);
+		goto unpin;
+	}
+	for (size_t f = 0; f < nfolios; f++) {
+		size_t pg = f * PAGES_64K + (was[f] ? 2 : 0);
+		const __u8 *p = (const __u8 *)pl.dst + pg * PAGE;
+
+		if (was[f]) {
+			written[f] = pat(pg, SALT_B);
+			seen[f] = pc_block_seen(p, PAGE, written[f], NULL);
+		} else {
+			/* Liveness: a discarded folio reads back as the zero page. */
+			unwritten++;
+			discarded += pc_block_seen(p, PAGE, 0, NULL) == 0;
+		}
+	}
+	pc_compare_written(written, seen, was, nfolios, (__u64)(uintptr_t)pl.dst, FOLIO_64K,
+			   &a->msg[s_data]);
+	a->judged[s_data] = true;
+	if (discarded == 0 && a->msg[s_data].status == PC_STATUS_PASS) {
+		slot_skip(a, s_data,
+			  "probe inconclusive: reclaim discarded no clean lazyfree folio "
+			  "(%zu not redirtied)",
+			  unwritten);
+		a->retry = true;
+	} else {
+		pc_oracle_appendf(&a->msg[s_data],
+				  " (page 2 of every other folio); control: %zu of %zu clean "
+				  "folios discarded; %s",
+				  discarded, unwritten, folios_text(fs));
+	}
+	ret = 0;
+unpin:
+	if (pinned)
+		sched_setaffinity(0, sizeof(oldmask), &oldmask);
+out:
+	win_end(ctx, a);
+	place_release(&pl);
+	free(written);
+	free(seen);
+	free(was);
+	snap_free(&before);
+	return ret;
+}
+
+/* ---- measure: young bits through clear_refs + smaps Referenced ------------ */
+
+static int referenced_pages(const char *addr, __u64 *pages)
+{
+	struct pc_smaps sm;
+	int ret = pc_smaps_read(0, (__u64)(uintptr_t)addr, &sm);
+
+	if (ret)
+		return ret;
+	*pages = sm.referenced_kb / (PAGE / KIB);
+	return 0;
+}
+
+static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+{
+	const int s_ref = 0;
+	struct snap before = {0};
+	struct place pl = {0};
+	size_t len = scaled_len(ctx, sh), npages = len / PAGE, touched = 0;
+	__u64 stats_before = 0, ref_idle = 0, ref_after = 0;
+	volatile const char *vp;
+	enum folios_seen fs;
+	bool stats_ok;
+	int ret;
+
+	slot_init(a, s_ref, ctx, PC_CHK_ADBITS, TIER_REFERENCED);
+	if (snap_alloc(&before, npages)) {
+		ret = skip_rest(a, "malloc", ENOMEM);
+		goto out;
+	}
+	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off);
+	if (ret) {
+		ret = skip_rest(a, "mmap reservation", -ret);
+		goto out;
+	}
+	stats_ok = mthp_stat("anon_fault_alloc", &stats_before) == 0;
+	win_begin(ctx, a);
+	ret = place_map_src(&pl, -1, sh->advice);
+	if (ret) {
+		ret = skip_rest(a, "mmap/madvise source", -ret);
+		goto out;
+	}
+	fill_pages(pl.src, 0, npages, SALT_A);
+	ret = snap_take(&before, ctx, pl.src, true);
+	if (ret) {
+		ret = skip_rest(a, "pagemap", -ret);
+		goto out;
+	}
+	fs = folios_formed(&before, stats_ok, stats_before, "anon_fault_alloc");
+	if (no_large(fs)) {
+		slot_skip(a, s_ref, "no 64 KiB folios formed: mTHP off?");
+		goto out;
+	}
+	ret = pc_clear_refs();
+	if (ret) {
+		ret = skip_rest(a, "clear_refs", -ret);
+		goto out;
+	}
+	/* clear_refs does not flush the TLB; a cached translation sets no bit. */
+	if (mprotect(pl.src, len, PROT_NONE) || mprotect(pl.src, len, PROT_READ | PROT_WRITE)) {
+		ret = skip_rest(a, "mprotect", errno);
+		goto out;
+	}
+	ret = referenced_pages(pl.src, &ref_idle);
+	if (ret) {
+		ret = skip_rest(a, "smaps", -ret);
+		goto out;
+	}
+	vp = pl.src;
+	for (size_t i = 0; i < npages; i += 4, touched++)
+		(void)vp[i * PAGE + 100];
+	if (ref_idle >= touched) {
+		slot_skip(a, s_ref,
+			  "liveness: %llu pages referenced right after clear_refs (>= %zu to "
+			  "touch): clear_refs did nothing",
+			  (unsigned long long)ref_idle, touched);
+		a->retry = true;
+		goto out;
+	}
+	ret = move_fixed(pl.src, len, pl.dst);
+	if (!ret)
+		ret = referenced_pages(pl.dst, &ref_after);
+	win_end(ctx, a);
+	if (ret) {
+		ret = skip_rest(a, "mremap/smaps", -ret);
+		goto out;
+	}
+	pc_compare_referenced(ref_after, touched, (__u64)(uintptr_t)pl.dst, &a->msg[s_ref]);
+	a->judged[s_ref] = true;
+	pc_oracle_appendf(&a->msg[s_ref], " (%llu before the touches); %s",
+			  (unsigned long long)ref_idle, folios_text(fs));
+	ret = 0;
+out:
+	win_end(ctx, a);
+	place_release(&pl);
+	snap_free(&before);
+	return ret;
+}
+
+/* ---- attempts and the final verdicts ------------------------------------- */
+
+static bool attempt_settled(const struct attempt *a)
+{
+	if (a->retry)
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (a->msg[i].status == PC_STATUS_FAIL)
+			return false;
+	return true;
+}
+
+static int run_measure(struct pc_scenario_ctx *ctx, const struct shape *sh, measure_fn fn)
+{
+	struct attempt *at = calloc(PC_ATTEMPTS, sizeof(*at));
+	struct pc_oracle_msg out;
+	int na = 0, ret = 0;
+
+	if (!at)
+		return -ENOMEM;
+	while (na < PC_ATTEMPTS) {
+		ret = fn(ctx, sh, &at[na++]);
+		if (ret || attempt_settled(&at[na - 1]))
+			break;
+	}
+	for (int i = 0; i < at[0].n; i++) {
+		const struct pc_oracle_msg *msgs[PC_ATTEMPTS];
+		bool disturbed[PC_ATTEMPTS];
+
+		for (int k = 0; k < na; k++) {
+			msgs[k] = &at[k].msg[i];
+			disturbed[k] = at[k].disturbed;
+		}
+		pc_oracle_combine(msgs, disturbed, na, PC_ATTEMPTS, &out);
+		pc_oracle_report(ctx, &out);
+	}
+	free(at);
+	return ret;
+}
+
+/* ---- the scenarios -------------------------------------------------------- */
+
+/* 1 MiB at 2 MiB + 512 KiB, moved to 2 MiB + 256 KiB: PTE-level, 64 KiB aligned. */
+#define SH_1M .full_len = MIB, .min_len = 256 * KIB, .align = FOLIO_64K, .src_off = 512 * KIB
+
+static const struct shape sh_anon_64k = {
+	SH_1M,
+	.dst_off = 256 * KIB,
+	.advice = MADV_HUGEPAGE,
+	.folio_check = true,
+	.want_large = true,
+};
+static const struct shape sh_anon_4k = {
+	SH_1M,
+	.dst_off = 256 * KIB,
+	.advice = MADV_NOHUGEPAGE,
+	.folio_check = true,
+};
+static const struct shape sh_anon_64k_misaligned = {
+	SH_1M,
+	.dst_off = 256 * KIB + 4 * KIB,
+	.advice = MADV_HUGEPAGE,
+	.folio_check = true,
+	.want_large = true,
+};
+/* Moves [start + 8 KiB, end - 8 KiB): both ends inside a folio. */
+static const struct shape sh_anon_64k_partial = {
+	SH_1M,
+	.dst_off = 256 * KIB + 8 * KIB,
+	.head = 8 * KIB,
+	.tail = 8 * KIB,
+	.advice = MADV_HUGEPAGE,
+	.folio_check = true,
+	.want_large = true,
+};
+static const struct shape sh_anon_64k_fork = {
+	SH_1M,
+	.dst_off = 256 * KIB,
+	.advice = MADV_HUGEPAGE,
+};
+static const struct shape sh_shmem_64k = {
+	SH_1M,
+	.backing = B_SHMEM,
+	.dst_off = 256 * KIB,
+	.advice = MADV_HUGEPAGE,
+	.folio_check = true,
+	.want_large = true,
+};
+static const struct shape sh_file_shared = {
+	SH_1M,
+	.backing = B_FILE,
+	.dst_off = 256 * KIB,
+};
+static const struct shape sh_anon_64k_dirty = {
+	SH_1M,
+	.dst_off = 256 * KIB,
+	.advice = MADV_HUGEPAGE,
+};
+static const struct shape sh_anon_64k_young = {
+	SH_1M,
+	.dst_off = 256 * KIB,
+	.advice = MADV_HUGEPAGE,
+};
+/* 8 MiB, both ends on 2 MiB boundaries: whole page tables can move. */
+static const struct shape sh_pmd_aligned = {
+	.full_len = 8 * MIB,
+	.min_len = 4 * MIB,
+	.align = 2 * MIB,
+	.advice = MADV_NOHUGEPAGE,
+};
+static const struct shape sh_pmd_misaligned = {
+	.full_len = 8 * MIB,
+	.min_len = 4 * MIB,
+	.align = 2 * MIB,
+	.dst_off = 4 * KIB,
+	.advice = MADV_NOHUGEPAGE,
+};
+
+static int run_anon_64k(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_anon_64k, measure_move);
+}
+
+static int run_anon_4k(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_anon_4k, measure_move);
+}
+
+static int run_anon_64k_misaligned(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_anon_64k_misaligned, measure_move);
+}
+
+static int run_anon_64k_partial(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_anon_64k_partial, measure_move);
+}
+
+static int run_anon_64k_fork(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_anon_64k_fork, measure_fork);
+}
+
+static int run_shmem_64k(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_shmem_64k, measure_move);
+}
+
+static int run_file_shared(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_file_shared, measure_move);
+}
+
+static int run_anon_64k_dirty(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_anon_64k_dirty, measure_dirty);
+}
+
+static int run_anon_64k_young(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_anon_64k_young, measure_young);
+}
+
+static int run_pmd_aligned(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_pmd_aligned, measure_move);
+}
+
+static int run_pmd_misaligned(struct pc_scenario_ctx *ctx)
+{
+	return run_measure(ctx, &sh_pmd_misaligned, measure_move);
+}
+
+const struct pc_scenario pc_mremap_scenarios[] = {
+	{"anon-64k", "anonymous 1 MiB of 64 KiB folios moved to a 64 KiB-aligned address",
+	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k},
+	{"anon-4k", "anonymous 1 MiB of small pages (MADV_NOHUGEPAGE) moved", 0, run_anon_4k},
+	{"anon-64k-misaligned", "64 KiB folios moved to 64 KiB alignment + 4 KiB",
+	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_misaligned},
+	{"anon-64k-partial", "64 KiB folios, [start+8K, end-8K) moved: ends inside folios",
+	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_partial},
+	{"anon-64k-fork", "64 KiB folios shared with a child, half COW-copied, moved, written",
+	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_fork},
+	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back",
+	 PC_NEEDS_MTHP_SHMEM_64K, run_shmem_64k},
+	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0,
+	 run_file_shared},
+	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim",
+	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_dirty},
+	{"anon-64k-young", "clear_refs, touch every 4th page, move: Referenced covers them",
+	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_young},
+	{"pmd-aligned", "8 MiB small pages, 2 MiB-aligned source and destination", 0,
+	 run_pmd_aligned},
+	{"pmd-misaligned", "8 MiB small pages, destination 2 MiB-aligned + 4 KiB", 0,
+	 run_pmd_misaligned},
+};
+
+const int pc_mremap_n_scenarios = sizeof(pc_mremap_scenarios) / sizeof(pc_mremap_scenarios[0]);
