@@ -41,7 +41,8 @@ static void usage(FILE *f, bool hist)
 		"  --comm C       only processes whose name is C\n"
 		"  --duration S   stop after S seconds (default: until CMD exits, or Ctrl-C)\n"
 		"  --format F     text (default), json, tap\n"
-		"  -- CMD ARGS    start CMD and follow it (not its children)\n\n"
+		"  -- CMD ARGS    start CMD and follow it (not its children); with json/tap\n"
+		"                 its output goes to stderr\n\n"
 		"Exit: 0 ok, 1 a violation was seen, 2 usage or privilege, 3 an operation\n"
 		"      failed, 4 nothing could be traced.\n\n"
 		"Examples:\n  sudo ptecheck %s -- ./build/workloads/mremap_folios --iterations "
@@ -155,6 +156,9 @@ int pc_cmd_watch(int argc, char **argv)
 
 			close(go_pipe[1]);
 			if (read(go_pipe[0], &go, 1) != 1)
+				_exit(127);
+			/* Keep a machine-readable report alone on stdout. */
+			if (format != PC_FORMAT_TEXT && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 				_exit(127);
 			execvp(argv[optind], &argv[optind]);
 			fprintf(stderr, "ptecheck: cannot run %s: %s\n", argv[optind],
