@@ -564,7 +564,7 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 	struct call_state *st = bpf_map_lookup_elem(&calls, &tid);
 	long ret = ctx->ret;
 	__u64 len, total_pages;
-	bool unreliable;
+	bool unreliable, disturbed, shared;
 
 	if (!st)
 		return 0;
@@ -578,11 +578,12 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 	if (!walk_enabled || st->old_len == 0 || st->npages == 0)
 		goto out;
 
-	unreliable = st->shared_mm || BPF_CORE_READ(task, signal, nr_threads) > 1 ||
-		     disturb_gen() != st->gen;
-	if (disturb_gen() != st->gen)
+	disturbed = disturb_gen() != st->gen;
+	shared = st->shared_mm || BPF_CORE_READ(task, signal, nr_threads) > 1;
+	unreliable = disturbed || shared;
+	if (disturbed)
 		stat_add(PC_STAT_CALLS_DISTURBED, 1);
-	if (st->shared_mm || BPF_CORE_READ(task, signal, nr_threads) > 1)
+	if (shared)
 		stat_add(PC_STAT_CALLS_SHARED_MM, 1);
 	stat_add(PC_STAT_CALLS_CHECKED, 1);
 	len = st->old_len < st->new_len ? st->old_len : st->new_len;

@@ -86,7 +86,7 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 			_exit(3);
 		ctx.report_fd = report_pipe[1];
 		ctx.scenario = sc->name;
-		_exit(sc->run(&ctx) ? 3 : 0);
+		_exit(sc->run(&ctx, sc->data) ? 3 : 0);
 	}
 	close(report_pipe[1]);
 	close(go_pipe[0]);

@@ -70,17 +70,23 @@ struct attempt {
 /* Mapping shape and placement of one scenario. */
 enum backing { B_ANON, B_SHMEM, B_FILE };
 
+struct shape;
+struct attempt;
+/* One measured attempt of a scenario: set up, trigger, judge. */
+typedef int (*measure_fn)(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a);
+
 struct shape {
 	enum backing backing;
 	size_t full_len; /* before scaling */
 	size_t min_len;
-	size_t align;	   /* length granule */
-	size_t src_off;	   /* source start past a 2 MiB boundary */
-	size_t dst_off;	   /* destination of the moved range past a 2 MiB boundary */
-	size_t head, tail; /* bytes left unmoved at each end (partial moves) */
-	int advice;	   /* MADV_HUGEPAGE, MADV_NOHUGEPAGE or 0 */
-	bool folio_check;  /* judge folio-intact */
-	bool want_large;   /* folio-intact needs large folios to mean anything */
+	size_t align;	    /* length granule */
+	size_t src_off;	    /* source start past a 2 MiB boundary */
+	size_t dst_off;	    /* destination of the moved range past a 2 MiB boundary */
+	size_t head, tail;  /* bytes left unmoved at each end (partial moves) */
+	int advice;	    /* MADV_HUGEPAGE, MADV_NOHUGEPAGE or 0 */
+	bool folio_check;   /* judge folio-intact */
+	bool want_large;    /* folio-intact needs large folios to mean anything */
+	measure_fn measure; /* what the scenario does with the mapping */
 };
 
 struct place {
@@ -89,8 +95,6 @@ struct place {
 	char *src, *dst;
 	size_t len;
 };
-
-typedef int (*measure_fn)(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a);
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -1124,8 +1128,10 @@ static bool attempt_settled(const struct attempt *a)
 	return true;
 }
 
-static int run_measure(struct pc_scenario_ctx *ctx, const struct shape *sh, measure_fn fn)
+/* Runs a scenario's measurement up to PC_ATTEMPTS times and reports. */
+static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
+	const struct shape *sh = data;
 	struct attempt *at = calloc(PC_ATTEMPTS, sizeof(*at));
 	struct pc_oracle_msg out;
 	int na = 0, ret = 0;
@@ -1133,7 +1139,7 @@ static int run_measure(struct pc_scenario_ctx *ctx, const struct shape *sh, meas
 	if (!at)
 		return -ENOMEM;
 	while (na < PC_ATTEMPTS) {
-		ret = fn(ctx, sh, &at[na++]);
+		ret = sh->measure(ctx, sh, &at[na++]);
 		if (ret || attempt_settled(&at[na - 1]))
 			break;
 	}
@@ -1158,6 +1164,7 @@ static int run_measure(struct pc_scenario_ctx *ctx, const struct shape *sh, meas
 #define SH_1M .full_len = MIB, .min_len = 256 * KIB, .align = FOLIO_64K, .src_off = 512 * KIB
 
 static const struct shape sh_anon_64k = {
+	.measure = measure_move,
 	SH_1M,
 	.dst_off = 256 * KIB,
 	.advice = MADV_HUGEPAGE,
@@ -1165,12 +1172,14 @@ static const struct shape sh_anon_64k = {
 	.want_large = true,
 };
 static const struct shape sh_anon_4k = {
+	.measure = measure_move,
 	SH_1M,
 	.dst_off = 256 * KIB,
 	.advice = MADV_NOHUGEPAGE,
 	.folio_check = true,
 };
 static const struct shape sh_anon_64k_misaligned = {
+	.measure = measure_move,
 	SH_1M,
 	.dst_off = 256 * KIB + 4 * KIB,
 	.advice = MADV_HUGEPAGE,
@@ -1179,6 +1188,7 @@ static const struct shape sh_anon_64k_misaligned = {
 };
 /* Moves [start + 8 KiB, end - 8 KiB): both ends inside a folio. */
 static const struct shape sh_anon_64k_partial = {
+	.measure = measure_move,
 	SH_1M,
 	.dst_off = 256 * KIB + 8 * KIB,
 	.head = 8 * KIB,
@@ -1188,11 +1198,13 @@ static const struct shape sh_anon_64k_partial = {
 	.want_large = true,
 };
 static const struct shape sh_anon_64k_fork = {
+	.measure = measure_fork,
 	SH_1M,
 	.dst_off = 256 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
 static const struct shape sh_shmem_64k = {
+	.measure = measure_move,
 	SH_1M,
 	.backing = B_SHMEM,
 	.dst_off = 256 * KIB,
@@ -1201,28 +1213,33 @@ static const struct shape sh_shmem_64k = {
 	.want_large = true,
 };
 static const struct shape sh_file_shared = {
+	.measure = measure_move,
 	SH_1M,
 	.backing = B_FILE,
 	.dst_off = 256 * KIB,
 };
 static const struct shape sh_anon_64k_dirty = {
+	.measure = measure_dirty,
 	SH_1M,
 	.dst_off = 256 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
 static const struct shape sh_anon_64k_young = {
+	.measure = measure_young,
 	SH_1M,
 	.dst_off = 256 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
 /* 8 MiB, both ends on 2 MiB boundaries: whole page tables can move. */
 static const struct shape sh_pmd_aligned = {
+	.measure = measure_move,
 	.full_len = 8 * MIB,
 	.min_len = 4 * MIB,
 	.align = 2 * MIB,
 	.advice = MADV_NOHUGEPAGE,
 };
 static const struct shape sh_pmd_misaligned = {
+	.measure = measure_move,
 	.full_len = 8 * MIB,
 	.min_len = 4 * MIB,
 	.align = 2 * MIB,
@@ -1230,83 +1247,29 @@ static const struct shape sh_pmd_misaligned = {
 	.advice = MADV_NOHUGEPAGE,
 };
 
-static int run_anon_64k(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_anon_64k, measure_move);
-}
-
-static int run_anon_4k(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_anon_4k, measure_move);
-}
-
-static int run_anon_64k_misaligned(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_anon_64k_misaligned, measure_move);
-}
-
-static int run_anon_64k_partial(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_anon_64k_partial, measure_move);
-}
-
-static int run_anon_64k_fork(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_anon_64k_fork, measure_fork);
-}
-
-static int run_shmem_64k(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_shmem_64k, measure_move);
-}
-
-static int run_file_shared(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_file_shared, measure_move);
-}
-
-static int run_anon_64k_dirty(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_anon_64k_dirty, measure_dirty);
-}
-
-static int run_anon_64k_young(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_anon_64k_young, measure_young);
-}
-
-static int run_pmd_aligned(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_pmd_aligned, measure_move);
-}
-
-static int run_pmd_misaligned(struct pc_scenario_ctx *ctx)
-{
-	return run_measure(ctx, &sh_pmd_misaligned, measure_move);
-}
-
 const struct pc_scenario pc_mremap_scenarios[] = {
 	{"anon-64k", "anonymous 1 MiB of 64 KiB folios moved to a 64 KiB-aligned address",
-	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k},
-	{"anon-4k", "anonymous 1 MiB of small pages (MADV_NOHUGEPAGE) moved", 0, run_anon_4k},
+	 PC_NEEDS_MTHP_ANON_64K, run_shape, &sh_anon_64k},
+	{"anon-4k", "anonymous 1 MiB of small pages (MADV_NOHUGEPAGE) moved", 0, run_shape,
+	 &sh_anon_4k},
 	{"anon-64k-misaligned", "64 KiB folios moved to 64 KiB alignment + 4 KiB",
-	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_misaligned},
+	 PC_NEEDS_MTHP_ANON_64K, run_shape, &sh_anon_64k_misaligned},
 	{"anon-64k-partial", "64 KiB folios, [start+8K, end-8K) moved: ends inside folios",
-	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_partial},
+	 PC_NEEDS_MTHP_ANON_64K, run_shape, &sh_anon_64k_partial},
 	{"anon-64k-fork", "64 KiB folios shared with a child, half COW-copied, moved, written",
-	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_fork},
+	 PC_NEEDS_MTHP_ANON_64K, run_shape, &sh_anon_64k_fork},
 	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back",
-	 PC_NEEDS_MTHP_SHMEM_64K, run_shmem_64k},
-	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0,
-	 run_file_shared},
+	 PC_NEEDS_MTHP_SHMEM_64K, run_shape, &sh_shmem_64k},
+	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
+	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim",
-	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_dirty},
+	 PC_NEEDS_MTHP_ANON_64K, run_shape, &sh_anon_64k_dirty},
 	{"anon-64k-young", "clear_refs, touch every 4th page, move: Referenced covers them",
-	 PC_NEEDS_MTHP_ANON_64K, run_anon_64k_young},
-	{"pmd-aligned", "8 MiB small pages, 2 MiB-aligned source and destination", 0,
-	 run_pmd_aligned},
-	{"pmd-misaligned", "8 MiB small pages, destination 2 MiB-aligned + 4 KiB", 0,
-	 run_pmd_misaligned},
+	 PC_NEEDS_MTHP_ANON_64K, run_shape, &sh_anon_64k_young},
+	{"pmd-aligned", "8 MiB small pages, 2 MiB-aligned source and destination", 0, run_shape,
+	 &sh_pmd_aligned},
+	{"pmd-misaligned", "8 MiB small pages, destination 2 MiB-aligned + 4 KiB", 0, run_shape,
+	 &sh_pmd_misaligned},
 };
 
 const int pc_mremap_n_scenarios = sizeof(pc_mremap_scenarios) / sizeof(pc_mremap_scenarios[0]);

@@ -59,9 +59,10 @@ struct pc_scenario {
 	const char *name;	 /* "anon-64k", "shmem-64k", ... */
 	const char *description; /* one line for --list and docs */
 	unsigned int needs;	 /* PC_NEEDS_* */
-	/* Runs in the child; returns 0, or -errno when it could not run at
-	   all (after reporting SKIP verdicts with the reason). */
-	int (*run)(struct pc_scenario_ctx *ctx);
+	/* Runs in the child with data; returns 0, or -errno when it could
+	   not run at all (after reporting SKIP verdicts with the reason). */
+	int (*run)(struct pc_scenario_ctx *ctx, const void *data);
+	const void *data; /* the scenario's parameters */
 };
 
 /* The mremap suite (verify/mremap_scenarios.c). */
