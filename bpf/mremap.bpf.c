@@ -606,6 +606,15 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		cc->new_addr = (__u64)ret;
 		cc->unreliable = unreliable;
 		bpf_loop(st->npages, compare_slot, NULL, 0);
+		/* The exit-side walk itself is a window: judge it by the counter too. */
+		if (!unreliable && disturb_gen() != st->gen) {
+			unreliable = true;
+			stat_add(PC_STAT_CALLS_DISTURBED, 1);
+			for (int k = 0; k < 3; k++) {
+				cc->c[k].inconclusive += cc->c[k].violations;
+				cc->c[k].violations = 0;
+			}
+		}
 		add_counts(PC_CHK_MOVED, &cc->c[0]);
 		add_counts(PC_CHK_ADBITS, &cc->c[1]);
 		add_counts(PC_CHK_PERMS, &cc->c[2]);
@@ -632,6 +641,10 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 			(st->track_flags & PC_TRACK_ENFORCE_PMD) && (st->flags & MREMAP_FIXED);
 		pc->unreliable = unreliable;
 		bpf_loop(st->nextents, compare_pmd, NULL, 0);
+		if (!unreliable && disturb_gen() != st->gen) {
+			pc->c.inconclusive += pc->c.violations;
+			pc->c.violations = 0;
+		}
 		add_counts(PC_CHK_PMD_MOVE, &pc->c);
 		hist_add(PC_HIST_MREMAP_PMDS_MOVED, PC_HIST_LINLOG, pc->moved_at_pmd);
 	} else {

@@ -274,6 +274,10 @@ void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
 		res->checked = c.checked;
 		res->violations = c.violations;
 		res->inconclusive = c.inconclusive;
+		/* Evidence stands only beside counted violations: a call whose
+		   window turned out disturbed after its events were sent is not. */
+		if (!c.violations)
+			res->n_evidence = 0;
 		if (c.violations) {
 			pc_result_set(
 				res, PC_STATUS_FAIL, "%llu of %llu entries violate the invariant",
