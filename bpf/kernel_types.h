@@ -93,6 +93,40 @@ struct trace_event_raw_mm_filemap_op_page_cache_range {
 	unsigned long last_index;
 };
 
+struct vm_area_struct;
+
+/* mm/internal.h since v6.15: move_page_tables(struct pagetable_move_control *). */
+struct pagetable_move_control {
+	struct vm_area_struct *old;
+	struct vm_area_struct *new;
+	unsigned long old_addr;
+	unsigned long old_end;
+	unsigned long new_addr;
+	unsigned long len_in;
+};
+
 #pragma clang attribute pop
+
+/*
+ * Register layouts for kprobes (bpf_tracing.h's PT_REGS_PARMn); these are
+ * ABI, stable across kernel versions, so no CO-RE is needed.
+ */
+#if defined(__TARGET_ARCH_x86)
+struct pt_regs {
+	/* The UAPI names bpf_tracing.h uses outside the kernel tree. */
+	unsigned long r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
+	unsigned long rax, rcx, rdx, rsi, rdi, orig_rax, rip, cs, eflags, rsp, ss;
+};
+#elif defined(__TARGET_ARCH_arm64)
+struct user_pt_regs {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+	__u64 pstate;
+};
+struct pt_regs {
+	struct user_pt_regs user_regs;
+};
+#endif
 
 #endif

@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "common.h"
+#include "hooks.h"
 #include "probe.h"
 #include "session.h"
 #include "settings.h"
@@ -31,14 +32,21 @@ static struct btf *vmlinux_btf(void)
 	return btf;
 }
 
-int pc_probe_fentry(const char *func, char *reason, size_t len)
+/*
+ * Loads an empty fentry or fexit program on func and attaches it: the
+ * load tells whether BTF and lockdown allow it (and whether the trampoline
+ * accepts the prototype: struct returns are refused), the attach whether
+ * the architecture can build the trampoline (struct arguments).
+ */
+int pc_probe_tracing(const char *func, bool fexit, char *reason, size_t len)
 {
 	struct bpf_insn insns[2] = {
 		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
 		{.code = BPF_JMP | BPF_EXIT},
 	};
+	const char *kind = fexit ? "fexit" : "fentry";
 	struct btf *btf = vmlinux_btf();
-	int id, fd, err;
+	int id, fd, link, err;
 
 	if (!btf) {
 		snprintf(reason, len, "no kernel BTF (/sys/kernel/btf/vmlinux)");
@@ -49,18 +57,39 @@ int pc_probe_fentry(const char *func, char *reason, size_t len)
 		snprintf(reason, len, "%s not in BTF: absent or inlined in this kernel", func);
 		return -ENOENT;
 	}
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
 		    .attach_btf_id = id);
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pc_probe", "GPL", insns, 2, &opts);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(reason, len, "fentry on %s refused: %s%s", func, strerror(errno),
+		snprintf(reason, len, "%s on %s refused: %s%s", kind, func, strerror(errno),
 			 errno == EPERM ? " (lockdown or missing capability)" : "");
 		return err;
 	}
+	link = bpf_raw_tracepoint_open(NULL, fd);
+	if (link < 0) {
+		err = -errno;
+		close(fd);
+		snprintf(reason, len, "%s on %s loads but does not attach: %s", kind, func,
+			 strerror(-err));
+		return err;
+	}
+	close(link);
 	close(fd);
-	snprintf(reason, len, "fentry/fexit on %s", func);
+	snprintf(reason, len, "%s on %s", kind, func);
 	return 0;
+}
+
+int pc_probe_fentry(const char *func, char *reason, size_t len)
+{
+	return pc_probe_tracing(func, false, reason, len);
+}
+
+/* The struct btf of the running kernel, NULL when it has none. */
+const struct btf *pc_vmlinux_btf(void)
+{
+	return vmlinux_btf();
 }
 
 int pc_probe_kprobe(const char *func, char *reason, size_t len)
@@ -143,8 +172,27 @@ static const char *const tracepoints[] = {
 	"writeback/sb_mark_inode_writeback",
 };
 
+/* Marker functions of each batched path: present in BTF when it exists. */
+static const struct {
+	const char *path;
+	const char *func;
+	const char *absent;
+} paths[] = {
+	{"mremap PMD-level move (v4.20+)", "move_normal_pmd",
+	 "move_normal_pmd not in BTF (inlined here, or before v4.20)"},
+	{"folio-based fault-around (v6.4+)", "set_pte_range",
+	 "set_pte_range absent: fault-around maps page by page"},
+	{"batched file rmap", "folio_add_file_rmap_ptes",
+	 "folio_add_file_rmap_ptes absent: no batched rmap"},
+	{"arm64 contpte (v6.9+)", "contpte_ptep_get",
+	 "contpte_ptep_get absent: not arm64, or no contpte support"},
+	{"folio_pte_batch out of line", "folio_pte_batch",
+	 "folio_pte_batch absent or inlined: batch sizes not observable"},
+};
+
 int pc_cmd_features(int argc, char **argv)
 {
+	struct pc_hook_choice choice[PC_HOOK__COUNT];
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {}};
 	char reason[256], buf[128];
 	struct pc_walk_calib calib;
@@ -206,15 +254,31 @@ int pc_cmd_features(int argc, char **argv)
 		if (pc_sysfs_choice(path, buf, sizeof(buf)) == 0)
 			printf(" %ukB=%s", kb, buf);
 	}
-	printf("\n\nChecks and the tier each will use here:\n");
-	printf("  mremap/moved, ad-bits, perms       oracle (pagemap, data-loss, COW) + %s\n",
-	       c == 0 ? "kernel:syscall-walk" : "no in-kernel tier (walk unavailable)");
-	printf("  mremap/pmd-move                    %s\n",
-	       c == 0 ? "kernel:syscall-walk" : "skip: page-table walk unavailable");
+	printf("\n\nHook groups (chosen by trying: fentry/fexit, else kprobes):\n");
+	pc_hooks_choose(choice);
+	for (int g = 0; g < PC_HOOK__COUNT; g++)
+		line(pc_hook_group_name(g), choice[g].mech != PC_MECH_NONE, choice[g].reason);
+	printf("\nPaths this kernel has (BTF; absent = not in this kernel, or inlined):\n");
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		bool have =
+			pc_vmlinux_btf() &&
+			btf__find_by_name_kind(pc_vmlinux_btf(), paths[i].func, BTF_KIND_FUNC) >= 0;
+
+		line(paths[i].path, have, have ? paths[i].func : paths[i].absent);
+	}
+	printf("\nChecks and the tiers each will use here:\n");
+	printf("  mremap/moved, ad-bits, perms       oracle (pagemap, data-loss, COW)%s%s\n",
+	       c == 0 ? " + kernel:syscall-walk" : "",
+	       choice[PC_HOOK_MOVE_PAGE_TABLES].mech ? " + kernel:fexit (move_page_tables)" : "");
+	printf("  mremap/pmd-move                    %s%s\n",
+	       c == 0 ? "kernel:syscall-walk" : "skip: page-table walk unavailable",
+	       choice[PC_HOOK_MOVE_PAGE_TABLES].mech ? " + kernel:fexit" : "");
 	printf("  mremap/folio-intact                oracle:kpageflags\n");
-	printf("  mremap/batch                       %s\n",
-	       pc_probe_fentry("folio_pte_batch", reason, sizeof(reason)) == 0
-		       ? "kernel:fexit"
-		       : "skip: per-batch hooks unavailable here");
+	if (choice[PC_HOOK_CONTPTE_BATCH].mech)
+		printf("  mremap/batch, per-batch ad-bits    %s (contpte_*)\n",
+		       pc_hook_tier_name(choice[PC_HOOK_CONTPTE_BATCH].mech));
+	else
+		printf("  mremap/batch                       skip: %s\n",
+		       choice[PC_HOOK_CONTPTE_BATCH].reason);
 	return PC_EXIT_PASS;
 }

@@ -9,6 +9,11 @@
 /* 0 when the kernel has the function in BTF and accepts an fentry program
  * on it; else -errno with a reason ("not in BTF: absent or inlined", ...). */
 int pc_probe_fentry(const char *func, char *reason, size_t len);
+/* The same for fexit when fexit is true (load and attach are both tried). */
+int pc_probe_tracing(const char *func, bool fexit, char *reason, size_t len);
+struct btf;
+/* The running kernel's BTF (loaded once), NULL without one. */
+const struct btf *pc_vmlinux_btf(void);
 /* 0 when a kprobe can be created on func; else -errno with a reason. */
 int pc_probe_kprobe(const char *func, char *reason, size_t len);
 /* Enough privilege for BPF tracing (root or CAP_BPF+CAP_PERFMON). */

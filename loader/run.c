@@ -245,6 +245,9 @@ int pc_cmd_run(int argc, char **argv)
 		pc_report_note(r, "in-kernel checks unavailable: %s", s.load_error);
 	else
 		pc_report_note(r, "page-table walk: %s", s.walk_reason);
+	for (int g = 0; s.loaded && g < PC_HOOK__COUNT; g++)
+		pc_report_note(r, "%s: %s (%s)", pc_hook_group_name(g),
+			       pc_hook_mech_name(s.hooks[g].mech), s.hooks[g].reason);
 	s.report = r;
 	if (s.loaded && !s.disturbance_complete)
 		pc_report_note(r, "disturbance tracepoints missing: %s", s.missing_disturbance);
@@ -272,23 +275,6 @@ int pc_cmd_run(int argc, char **argv)
 		pc_report_note(r, "interrupted: results so far, marked partial");
 	}
 	pc_session_mremap_results(&s, r);
-	{
-		struct pc_result *b = pc_report_add_result(r, "mremap/batch", "kernel:fexit", true);
-		char reason[256];
-
-		if (b) {
-			if (pc_probe_fentry("folio_pte_batch", reason, sizeof(reason)) == 0)
-				pc_result_set(
-					b, PC_STATUS_SKIP,
-					"fentry works here, but the per-batch programs are not "
-					"part of this version yet");
-			else
-				pc_result_set(b, PC_STATUS_SKIP,
-					      "per-batch nr needs fentry/fexit or kprobes (%s); on "
-					      "x86 mremap batches are 1 PTE by design",
-					      reason);
-		}
-	}
 	pc_session_hists(&s, r, false);
 	pc_session_stats(&s, r);
 	code = pc_report_exit_code(r);

@@ -46,11 +46,26 @@ static const char *const verdict_text[PC_V__COUNT] = {
 	[PC_V_DATA_LOST] = "written data lost",
 	[PC_V_REFERENCED_SHORT] = "fewer referenced pages than touched",
 	[PC_V_COW_BROKEN] = "write leaked into a process sharing the page",
+	[PC_V_BATCH_NR_MISMATCH] = "PTEs set differ in number from PTEs cleared",
 };
 
 const char *pc_verdict_text(__u32 v)
 {
 	return v < PC_V__COUNT && verdict_text[v] ? verdict_text[v] : "violation";
+}
+
+static const char *tier_name(__u32 tier)
+{
+	switch (tier) {
+	case PC_TIER_SYSCALL_WALK:
+		return "kernel:syscall-walk";
+	case PC_TIER_FEXIT:
+		return "kernel:fexit";
+	case PC_TIER_KPROBE:
+		return "kernel:kprobe";
+	default:
+		return "oracle";
+	}
 }
 
 static int handle_event(void *ctx, void *data, size_t size)
@@ -61,29 +76,104 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*ev) || !s->report)
 		return 0;
-	res = pc_report_find_result(s->report, pc_check_name(ev->check), "kernel:syscall-walk");
+	res = pc_report_find_result(s->report, pc_check_name(ev->check), tier_name(ev->tier));
 	if (!res)
-		res = pc_report_add_result(s->report, pc_check_name(ev->check),
-					   "kernel:syscall-walk", true);
+		res = pc_report_add_result(s->report, pc_check_name(ev->check), tier_name(ev->tier),
+					   true);
 	if (res)
 		pc_result_add_evidence(res, ev->tgid, ev->old_addr, ev->new_addr, ev->expected,
 				       ev->seen, pc_verdict_text(ev->verdict));
 	return 0;
 }
 
-/* Programs whose tracepoint is missing are not loaded; the rest are. */
-static void select_programs(struct pc_session *s)
+/* The hook group a program belongs to, or -1 for tracepoint programs. */
+static int program_group(const struct pc_session *s, const char *name)
+{
+	for (int g = 0; g < PC_HOOK__COUNT; g++) {
+		static const struct pc_hook_choice fentry = {.mech = PC_MECH_FENTRY};
+		static const struct pc_hook_choice fentry_legacy = {.mech = PC_MECH_FENTRY,
+								    .legacy_prototype = true};
+		static const struct pc_hook_choice kprobe = {.mech = PC_MECH_KPROBE};
+		const struct pc_hook_choice *all[] = {&fentry, &fentry_legacy, &kprobe};
+
+		(void)s;
+		for (size_t k = 0; k < 3; k++)
+			for (const char *const *p = pc_hook_programs(g, all[k]); *p; p++)
+				if (strcmp(*p, name) == 0)
+					return g;
+	}
+	return -1;
+}
+
+/*
+ * Tracepoint programs load when their tracepoint exists; hook programs
+ * when their group's chosen mechanism names them (with_hooks), else not.
+ */
+static void select_programs(struct pc_session *s, bool with_hooks)
 {
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, s->skel->obj)
 	{
 		const char *sec = bpf_program__section_name(prog);
+		const char *name = bpf_program__name(prog);
+		int g = program_group(s, name);
+		bool on = false;
 
-		/* "tp/<category>/<event>" */
-		if (strncmp(sec, "tp/", 3) == 0 && !pc_tracepoint_exists(sec + 3))
-			bpf_program__set_autoload(prog, false);
+		if (g < 0) {
+			/* "tp/<category>/<event>" */
+			on = strncmp(sec, "tp/", 3) != 0 || pc_tracepoint_exists(sec + 3);
+		} else if (with_hooks) {
+			for (const char *const *p = pc_hook_programs(g, &s->hooks[g]); *p; p++)
+				on = on || strcmp(*p, name) == 0;
+		}
+		bpf_program__set_autoload(prog, on);
 	}
+}
+
+/* Opens and loads the object; 0 or -errno. */
+static int load_object(struct pc_session *s, const struct pc_session_opts *o, __u64 phys_limit,
+		       bool with_hooks)
+{
+	s->skel = mremap_bpf__open();
+	if (!s->skel)
+		return -errno;
+	s->skel->rodata->filter_mode = o->filter_mode;
+	if (o->comm)
+		strncpy((char *)s->skel->rodata->filter_comm, o->comm, 15);
+	s->skel->rodata->walk_enabled = s->walk_enabled;
+	s->skel->rodata->walk_base = s->calib.direct_map_base;
+	s->skel->rodata->walk_levels = s->calib.levels;
+	s->skel->rodata->walk_phys_limit = phys_limit;
+	s->skel->rodata->batch_hooks =
+		with_hooks && s->hooks[PC_HOOK_CONTPTE_BATCH].mech != PC_MECH_NONE;
+	s->skel->rodata->batch_tier = s->hooks[PC_HOOK_CONTPTE_BATCH].mech == PC_MECH_KPROBE
+					      ? PC_TIER_KPROBE
+					      : PC_TIER_FEXIT;
+	select_programs(s, with_hooks);
+	return mremap_bpf__load(s->skel);
+}
+
+/* A group is all or nothing: detach what attached of it and say why. */
+static void hook_failed(struct pc_session *s, int group, const char *prog, int err)
+{
+	struct pc_hook_choice *c = &s->hooks[group];
+	int kept = 0;
+
+	if (c->mech == PC_MECH_NONE)
+		return;
+	snprintf(c->reason, sizeof(c->reason), "%s: program %s did not attach: %s",
+		 pc_hook_mech_name(c->mech), prog, strerror(err < 0 ? -err : err));
+	c->mech = PC_MECH_NONE;
+	for (int i = 0; i < s->n_links; i++) {
+		if (s->link_group[i] == group) {
+			bpf_link__destroy(s->links[i]);
+			continue;
+		}
+		s->link_group[kept] = s->link_group[i];
+		s->links[kept++] = s->links[i];
+	}
+	s->n_links = kept;
 }
 
 int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
@@ -100,22 +190,30 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 	} else {
 		snprintf(s->walk_reason, sizeof(s->walk_reason), "page-table walk not requested");
 	}
-	s->skel = mremap_bpf__open();
-	if (!s->skel) {
-		err = -errno;
-		snprintf(s->load_error, sizeof(s->load_error), "cannot open BPF object: %s",
-			 strerror(errno));
-		return err;
+	pc_hooks_choose(s->hooks);
+	if (!s->walk_enabled && s->hooks[PC_HOOK_MOVE_PAGE_TABLES].mech != PC_MECH_NONE) {
+		s->hooks[PC_HOOK_MOVE_PAGE_TABLES].mech = PC_MECH_NONE;
+		snprintf(s->hooks[PC_HOOK_MOVE_PAGE_TABLES].reason,
+			 sizeof(s->hooks[PC_HOOK_MOVE_PAGE_TABLES].reason),
+			 "page-table walk unavailable: %s", s->walk_reason);
 	}
-	s->skel->rodata->filter_mode = o->filter_mode;
-	if (o->comm)
-		strncpy((char *)s->skel->rodata->filter_comm, o->comm, 15);
-	s->skel->rodata->walk_enabled = s->walk_enabled;
-	s->skel->rodata->walk_base = s->calib.direct_map_base;
-	s->skel->rodata->walk_levels = s->calib.levels;
-	s->skel->rodata->walk_phys_limit = phys_limit;
-	select_programs(s);
-	err = mremap_bpf__load(s->skel);
+	err = load_object(s, o, phys_limit, true);
+	if (err) {
+		/* Try once more with tracepoints only, and say why the hooks are off. */
+		char why[200];
+
+		snprintf(why, sizeof(why), "the kernel refused the hook programs: %s",
+			 strerror(-err));
+		mremap_bpf__destroy(s->skel);
+		s->skel = NULL;
+		for (int g = 0; g < PC_HOOK__COUNT; g++) {
+			if (s->hooks[g].mech == PC_MECH_NONE)
+				continue;
+			s->hooks[g].mech = PC_MECH_NONE;
+			snprintf(s->hooks[g].reason, sizeof(s->hooks[g].reason), "%s", why);
+		}
+		err = load_object(s, o, phys_limit, false);
+	}
 	if (err) {
 		snprintf(s->load_error, sizeof(s->load_error),
 			 "the kernel refused the tracepoint programs: %s", strerror(-err));
@@ -132,9 +230,23 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 		bool disturbance = strncmp(bpf_program__name(prog), "disturb_", 8) == 0;
 		struct bpf_link *link = NULL;
 
-		if (bpf_program__autoload(prog) && s->n_links < PC_SESSION_MAX_LINKS)
+		int group = program_group(s, bpf_program__name(prog));
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		if (s->n_links < PC_SESSION_MAX_LINKS)
 			link = bpf_program__attach(prog);
+		if (group >= 0) {
+			if (link) {
+				s->link_group[s->n_links] = group;
+				s->links[s->n_links++] = link;
+				continue;
+			}
+			hook_failed(s, group, bpf_program__name(prog), -errno);
+			continue;
+		}
 		if (link) {
+			s->link_group[s->n_links] = -1;
 			s->links[s->n_links++] = link;
 			s->n_attached++;
 			if (strcmp(event, "tlb/tlb_flush") == 0)
@@ -158,6 +270,8 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 				 event);
 		}
 	}
+	for (int g = 0; g < PC_HOOK__COUNT; g++)
+		s->hook_live[g] = s->hooks[g].mech != PC_MECH_NONE;
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
 	if (!s->rb) {
 		err = -errno;
@@ -240,11 +354,111 @@ static int sum_percpu(int fd, __u32 key, __u64 *out, int words)
 	return 0;
 }
 
-static void check_counts(struct pc_session *s, __u32 check, struct pc_check_counts *c)
+static void check_counts(struct pc_session *s, __u32 check, __u32 tier, struct pc_check_counts *c)
 {
 	memset(c, 0, sizeof(*c));
-	sum_percpu(bpf_map__fd(s->skel->maps.counts), check * PC_TIER__COUNT + PC_TIER_SYSCALL_WALK,
-		   (__u64 *)c, sizeof(*c) / sizeof(__u64));
+	sum_percpu(bpf_map__fd(s->skel->maps.counts), check * PC_TIER__COUNT + tier, (__u64 *)c,
+		   sizeof(*c) / sizeof(__u64));
+}
+
+/* Pass, fail or skip of one (check, tier) from its counters. */
+static void judge_counts(struct pc_result *res, const struct pc_check_counts *c, const char *what,
+			 const char *none_reason)
+{
+	res->checked = c->checked;
+	res->violations = c->violations;
+	res->inconclusive = c->inconclusive;
+	/* Evidence stands only beside counted violations: a call whose
+	   window turned out disturbed after its events were sent is not. */
+	if (!c->violations)
+		res->n_evidence = 0;
+	if (c->violations)
+		pc_result_set(res, PC_STATUS_FAIL, "%llu of %llu %s violate the invariant",
+			      (unsigned long long)c->violations, (unsigned long long)c->checked,
+			      what);
+	else if (c->checked == 0)
+		pc_result_set(res, PC_STATUS_SKIP, "%s%s", none_reason,
+			      c->inconclusive ? " (all windows disturbed)" : "");
+	else
+		pc_result_set(res, PC_STATUS_PASS,
+			      "%llu %s judged in quiet windows; %llu inconclusive (disturbed), "
+			      "%llu not applicable",
+			      (unsigned long long)c->checked, what,
+			      (unsigned long long)c->inconclusive,
+			      (unsigned long long)c->not_applicable);
+}
+
+static struct pc_result *result_for(struct pc_report *r, const char *name, const char *tier)
+{
+	struct pc_result *res = pc_report_find_result(r, name, tier);
+
+	return res ? res : pc_report_add_result(r, name, tier, true);
+}
+
+/* Results of the hook tiers (kernel:fexit, kernel:kprobe), skips included. */
+static void hook_results(struct pc_session *s, struct pc_report *r)
+{
+	static const __u32 per_call[] = {PC_CHK_MOVED, PC_CHK_ADBITS, PC_CHK_PERMS,
+					 PC_CHK_PMD_MOVE};
+	const struct pc_hook_choice *mpt = &s->hooks[PC_HOOK_MOVE_PAGE_TABLES];
+	const struct pc_hook_choice *bat = &s->hooks[PC_HOOK_CONTPTE_BATCH];
+	bool mpt_live = s->loaded && s->hook_live[PC_HOOK_MOVE_PAGE_TABLES];
+	bool bat_live = s->loaded && s->hook_live[PC_HOOK_CONTPTE_BATCH];
+	const char *bat_tier = pc_hook_tier_name(bat_live ? bat->mech : PC_MECH_FENTRY);
+	struct pc_check_counts c, b;
+	struct pc_result *res;
+
+	for (size_t i = 0; i < sizeof(per_call) / sizeof(per_call[0]); i++) {
+		bool with_batches =
+			per_call[i] == PC_CHK_ADBITS && bat_live && bat->mech == PC_MECH_FENTRY;
+
+		res = result_for(r, pc_check_name(per_call[i]), "kernel:fexit");
+		if (!res)
+			continue;
+		if (!s->loaded) {
+			pc_result_set(res, PC_STATUS_SKIP, "%s", s->load_error);
+			continue;
+		}
+		if (!mpt_live && !with_batches) {
+			pc_result_set(res, PC_STATUS_SKIP, "no fexit on move_page_tables: %s",
+				      mpt->reason);
+			continue;
+		}
+		check_counts(s, per_call[i], PC_TIER_FEXIT, &c);
+		judge_counts(res, &c,
+			     per_call[i] == PC_CHK_PMD_MOVE ? "PMD extents"
+			     : with_batches && mpt_live	    ? "entries and batches"
+			     : with_batches		    ? "batches"
+							    : "entries",
+			     "nothing to judge: no eligible entry in any traced move_page_tables");
+	}
+	/* ad-bits per batch through kprobes has its own tier line. */
+	if (bat_live && bat->mech == PC_MECH_KPROBE) {
+		res = result_for(r, pc_check_name(PC_CHK_ADBITS), "kernel:kprobe");
+		check_counts(s, PC_CHK_ADBITS, PC_TIER_KPROBE, &c);
+		if (res)
+			judge_counts(res, &c, "batches",
+				     "no batch of 2 or more PTEs in any traced mremap");
+	}
+	res = result_for(r, pc_check_name(PC_CHK_BATCH), bat_tier);
+	if (!res)
+		return;
+	if (!s->loaded) {
+		pc_result_set(res, PC_STATUS_SKIP, "%s", s->load_error);
+		return;
+	}
+	if (!bat_live) {
+		pc_result_set(res, PC_STATUS_SKIP,
+			      "no per-batch hook here: %s (mremap batches pass no other "
+			      "out-of-line function; on x86 they are 1 PTE by design)",
+			      bat->reason);
+		return;
+	}
+	check_counts(s, PC_CHK_BATCH, bat->mech == PC_MECH_KPROBE ? PC_TIER_KPROBE : PC_TIER_FEXIT,
+		     &b);
+	judge_counts(res, &b, "batch facts",
+		     "no batch of 2 or more PTEs in any traced mremap: this kernel moved every "
+		     "PTE on its own (see the batch histogram)");
 }
 
 void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
@@ -254,11 +468,9 @@ void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
 	pc_session_poll(s, 0);
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
 		const char *name = pc_check_name(checks[i]);
-		struct pc_result *res = pc_report_find_result(r, name, "kernel:syscall-walk");
+		struct pc_result *res = result_for(r, name, "kernel:syscall-walk");
 		struct pc_check_counts c;
 
-		if (!res)
-			res = pc_report_add_result(r, name, "kernel:syscall-walk", true);
 		if (!res)
 			continue;
 		if (!s->loaded) {
@@ -270,31 +482,9 @@ void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
 				      s->walk_reason);
 			continue;
 		}
-		check_counts(s, checks[i], &c);
-		res->checked = c.checked;
-		res->violations = c.violations;
-		res->inconclusive = c.inconclusive;
-		/* Evidence stands only beside counted violations: a call whose
-		   window turned out disturbed after its events were sent is not. */
-		if (!c.violations)
-			res->n_evidence = 0;
-		if (c.violations) {
-			pc_result_set(
-				res, PC_STATUS_FAIL, "%llu of %llu entries violate the invariant",
-				(unsigned long long)c.violations, (unsigned long long)c.checked);
-		} else if (c.checked == 0) {
-			pc_result_set(res, PC_STATUS_SKIP,
-				      "nothing to judge: no eligible entry in any traced mremap"
-				      "%s",
-				      c.inconclusive ? " (all windows disturbed)" : "");
-		} else {
-			pc_result_set(res, PC_STATUS_PASS,
-				      "%llu entries judged in quiet windows; %llu inconclusive "
-				      "(disturbed), %llu not applicable",
-				      (unsigned long long)c.checked,
-				      (unsigned long long)c.inconclusive,
-				      (unsigned long long)c.not_applicable);
-		}
+		check_counts(s, checks[i], PC_TIER_SYSCALL_WALK, &c);
+		judge_counts(res, &c, checks[i] == PC_CHK_PMD_MOVE ? "PMD extents" : "entries",
+			     "nothing to judge: no eligible entry in any traced mremap");
 		if (checks[i] == PC_CHK_ADBITS && res->status != PC_STATUS_FAIL &&
 		    !s->disturbance_complete) {
 			/* Without seeing every reclaim path a lost bit proves nothing. */
@@ -303,6 +493,7 @@ void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
 				      s->missing_disturbance);
 		}
 	}
+	hook_results(s, r);
 }
 
 static const struct {
@@ -323,6 +514,13 @@ static const struct {
 	 "page-table walk at syscall entry/exit", false},
 	{PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, "fault-around window per fault", "pages",
 	 "tracepoint filemap:mm_filemap_map_pages", true},
+	{PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, "mremap PTEs per batch", "PTEs",
+	 "contpte_set_ptes per batch of 2+; batches of 1 = PTEs moved minus those", false},
+	{PC_HIST_FPB_IN_MREMAP, PC_HIST_LINLOG, "folio_pte_batch() nr inside mremap", "PTEs",
+	 "folio_pte_batch return value", false},
+	{PC_HIST_BATCH_OTHER, PC_HIST_LINLOG,
+	 "folio_pte_batch() nr outside mremap (zap, mlock, ...)", "PTEs",
+	 "folio_pte_batch return value", false},
 };
 
 void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filemap)
@@ -342,6 +540,13 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filem
 		if ((hist_info[i].id == PC_HIST_MREMAP_PTES_MOVED ||
 		     hist_info[i].id == PC_HIST_MREMAP_PMDS_MOVED) &&
 		    !s->walk_enabled)
+			continue;
+		if (hist_info[i].id == PC_HIST_BATCH_MREMAP &&
+		    !(s->hook_live[PC_HOOK_CONTPTE_BATCH] && s->walk_enabled))
+			continue;
+		if ((hist_info[i].id == PC_HIST_FPB_IN_MREMAP ||
+		     hist_info[i].id == PC_HIST_BATCH_OTHER) &&
+		    !s->hook_live[PC_HOOK_FOLIO_PTE_BATCH])
 			continue;
 		h = pc_report_add_hist(r, hist_info[i].name, hist_info[i].unit, hist_info[i].source,
 				       true, hist_info[i].kind);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <ptecheck/events.h>
+#include "hooks.h"
 #include "report.h"
 
 struct mremap_bpf;
@@ -32,8 +33,12 @@ struct pc_session {
 	bool tlb_attached;
 	bool filemap_attached;
 	int mremap_attached;
-#define PC_SESSION_MAX_LINKS 32
+	/* Hooks beyond tracepoints: the mechanism chosen and whether it is live. */
+	struct pc_hook_choice hooks[PC_HOOK__COUNT];
+	bool hook_live[PC_HOOK__COUNT];
+#define PC_SESSION_MAX_LINKS 48
 	struct bpf_link *links[PC_SESSION_MAX_LINKS];
+	int link_group[PC_SESSION_MAX_LINKS]; /* enum pc_hook_group, or -1 */
 	int n_links;
 	struct ring_buffer *rb;
 	struct pc_report *report; /* violation events go here */

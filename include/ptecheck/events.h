@@ -32,6 +32,7 @@ enum pc_hist_id {
 	PC_HIST_BATCH_MPROTECT,
 	PC_HIST_BATCH_OTHER,
 	PC_HIST_FAULTAROUND_PAGES, /* linlog, filemap:mm_filemap_map_pages window */
+	PC_HIST_FPB_IN_MREMAP,	   /* linlog, folio_pte_batch() results inside mremap */
 	PC_HIST__COUNT,
 };
 

@@ -48,6 +48,7 @@ enum pc_verdict {
 	PC_V_DATA_LOST,		  /* a written byte did not survive */
 	PC_V_REFERENCED_SHORT,	  /* fewer referenced pages than touched */
 	PC_V_COW_BROKEN,	  /* a write leaked into a process sharing the page */
+	PC_V_BATCH_NR_MISMATCH,	  /* cleared nr PTEs, set a different number */
 	PC_V__COUNT,
 };
 
@@ -148,25 +149,104 @@ struct pc_batch {
 	__u32 nr;	 /* PTEs in the batch */
 };
 
+/* The nr PTEs starting at addr lie inside one page table (nr >= 1). */
+PC_INLINE int pc_batch_in_table(__u64 addr, __u32 nr)
+{
+	if (nr < 1)
+		return PC_V_BATCH_EMPTY;
+	if (addr >> PC_PMD_SHIFT != (addr + ((__u64)nr << PC_PAGE_SHIFT) - 1) >> PC_PMD_SHIFT)
+		return PC_V_BATCH_CROSSES_PMD;
+	return PC_OK;
+}
+
 PC_INLINE int pc_batch_bounds(struct pc_batch b)
 {
-	__u64 first_slot, last_slot;
-
 	if (b.nr < 1)
 		return PC_V_BATCH_EMPTY;
 	if (b.first_pfn < b.folio_pfn || b.first_pfn + b.nr > b.folio_pfn + b.folio_nr)
 		return PC_V_BATCH_OUTSIDE_FOLIO;
-	first_slot = b.addr >> PC_PMD_SHIFT;
-	last_slot = (b.addr + ((__u64)b.nr << PC_PAGE_SHIFT) - 1) >> PC_PMD_SHIFT;
-	if (first_slot != last_slot)
-		return PC_V_BATCH_CROSSES_PMD;
-	return PC_OK;
+	return pc_batch_in_table(b.addr, b.nr);
 }
 
 /* mremap/batch, per call: the batches add up to the present PTEs moved. */
 PC_INLINE int pc_batch_sum(__u64 sum_of_batches, __u64 present_moved)
 {
 	return sum_of_batches == present_moved ? PC_OK : PC_V_BATCH_SUM;
+}
+
+/*
+ * Gathering, for every batched read or clear of several PTEs that returns
+ * one PTE for all of them (arm64 contpte_get_and_clear_full_ptes, and
+ * contpte_ptep_get over a block): the returned PTE is young if any entry
+ * was young at entry and dirty if any was dirty at entry.  Only bits seen
+ * at entry count: hardware may set more meanwhile, which proves nothing.
+ * Accumulate the entries with pc_gather_add, then judge with
+ * pc_gather_covers.
+ */
+struct pc_gather {
+	__u64 first_pfn; /* PFN of the first entry */
+	__u32 entries;	 /* present entries seen */
+	__u8 any_young;
+	__u8 any_dirty;
+	__u8 first_present;
+	__u8 pad;
+};
+
+PC_INLINE void pc_gather_add(struct pc_gather *g, struct pc_pte e)
+{
+	if (e.kind != PC_PTE_PRESENT)
+		return;
+	if (g->entries == 0) {
+		g->first_pfn = e.pfn;
+		g->first_present = 1;
+	}
+	g->entries++;
+	g->any_young |= e.young;
+	g->any_dirty |= e.dirty;
+}
+
+PC_INLINE int pc_gather_covers(const struct pc_gather *g, struct pc_pte ret)
+{
+	if (!g->first_present)
+		return PC_NOT_APPLICABLE;
+	if (ret.kind != PC_PTE_PRESENT)
+		return PC_V_PTE_LOST;
+	if (ret.pfn != g->first_pfn)
+		return PC_V_PFN_CHANGED;
+	if (g->any_dirty && !ret.dirty)
+		return PC_V_DIRTY_LOST;
+	if (g->any_young && !ret.young)
+		return PC_V_YOUNG_LOST;
+	return PC_OK;
+}
+
+/*
+ * set_ptes(ptep, pte, nr), per entry k after the call: it maps pte's PFN
+ * + k, with pte's write permission and at least pte's access/dirty bits
+ * (more may appear: hardware).
+ */
+PC_INLINE int pc_set_entry(struct pc_pte want, __u32 k, struct pc_pte seen)
+{
+	int v;
+
+	if (want.kind != PC_PTE_PRESENT)
+		return PC_NOT_APPLICABLE;
+	want.pfn += k;
+	v = pc_moved_entry(want, seen);
+	if (v == PC_OK)
+		v = pc_perms_entry(want, seen);
+	if (v == PC_OK)
+		v = pc_adbits_entry(want, seen);
+	return v;
+}
+
+/*
+ * A batch moved by mremap is cleared and set with one nr: the PTEs
+ * set at the new address are exactly as many as were cleared at the old.
+ */
+PC_INLINE int pc_batch_pair(__u32 cleared_nr, __u32 set_nr)
+{
+	return cleared_nr == set_nr ? PC_OK : PC_V_BATCH_NR_MISMATCH;
 }
 
 /* Data-loss oracle (ad-bits, dirty half): what was written is read back. */

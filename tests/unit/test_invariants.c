@@ -65,6 +65,7 @@ static const char *verdict_name(int v)
 		[PC_V_DATA_LOST] = "DATA_LOST",
 		[PC_V_REFERENCED_SHORT] = "REFERENCED_SHORT",
 		[PC_V_COW_BROKEN] = "COW_BROKEN",
+		[PC_V_BATCH_NR_MISMATCH] = "BATCH_NR_MISMATCH",
 	};
 
 	if (v < 0 || v >= (int)(sizeof(names) / sizeof(names[0])) || !names[v])
@@ -506,6 +507,135 @@ static void check_batch(void)
 		      "batch: a whole aligned 2 MiB folio in one table: silent");
 }
 
+/* Gathers the NR entries of raw[] as the BPF side does at fentry. */
+static struct pc_gather gather(enum arch a, const __u64 *raw, int n)
+{
+	struct pc_gather g = {0};
+
+	for (int i = 0; i < n; i++)
+		pc_gather_add(&g, decode(a, raw[i]));
+	return g;
+}
+
+/*
+ * contpte_get_and_clear_full_ptes (and contpte_ptep_get) return one PTE
+ * for a block whose entries hardware marks one by one.  Every pattern of
+ * the early-exit gather loop: a bit only in entry k, for each k; young in
+ * j and dirty in k, j before and after k; all clean; all young and dirty.
+ * The correct answer is silent; the answer of a loop that stopped early
+ * (the first entry's bits only) must fire.
+ */
+static void check_gather(enum arch a)
+{
+	__u64 raw[NR];
+	struct pc_gather g;
+	const char *an = arch_name[a];
+
+	for (int k = 0; k < NR; k++) {
+		mkfolio(a, raw, 1, 0, 0);
+		raw[k] = mkpte(a, FOLIO_PFN + k, 1, 0, 1) | (a == ARM64 ? PC_ARM64_CONT : 0);
+		g = gather(a, raw, NR);
+		CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 0, 1))), PC_OK,
+			      "%s gather: dirty only in entry %d, returned dirty: silent", an, k);
+		if (k > 0)
+			CHECK_VERDICT(
+				pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 0, 0))),
+				PC_V_DIRTY_LOST,
+				"%s gather: dirty only in entry %d, early exit returned clean: "
+				"DIRTY_LOST",
+				an, k);
+		mkfolio(a, raw, 1, 0, 0);
+		raw[k] = mkpte(a, FOLIO_PFN + k, 1, 1, 0) | (a == ARM64 ? PC_ARM64_CONT : 0);
+		g = gather(a, raw, NR);
+		CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 1, 0))), PC_OK,
+			      "%s gather: young only in entry %d, returned young: silent", an, k);
+		if (k > 0)
+			CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 0, 0))),
+				      PC_V_YOUNG_LOST,
+				      "%s gather: young only in entry %d, early exit returned old: "
+				      "YOUNG_LOST",
+				      an, k);
+	}
+	/* Young in j, dirty in k: a loop that exits at the first young misses k > j. */
+	for (int j = 0; j < NR; j += 5) {
+		for (int k = 0; k < NR; k += 3) {
+			mkfolio(a, raw, 1, 0, 0);
+			raw[j] = mkpte(a, FOLIO_PFN + j, 1, 1, 0);
+			raw[k] = mkpte(a, FOLIO_PFN + k, 1, j == k, 1);
+			g = gather(a, raw, NR);
+			CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 1, 1))),
+				      PC_OK, "%s gather: young in %d, dirty in %d, both returned",
+				      an, j, k);
+			CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 1, 0))),
+				      PC_V_DIRTY_LOST,
+				      "%s gather: young in %d, dirty in %d, returned young only: "
+				      "DIRTY_LOST",
+				      an, j, k);
+		}
+	}
+	mkfolio(a, raw, 1, 0, 0);
+	g = gather(a, raw, NR);
+	CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 0, 0))), PC_OK,
+		      "%s gather: all clean, returned clean: silent", an);
+	CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 1, 1))), PC_OK,
+		      "%s gather: all clean, hardware set bits meanwhile: silent", an);
+	mkfolio(a, raw, 1, 1, 1);
+	g = gather(a, raw, NR);
+	CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN, 1, 1, 1))), PC_OK,
+		      "%s gather: all young and dirty, returned both: silent", an);
+	CHECK_VERDICT(pc_gather_covers(&g, decode(a, mkpte(a, FOLIO_PFN + 1, 1, 1, 1))),
+		      PC_V_PFN_CHANGED, "%s gather: returned the second entry's PFN: PFN_CHANGED",
+		      an);
+	CHECK_VERDICT(pc_gather_covers(&g, decode(a, 0)), PC_V_PTE_LOST,
+		      "%s gather: returned an empty PTE: PTE_LOST", an);
+	memset(raw, 0, sizeof(raw));
+	g = gather(a, raw, NR);
+	CHECK_VERDICT(pc_gather_covers(&g, decode(a, 0)), PC_NOT_APPLICABLE,
+		      "%s gather: nothing present at entry: not applicable", an);
+}
+
+/* set_ptes(ptep, pte, nr) after the call, entry by entry. */
+static void check_set_entries(enum arch a)
+{
+	__u64 raw[NR];
+	struct pc_pte want = decode(a, mkpte(a, FOLIO_PFN, 1, 1, 1));
+	const char *an = arch_name[a];
+	int worst = PC_OK;
+
+	mkfolio(a, raw, 1, 1, 1);
+	for (int k = 0; k < NR; k++)
+		if (pc_set_entry(want, k, decode(a, raw[k])) != PC_OK)
+			worst = pc_set_entry(want, k, decode(a, raw[k]));
+	CHECK_VERDICT(worst, PC_OK, "%s set_ptes: 16 consecutive PFNs, same bits: silent", an);
+	raw[2] = mkpte(a, FOLIO_PFN + 2, 1, 1, 0);
+	CHECK_VERDICT(pc_set_entry(want, 2, decode(a, raw[2])), PC_V_DIRTY_LOST,
+		      "%s set_ptes: dirty bit lost on the 3rd PTE: DIRTY_LOST", an);
+	CHECK_VERDICT(pc_set_entry(want, 3, decode(a, raw[4])), PC_V_PFN_CHANGED,
+		      "%s set_ptes: 4th PTE maps the 5th page: PFN_CHANGED", an);
+	CHECK_VERDICT(pc_set_entry(want, 5, decode(a, mkpte(a, FOLIO_PFN + 5, 0, 1, 1))),
+		      PC_V_WRITE_LOST, "%s set_ptes: 6th PTE read-only: WRITE_LOST", an);
+	CHECK_VERDICT(pc_set_entry(want, 15, decode(a, 0)), PC_V_PTE_LOST,
+		      "%s set_ptes: last PTE left empty: PTE_LOST", an);
+	CHECK_VERDICT(pc_set_entry(decode(a, mkpte(a, FOLIO_PFN, 1, 0, 0)), 7,
+				   decode(a, mkpte(a, FOLIO_PFN + 7, 1, 1, 1))),
+		      PC_OK, "%s set_ptes: hardware set bits after the call: silent", an);
+}
+
+static void check_batch_pairs(void)
+{
+	CHECK_VERDICT(pc_batch_pair(16, 16), PC_OK, "pair: 16 cleared, 16 set: silent");
+	CHECK_VERDICT(pc_batch_pair(16, 15), PC_V_BATCH_NR_MISMATCH,
+		      "pair: set count short by one: BATCH_NR_MISMATCH");
+	CHECK_VERDICT(pc_batch_pair(8, 16), PC_V_BATCH_NR_MISMATCH,
+		      "pair: set more PTEs than cleared: BATCH_NR_MISMATCH");
+	CHECK_VERDICT(pc_batch_in_table(USER_ADDR, 16), PC_OK,
+		      "in-table: 16 PTEs inside one table: silent");
+	CHECK_VERDICT(pc_batch_in_table(0x7f3a1c400000ULL - 8 * PC_PAGE_SIZE, 16),
+		      PC_V_BATCH_CROSSES_PMD, "in-table: 16 PTEs across a table end: CROSSES_PMD");
+	CHECK_VERDICT(pc_batch_in_table(USER_ADDR, 0), PC_V_BATCH_EMPTY,
+		      "in-table: nr = 0: BATCH_EMPTY");
+}
+
 static void check_oracles(void)
 {
 	CHECK_VERDICT(pc_batch_sum(16, 16), PC_OK, "batch sum: 16 of 16 PTEs: silent");
@@ -556,6 +686,11 @@ int main(void)
 	check_pmd_move();
 	check_folio_intact();
 	check_batch();
+	check_gather(X86);
+	check_gather(ARM64);
+	check_set_entries(X86);
+	check_set_entries(ARM64);
+	check_batch_pairs();
 	check_oracles();
 	check_is_violation();
 	return tap_finish();
