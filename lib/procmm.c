@@ -235,7 +235,7 @@ int pc_folio_of_pfn(__u64 pfn, __u64 *head, __u32 *order)
 
 int pc_folio_order_of_pfn(__u64 pfn)
 {
-	__u32 order;
+	__u32 order = 0;
 	int ret = pc_folio_of_pfn(pfn, NULL, &order);
 
 	return ret ? ret : (int)order;

@@ -408,7 +408,7 @@ static const char *folios_text(enum folios_seen f)
 static enum folios_seen folios_formed(const struct snap *s, bool stats_ok, __u64 stats_before,
 				      const char *stat_name)
 {
-	__u64 after;
+	__u64 after = 0;
 
 	if (s->order_err == 0)
 		return count_large(s) ? FOLIOS_LARGE : FOLIOS_NONE;
