@@ -61,22 +61,19 @@ static long try_candidate(__u32 k, void *data)
 	/* Kernel addresses only: the top bit of a direct-map address is set. */
 	if (!(base >> 63))
 		return 1;
+		/* arm64: 5 levels with 52-bit VAs (LPA2), else 4 (48-bit) or 3 (39-bit). */
 #if defined(__TARGET_ARCH_arm64)
-	const __u32 lv_a = 4, lv_b = 3;
+	const __u32 levels[3] = {4, 5, 3};
 #else
-	const __u32 lv_a = 4, lv_b = 5;
+	const __u32 levels[3] = {4, 5, 0};
 #endif
-	if (try_one(lc->pgd_va, base, lv_a)) {
-		result.base = base;
-		result.levels = lv_a;
-		result.found = 1;
-		return 1;
-	}
-	if (try_one(lc->pgd_va, base, lv_b)) {
-		result.base = base;
-		result.levels = lv_b;
-		result.found = 1;
-		return 1;
+	for (int i = 0; i < 3; i++) {
+		if (levels[i] && try_one(lc->pgd_va, base, levels[i])) {
+			result.base = base;
+			result.levels = levels[i];
+			result.found = 1;
+			return 1;
+		}
 	}
 	return 0;
 }

@@ -756,14 +756,19 @@ static __always_inline void mpt_begin(__u64 old_addr, __u64 new_addr, __u64 len)
 			   : 0);
 }
 
-static __always_inline void mpt_end(__u64 new_addr, __u64 moved)
+/*
+ * The new address is the one seen at entry: v6.15+ advances pmc->old_addr
+ * and pmc->new_addr while it moves (and may first realign them down to a
+ * PMD boundary over empty space), so at fexit they point past the range.
+ */
+static __always_inline void mpt_end(__u64 moved)
 {
 	__u64 key = call_key((__u32)bpf_get_current_pid_tgid(), KIND_MPT);
 	struct call_state *st = bpf_map_lookup_elem(&calls, &key);
 
 	if (!st)
 		return;
-	finish_call(key, st, new_addr, moved, PC_TIER_FEXIT);
+	finish_call(key, st, st->new_addr_arg, moved, PC_TIER_FEXIT);
 	bpf_map_delete_elem(&calls, &key);
 }
 
@@ -779,7 +784,7 @@ int BPF_PROG(mpt_entry, struct pagetable_move_control *pmc)
 SEC("fexit/move_page_tables")
 int BPF_PROG(mpt_exit, struct pagetable_move_control *pmc, unsigned long moved)
 {
-	mpt_end(BPF_CORE_READ(pmc, new_addr), moved);
+	mpt_end(moved);
 	return 0;
 }
 
@@ -796,7 +801,7 @@ SEC("fexit/move_page_tables")
 int BPF_PROG(mpt_legacy_exit, void *vma, unsigned long old_addr, void *new_vma,
 	     unsigned long new_addr, unsigned long len, bool need_rmap_locks, unsigned long moved)
 {
-	mpt_end(new_addr, moved);
+	mpt_end(moved);
 	return 0;
 }
 
