@@ -317,6 +317,8 @@ static long snap_extent(__u32 e, void *data)
 		n = st->npages - i;
 	if (n == 0 || n > PC_PTRS_PER_TABLE)
 		return 0;
+	/* Older verifiers (v6.1) lose the bound above across the multiply. */
+	PC_BOUND(n, 1023);
 	if (pc_table_phys(pmd) < walk_phys_limit &&
 	    !bpf_probe_read_kernel(&st->ptes[i], n * 8,
 				   (void *)(walk_base + pc_table_phys(pmd) + idx * 8)))

@@ -326,7 +326,11 @@ int pc_session_disturb_fd(const struct pc_session *s)
 
 int pc_session_poll(struct pc_session *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	int n;
+
+	if (!s->rb) /* nothing loaded: nothing to drain */
+		return 0;
+	n = ring_buffer__poll(s->rb, timeout_ms);
 
 	return n < 0 && n != -EINTR ? n : 0;
 }
