@@ -783,14 +783,25 @@ int BPF_PROG(mpt_entry, struct pagetable_move_control *pmc)
 	return 0;
 }
 
-SEC("fexit/move_page_tables")
-int BPF_PROG(mpt_exit, struct pagetable_move_control *pmc, unsigned long moved)
+/* The return value by helper: the parameter count differs by version. */
+static __always_inline __u64 mpt_moved(void *ctx)
 {
-	mpt_end(moved);
+	__u64 moved = 0;
+
+	return bpf_get_func_ret(ctx, &moved) ? 0 : moved;
+}
+
+SEC("fexit/move_page_tables")
+int BPF_PROG(mpt_exit)
+{
+	mpt_end(mpt_moved(ctx));
 	return 0;
 }
 
-/* Before: move_page_tables(vma, old_addr, new_vma, new_addr, len, need_rmap_locks). */
+/*
+ * Before v6.15: move_page_tables(vma, old_addr, new_vma, new_addr, len,
+ * need_rmap_locks[, for_stack]): six or seven parameters.
+ */
 SEC("fentry/move_page_tables")
 int BPF_PROG(mpt_legacy_entry, void *vma, unsigned long old_addr, void *new_vma,
 	     unsigned long new_addr, unsigned long len)
@@ -800,10 +811,9 @@ int BPF_PROG(mpt_legacy_entry, void *vma, unsigned long old_addr, void *new_vma,
 }
 
 SEC("fexit/move_page_tables")
-int BPF_PROG(mpt_legacy_exit, void *vma, unsigned long old_addr, void *new_vma,
-	     unsigned long new_addr, unsigned long len, bool need_rmap_locks, unsigned long moved)
+int BPF_PROG(mpt_legacy_exit)
 {
-	mpt_end(moved);
+	mpt_end(mpt_moved(ctx));
 	return 0;
 }
 

@@ -71,8 +71,10 @@ int pc_probe_tracing(const char *func, bool fexit, char *reason, size_t len)
 	if (link < 0) {
 		err = -errno;
 		close(fd);
+		/* 524 is the kernel's internal ENOTSUPP, which libc cannot name. */
 		snprintf(reason, len, "%s on %s loads but does not attach: %s", kind, func,
-			 strerror(-err));
+			 err == -524 ? "not supported by this kernel's BPF trampoline (ENOTSUPP)"
+				     : strerror(-err));
 		return err;
 	}
 	close(link);
