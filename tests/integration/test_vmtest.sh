@@ -1,0 +1,318 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# verify/vmtest, the QEMU guest harness, on an x86_64 guest under TCG: a
+# report that comes back over virtio-serial, a guest's exit status that
+# becomes vmtest's, a panic (exit 5) and a hang (exit 6) that are failures
+# with the console tail, kernel modules loaded with their dependencies,
+# and setup errors that stop before QEMU starts.  Short boots (~6 s each
+# under TCG), ~1 minute in all; the guest commands come from the
+# documented test hook --guest-cmd.
+#
+# Usage: bash test_vmtest.sh BUILD_DIR   (the native build; unused: the
+# guest gets a static build of its own, made in seconds by scripts/build-guest)
+# Prints TAP 13; exits 0 all passed, 1 something failed, 4 nothing could run.
+
+# The cases are called through the table at the bottom.
+# shellcheck disable=SC2317
+
+set -u
+
+BUILD_DIR=${1:-}
+if [ -z "$BUILD_DIR" ]; then
+	echo "usage: bash $0 BUILD_DIR" >&2
+	exit 2
+fi
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VMTEST=$ROOT/verify/vmtest
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_vmtest.XXXXXX") || exit 1
+nr=0
+nr_pass=0
+nr_fail=0
+nr_skip=0
+
+cleanup() {
+	# Every vmtest run here is in the foreground and kills its own QEMU; the
+	# work dirs it leaves (logs) are removed with ours.
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+pass() {
+	nr=$((nr + 1))
+	nr_pass=$((nr_pass + 1))
+	echo "ok $nr - $1"
+}
+
+fail() {
+	nr=$((nr + 1))
+	nr_fail=$((nr_fail + 1))
+	echo "not ok $nr - $1"
+	echo "# $2"
+	sed 's/^/#   /' "$tmp/err" | tail -n 15
+}
+
+skip() {
+	nr=$((nr + 1))
+	nr_skip=$((nr_skip + 1))
+	echo "ok $nr - $1 # SKIP $2"
+}
+
+# vm ARGS...: runs vmtest (work dirs under $tmp); sets rc and secs,
+# output in $tmp/out and $tmp/err.
+vm() {
+	local t0=$SECONDS
+	TMPDIR=$tmp timeout 300 "$VMTEST" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	secs=$((SECONDS - t0))
+}
+
+workdir() {
+	sed -n 's/^vmtest: work dir //p' "$tmp/err" | head -n1
+}
+
+# What the boots need; each missing piece skips the cases that need it.
+why_no_qemu=
+command -v qemu-system-x86_64 >/dev/null || why_no_qemu="no qemu-system-x86_64 (scripts/install-deps --guest)"
+command -v cpio >/dev/null || why_no_qemu="no cpio (scripts/install-deps --guest)"
+kdir=
+why_no_kernel=$why_no_qemu
+if [ -z "$why_no_kernel" ]; then
+	if kdir=$("$ROOT/verify/kernel-fetch" fetch --arch amd64 7 2>"$tmp/kf.err" | tail -n1) &&
+		[ -f "$kdir/vmlinuz" ] && bb=$("$ROOT/verify/kernel-fetch" busybox --arch amd64 2>>"$tmp/kf.err" | tail -n1); then
+		:
+	else
+		why_no_kernel="no 7.x amd64 kernel or busybox from kernel-fetch: $(tail -n1 "$tmp/kf.err")"
+	fi
+fi
+guest=
+why_no_guest=$why_no_kernel
+if [ -z "$why_no_guest" ]; then
+	if "$ROOT/scripts/build-guest" --no-deps --dir "$tmp/guest" x86_64 >"$tmp/bg.out" 2>&1; then
+		guest=$(tail -n1 "$tmp/bg.out")
+	else
+		why_no_guest="scripts/build-guest x86_64 failed: $(tail -n1 "$tmp/bg.out")"
+	fi
+fi
+# Fixed options of the boot cases: the cached kernel, TCG (the KVM probe is
+# case 1's business), short timeouts.
+K=(--arch x86_64 --kernel "$kdir/vmlinuz" --busybox "${bb:-}" --accel tcg --timeout 120)
+
+# (1) ptecheck itself in the guest; the report is what came over virtio-serial.
+t_features() {
+	local d="ptecheck features runs in an x86_64 guest, report over virtio-serial, exit 0"
+	[ -z "$why_no_guest" ] || {
+		skip "$d" "$why_no_guest"
+		return
+	}
+	# --package and --accel auto: kernel-fetch and the (cached) KVM probe too.
+	vm --arch x86_64 --package 7 --build-dir "$guest" --timeout 180 --output "$tmp/report" -- features
+	local w
+	w=$(workdir)
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc after ${secs}s"
+	elif ! grep -q 'features of this kernel' "$tmp/report"; then
+		fail "$d" "--output file lacks the features report"
+	elif [ -z "$w" ] || ! cmp -s "$tmp/report" "$w/report"; then
+		fail "$d" "the report is not the virtio-serial stream ($w/report)"
+	elif ! grep -q '^vmtest: accel: ' "$tmp/err" || ! grep -q '^vmtest: qemu: qemu-system-x86_64 ' "$tmp/err"; then
+		fail "$d" "no accel or QEMU command line on stderr"
+	elif ! grep -q '^release=' "$w/facts" || ! grep -q '^hw_dirty_bit_management=n/a' "$w/facts"; then
+		fail "$d" "guest facts incomplete: $(tr '\n' ' ' <"$w/facts")"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (6) the guest's status is vmtest's; stdout and stderr come back apart.
+t_status() {
+	local d="a guest command's exit 7 is vmtest's exit 7, stdout and stderr kept apart"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --guest-cmd 'echo report-line; echo error-line >&2; exit 7'
+	if [ "$rc" -ne 7 ]; then
+		fail "$d" "exit $rc, not 7"
+	elif [ "$(cat "$tmp/out")" != report-line ]; then
+		fail "$d" "stdout is '$(head -c 200 "$tmp/out")'"
+	elif ! grep -qx error-line "$tmp/err"; then
+		fail "$d" "the guest's stderr line is not on stderr"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (2) a panic is a crash: exit 5 with the console tail.
+t_panic() {
+	local d="a guest kernel panic gives exit 5 and the console tail with 'Kernel panic'"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --guest-cmd 'echo c >/proc/sysrq-trigger'
+	if [ "$rc" -ne 5 ]; then
+		fail "$d" "exit $rc, not 5"
+	elif ! grep -q '^  | .*Kernel panic' "$tmp/err" || ! grep -q '^vmtest: FAIL: .*crashed' "$tmp/err"; then
+		fail "$d" "no console tail with 'Kernel panic' or no FAIL line"
+	elif [ -s "$tmp/out" ]; then
+		fail "$d" "something was printed as a report"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (2b) a kernel that cannot start /init panics before any status.
+t_no_init() {
+	local d="rdinit=/nonexistent: panic before /init gives exit 5"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --append rdinit=/nonexistent --guest-cmd true
+	if [ "$rc" -ne 5 ]; then
+		fail "$d" "exit $rc, not 5"
+	elif ! grep -q 'Kernel panic' "$tmp/err"; then
+		fail "$d" "no 'Kernel panic' on stderr"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (3) a hang is killed at --timeout: exit 6, quickly, with a message.
+t_hang() {
+	local d="a hung guest is killed at --timeout 20: exit 6 with a message"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --timeout 20 --guest-cmd 'sleep 1000'
+	if [ "$rc" -ne 6 ]; then
+		fail "$d" "exit $rc, not 6"
+	elif [ "$secs" -gt 40 ]; then
+		fail "$d" "took ${secs}s"
+	elif ! grep -q '^vmtest: FAIL: the guest did not finish within 20s' "$tmp/err"; then
+		fail "$d" "no timeout message"
+	elif pgrep -f "$tmp/vmtest" >/dev/null; then
+		fail "$d" "a QEMU of this run is still alive"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# Modules: found by name, dependencies from the module's own depends=
+# (Debian's trees have no modules.dep), decompressed and insmod'ed in order.
+t_modules() {
+	local d="--module zram loads zram after its dependency lz4hc_compress"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	if [ ! -d "$kdir/modules/kernel" ]; then
+		skip "$d" "no modules tree in $kdir"
+		return
+	fi
+	vm "${K[@]}" --module zram --guest-cmd 'cat /etc/vmtest.modules; grep -q "^zram " /proc/modules'
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -q 'lz4hc_compress.ko' "$tmp/out" ||
+		[ "$(grep -n 'lz4hc_compress.ko' "$tmp/out" | cut -d: -f1)" -gt "$(grep -n '/zram.ko' "$tmp/out" | cut -d: -f1)" ]; then
+		fail "$d" "load order: $(tr '\n' ' ' <"$tmp/out")"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (4) a missing image: exit 3 before anything starts.
+t_missing_kernel() {
+	local d="a missing --kernel file gives exit 3 and a message, no QEMU"
+	if [ -n "$why_no_qemu" ]; then
+		skip "$d" "$why_no_qemu"
+		return
+	fi
+	vm --kernel "$tmp/no-such-bzImage" --guest-cmd true
+	if [ "$rc" -ne 3 ]; then
+		fail "$d" "exit $rc, not 3"
+	elif ! grep -q "^vmtest: kernel image '.*no-such-bzImage' not found" "$tmp/err"; then
+		fail "$d" "message: $(head -n1 "$tmp/err")"
+	elif grep -q '^vmtest: qemu:' "$tmp/err" || [ -n "$(workdir)" ]; then
+		fail "$d" "got as far as a work dir or QEMU"
+	else
+		pass "$d"
+	fi
+}
+
+# (5) an unknown package spec.
+t_unknown_package() {
+	local d="--package 9.99 gives a clear error and a non-zero exit"
+	if [ -n "$why_no_qemu" ]; then
+		skip "$d" "$why_no_qemu"
+		return
+	fi
+	vm --arch x86_64 --package 9.99 --guest-cmd true
+	if [ "$rc" -eq 0 ] || [ "$rc" -ge 5 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -q "^vmtest: .*'9.99'" "$tmp/err"; then
+		fail "$d" "no vmtest message naming 9.99"
+	elif grep -q '^vmtest: qemu:' "$tmp/err"; then
+		fail "$d" "QEMU was started"
+	else
+		pass "$d (exit $rc)"
+	fi
+}
+
+# Usage errors: exit 2, no boot.
+t_usage() {
+	local d="usage errors exit 2: $*"
+	vm "$@"
+	if [ "$rc" -ne 2 ]; then
+		fail "$d" "exit $rc, not 2"
+	elif ! grep -q '^vmtest: ' "$tmp/err"; then
+		fail "$d" "no vmtest: message"
+	else
+		pass "$d"
+	fi
+}
+
+t_help() {
+	local d="--help exits 0 and documents the exit codes"
+	vm --help
+	if [ "$rc" -eq 0 ] && grep -q '6 timeout' "$tmp/out" && grep -q -- '--guest-cmd' "$tmp/out"; then
+		pass "$d"
+	else
+		fail "$d" "exit $rc"
+	fi
+}
+
+cases=(
+	"t_help"
+	"t_usage|--bogus"
+	"t_usage|--arch|sparc"
+	"t_usage|--format|json|--|features"
+	"t_usage|--timeout|0"
+	"t_missing_kernel"
+	"t_unknown_package"
+	"t_features"
+	"t_status"
+	"t_panic"
+	"t_no_init"
+	"t_hang"
+	"t_modules"
+)
+
+echo "TAP version 13"
+echo "1..${#cases[@]}"
+for c in "${cases[@]}"; do
+	IFS='|' read -r -a words <<<"$c"
+	"${words[@]}"
+done
+
+echo "# pass $nr_pass fail $nr_fail skip $nr_skip"
+if [ "$nr_fail" -gt 0 ]; then
+	exit 1
+fi
+if [ "$nr_pass" -eq 0 ]; then
+	exit 4
+fi
+exit 0
