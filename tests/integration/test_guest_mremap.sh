@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The mremap suite inside QEMU guests of real Debian kernels, as CI runs it:
+#   - 7.x on x86_64: every check passes, the kernel:fexit tier (fentry/fexit
+#     on move_page_tables) ran and judged entries;
+#   - 7.x on arm64: every check passes, the guest reports hardware dirty-bit
+#     management (per-entry access/dirty updates, what gathering exists
+#     for), the per-batch checks ran, and the mremap batch histogram holds
+#     16-PTE batches for the 64 KiB folios;
+#   - 6.1 on both (before every batching patch) and 6.12 on arm64 (contpte
+#     without mremap batching): nothing fails, and nothing batches in
+#     mremap, reported as a fact (a skip or batches of one), not a failure.
+# Each guest boots under TCG in a few seconds; ~1 minute in all.
+#
+# Usage: bash test_guest_mremap.sh BUILD_DIR   (unused: guests get static
+# builds of their own from scripts/build-guest)
+# Prints TAP; exits 0 all passed, 1 something failed, 4 nothing could run
+# (no QEMU, or no kernel in the cache and no network).
+
+set -u
+
+if [ -z "${1:-}" ]; then
+	echo "usage: bash $0 BUILD_DIR" >&2
+	exit 2
+fi
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_guest_mremap.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+nr=0 nr_fail=0 nr_skip=0
+
+ok() { nr=$((nr + 1)); echo "ok $nr - $1"; }
+not_ok() {
+	nr=$((nr + 1))
+	nr_fail=$((nr_fail + 1))
+	echo "not ok $nr - $1"
+	[ -n "${2:-}" ] && echo "# $2"
+	[ -f "${3:-/nonexistent}" ] && tail -n 20 "$3" | sed 's/^/#   /'
+	return 0
+}
+skip() { nr=$((nr + 1)); nr_skip=$((nr_skip + 1)); echo "ok $nr - $1 # SKIP $2"; }
+
+# Answers a question about a JSON report; prints the answer, exits 1 when no.
+query() {
+	python3 - "$@" <<'EOF'
+import json, sys
+
+report = json.load(open(sys.argv[1]))
+what = sys.argv[2]
+res = report["results"]
+
+
+def status(check, tier):
+    return [r["status"] for r in res if r["check"] == check and r["tier"] == tier]
+
+
+def hist(name):
+    for h in report.get("histograms", []):
+        if h["name"] == name:
+            return h
+    return None
+
+
+if what == "no-fail":
+    bad = [f'{r["check"]} [{r["tier"]}]' for r in res if r["status"] == "fail"]
+    print("failed: " + ", ".join(bad) if bad else f"{len(res)} results, none failed")
+    sys.exit(1 if bad or not res else 0)
+if what == "status":  # check tier wanted
+    got = status(sys.argv[3], sys.argv[4])
+    print(f"{sys.argv[3]} [{sys.argv[4]}]: {got}")
+    sys.exit(0 if got == [sys.argv[5]] else 1)
+if what == "batches-of":  # n: count of mremap batches of exactly n PTEs
+    n = int(sys.argv[3])
+    h = hist("mremap PTEs per batch")
+    if h is None:
+        print("no 'mremap PTEs per batch' histogram")
+        sys.exit(1)
+    count = sum(b["count"] for b in h["buckets"] if b["low"] == n and b["high"] == n)
+    print(f"{count} batches of {n} PTEs")
+    sys.exit(0 if count > 0 else 1)
+if what == "no-batch-over-1":  # mremap batches of 2+: none, or no histogram
+    h = hist("mremap PTEs per batch")
+    big = 0 if h is None else sum(b["count"] for b in h["buckets"] if b["low"] >= 2)
+    print("no mremap batch histogram (no per-batch hook)" if h is None
+          else f"{big} mremap batches of 2 or more PTEs")
+    sys.exit(0 if big == 0 else 1)
+sys.exit(2)
+EOF
+}
+
+if ! command -v qemu-system-x86_64 >/dev/null || ! command -v qemu-system-aarch64 >/dev/null; then
+	echo "1..0 # SKIP QEMU not installed (scripts/install-deps --guest)"
+	exit 4
+fi
+
+# Static guest builds once (seconds when up to date).
+for arch in x86_64 arm64; do
+	if ! dir=$("$ROOT/scripts/build-guest" "$arch" 2>"$tmp/build-$arch.err" | tail -n 1); then
+		not_ok "static $arch build for the guest" "scripts/build-guest $arch failed" \
+			"$tmp/build-$arch.err"
+		continue
+	fi
+	eval "build_${arch}=\$dir"
+	ok "static $arch build for the guest ($dir)"
+done
+
+# guest ARCH SPEC: runs the mremap suite; leaves $tmp/ARCH-SPEC.{json,err}.
+# Returns vmtest's exit status, or 100 when the kernel cannot be fetched.
+guest() {
+	local arch=$1 spec=$2 out=$tmp/$1-$2 deb_arch=amd64 build_var
+	[ "$arch" = arm64 ] && deb_arch=arm64
+	build_var=build_$arch
+	[ -n "${!build_var:-}" ] || return 99
+	if ! "$ROOT/verify/kernel-fetch" fetch --arch "$deb_arch" "$spec" >/dev/null \
+		2>"$out.fetch"; then
+		return 100
+	fi
+	"$ROOT/verify/vmtest" --arch "$arch" --package "$spec" --build-dir "${!build_var}" \
+		--timeout 300 --output "$out.json" -- \
+		run --suite mremap --scale 4 --format json 2>"$out.err"
+}
+
+ran=0
+for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "arm64 6.12"; do
+	set -- $case
+	arch=$1 spec=$2 out=$tmp/$1-$2
+	guest "$arch" "$spec"
+	rc=$?
+	if [ $rc -eq 100 ]; then
+		skip "$arch $spec guest: mremap suite" "kernel $spec not cached and not downloadable"
+		continue
+	fi
+	if [ $rc -eq 99 ]; then
+		skip "$arch $spec guest: mremap suite" "no $arch guest build"
+		continue
+	fi
+	ran=$((ran + 1))
+	if [ $rc -ne 0 ] || ! why=$(query "$out.json" no-fail); then
+		not_ok "$arch $spec guest: mremap suite passes (exit $rc)" "${why:-no report}" "$out.err"
+		continue
+	fi
+	ok "$arch $spec guest: mremap suite passes ($why)"
+
+	case "$arch $spec" in
+	"x86_64 7")
+		if why=$(query "$out.json" status mremap/moved kernel:fexit pass); then
+			ok "x86_64 7 guest: fexit on move_page_tables judged the moves ($why)"
+		else
+			not_ok "x86_64 7 guest: fexit on move_page_tables judged the moves" "$why"
+		fi
+		;;
+	"arm64 7")
+		if grep -q "hardware dirty bit management: yes" "$out.err"; then
+			ok "arm64 7 guest: hardware dirty-bit management (FEAT_HAFDBS) present"
+		else
+			not_ok "arm64 7 guest: hardware dirty-bit management (FEAT_HAFDBS) present" \
+				"QEMU too old? (need QEMU 10, -cpu max)" "$out.err"
+		fi
+		if why=$(query "$out.json" status mremap/batch kernel:kprobe pass) ||
+			why=$(query "$out.json" status mremap/batch kernel:fexit pass); then
+			ok "arm64 7 guest: per-batch mremap checks ran and passed ($why)"
+		else
+			not_ok "arm64 7 guest: per-batch mremap checks ran and passed" "$why"
+		fi
+		if why=$(query "$out.json" batches-of 16); then
+			ok "arm64 7 guest: 64 KiB folios move in 16-PTE batches ($why)"
+		else
+			not_ok "arm64 7 guest: 64 KiB folios move in 16-PTE batches" "$why"
+		fi
+		;;
+	*)
+		if why=$(query "$out.json" no-batch-over-1); then
+			ok "$arch $spec guest: mremap does not batch on this kernel, reported as a fact ($why)"
+		else
+			not_ok "$arch $spec guest: mremap does not batch on this kernel" "$why"
+		fi
+		;;
+	esac
+done
+
+echo "1..$nr"
+[ $nr_fail -gt 0 ] && exit 1
+[ $ran -eq 0 ] && exit 4
+exit 0
