@@ -34,6 +34,16 @@ static struct pc_setting settings[PC_MAX_SETTINGS];
 /* Bumped only once an entry is complete, so a handler never sees half of one. */
 static volatile sig_atomic_t nr_settings;
 
+#define PC_MAX_UNDOS 16
+
+struct pc_undo {
+	int (*fn)(void);
+	pid_t owner;
+};
+
+static struct pc_undo undos[PC_MAX_UNDOS];
+static volatile sig_atomic_t nr_undos;
+
 static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /* Async-signal-safe: used by the restore path as well. */
@@ -183,6 +193,36 @@ int pc_setting_set(const char *path, const char *value)
 	return err;
 }
 
+int pc_settings_add_undo(int (*undo)(void))
+{
+	sigset_t block, old;
+	pid_t self = getpid();
+	int i, n, err = 0;
+
+	if (!undo)
+		return -EINVAL;
+	/* A handler must not run the list while it grows. */
+	sigemptyset(&block);
+	for (i = 0; i < (int)(sizeof(fatal_signals) / sizeof(fatal_signals[0])); i++)
+		sigaddset(&block, fatal_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	n = nr_undos;
+	for (i = 0; i < n; i++)
+		if (undos[i].fn == undo && undos[i].owner == self)
+			goto out;
+	if (n >= PC_MAX_UNDOS) {
+		err = -ENOSPC;
+		goto out;
+	}
+	undos[n].fn = undo;
+	undos[n].owner = self;
+	atomic_signal_fence(memory_order_release);
+	nr_undos = n + 1;
+out:
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
+}
+
 int pc_settings_restore_all(void)
 {
 	sigset_t block, old;
@@ -196,6 +236,15 @@ int pc_settings_restore_all(void)
 		sigaddset(&block, fatal_signals[i]);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	atomic_signal_fence(memory_order_acquire);
+	/* Undos first: what they release (mounts) was made under the settings. */
+	for (n = nr_undos - 1; n >= 0; n--) {
+		if (undos[n].owner != self)
+			continue;
+		rc = undos[n].fn();
+		if (rc && !err)
+			err = rc;
+	}
+	nr_undos = 0;
 	for (n = nr_settings - 1; n >= 0; n--) {
 		struct pc_setting *s = &settings[n];
 

@@ -18,6 +18,15 @@ void pc_settings_install_handlers(void);
 /* Number of settings currently changed. */
 int pc_settings_changed(void);
 
+/*
+ * Registers undo (e.g. unmounting scratch filesystems) for
+ * pc_settings_restore_all(), which runs the registered undos newest first,
+ * before restoring the settings, each once per registration.  undo must be
+ * async-signal-safe.  Registering a function already pending is a no-op,
+ * so a module may register on every use.  0 or -ENOSPC.
+ */
+int pc_settings_add_undo(int (*undo)(void));
+
 /* Reads a small sysfs/procfs file; trailing newline removed.  0 or -errno. */
 int pc_read_file(const char *path, char *buf, size_t len);
 /* Writes a string to a file (no recording).  0 or -errno. */

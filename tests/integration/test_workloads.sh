@@ -22,6 +22,7 @@ if [ -z "$BUILD_DIR" ]; then
 fi
 FOLIOS=$BUILD_DIR/workloads/mremap_folios
 PMD=$BUILD_DIR/workloads/mremap_pmd
+FILEMAP=$BUILD_DIR/workloads/filemap_fault
 THP64=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
 REAL_FILES=("$THP64/enabled" "$THP64/shmem_enabled")
 # Long enough to be still running when the signal comes.
@@ -332,6 +333,49 @@ t_fake_4k() {
 	fi
 }
 
+# A short tmpfs read run: one JSON line with a positive rate for each
+# worker, the data verified, and no mount or directory left in its TMPDIR.
+t_filemap_json() {
+	local desc="filemap_fault --backing tmpfs --verify --json: JSON with faults_per_sec, nothing left"
+	local dir=$tmp/filemap-tmp changes err
+
+	have "$FILEMAP" "$desc" || return
+	if ! command -v python3 >/dev/null; then
+		skip "$desc" "python3 not found"
+		return
+	fi
+	mkdir -p "$dir"
+	TMPDIR=$dir run "$FILEMAP" --backing tmpfs --mode read --threads 2 --size 8M \
+		--iterations 3 --verify --json
+	changes=$(real_changes)
+	if [ -n "$changes" ]; then
+		fail "$desc" "not restored: $changes"
+	elif grep -qF " $dir/" /proc/mounts; then
+		fail "$desc" "left mounted: $(grep -F " $dir/" /proc/mounts | head -n 1)"
+	elif [ -n "$(find "$dir" -mindepth 1 -maxdepth 1)" ]; then
+		fail "$desc" "left in TMPDIR: $(find "$dir" -mindepth 1 | tr '\n' ' ')"
+	elif [ "$rc" -eq 4 ]; then
+		skip "$desc" "$(first_err)"
+	elif [ "$rc" -ne 0 ]; then
+		fail "$desc" "exit $rc: $(first_err)"
+	elif ! err=$(python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+assert len(lines) == 1, "%d lines" % len(lines)
+obj = json.loads(lines[0])
+assert obj["workload"] == "filemap_fault", obj["workload"]
+assert obj["verify"] is True, "verify not true"
+assert obj["faults_per_sec"] > 0, "faults_per_sec %r" % obj["faults_per_sec"]
+assert obj["pages"] == 2 * 3 * 2048, "pages %r" % obj["pages"]
+assert len(obj["per_worker"]) == 2, "%d workers" % len(obj["per_worker"])
+assert all(w["faults_per_sec"] > 0 for w in obj["per_worker"]), "a worker at 0/s"
+' <"$tmp/out" 2>&1); then
+		fail "$desc" "$(tail -n 1 <<<"$err"): $(head -c 300 "$tmp/out")"
+	else
+		pass "$desc"
+	fi
+}
+
 # One case per entry, fields separated by '|' (paths may hold blanks).
 cases=(
 	"t_help|$FOLIOS"
@@ -358,6 +402,12 @@ cases+=(
 	"t_fake_signal"
 	"t_fake_missing"
 	"t_fake_4k"
+	"t_help|$FILEMAP"
+	"expect_exit|2|filemap_fault --bogus exits 2|$FILEMAP|--bogus"
+	"expect_exit|2|filemap_fault --size 3 exits 2|$FILEMAP|--size|3"
+	"expect_exit|2|filemap_fault --backing /nonexistent/dir exits 2|$FILEMAP|--backing|/nonexistent/dir"
+	"expect_exit|2|filemap_fault --seconds with --iterations exits 2|$FILEMAP|--seconds|1|--iterations|1"
+	"t_filemap_json"
 )
 
 echo "TAP version 13"
