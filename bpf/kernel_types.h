@@ -93,7 +93,63 @@ struct trace_event_raw_mm_filemap_op_page_cache_range {
 	unsigned long last_index;
 };
 
-struct vm_area_struct;
+/* The filemap path (fault-around). */
+typedef struct {
+	unsigned long pgprot;
+} pgprot_t;
+
+struct super_block {
+	unsigned long s_magic;
+};
+
+struct inode {
+	long long i_size;
+	struct super_block *i_sb;
+};
+
+struct address_space {
+	struct inode *host;
+};
+
+struct file {
+	struct address_space *f_mapping;
+};
+
+struct vm_area_struct {
+	unsigned long vm_start;
+	unsigned long vm_end;
+	struct mm_struct *vm_mm;
+	pgprot_t vm_page_prot;
+	unsigned long vm_pgoff;
+	struct file *vm_file;
+};
+
+enum fault_flag {
+	FAULT_FLAG_WRITE = 1,
+};
+
+struct vm_fault {
+	struct vm_area_struct *vma;
+	unsigned long address;
+	enum fault_flag flags;
+	__u64 *pte;
+};
+
+enum pageflags {
+	PG_head = 6,
+};
+
+struct page {
+	unsigned long flags;
+};
+
+struct folio {
+	struct address_space *mapping;
+	unsigned long index;
+	atomic_t _mapcount;
+	unsigned long _flags_1;
+	atomic_t _large_mapcount;
+};
 
 /* mm/internal.h since v6.15: move_page_tables(struct pagetable_move_control *). */
 struct pagetable_move_control {

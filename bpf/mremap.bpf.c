@@ -1130,3 +1130,19 @@ DISTURBANCE(ksm, ksm_merge_one_page)
 DISTURBANCE(writeback, sb_mark_inode_writeback)
 DISTURBANCE(writeback, writeback_single_inode_start)
 DISTURBANCE(syscalls, sys_enter_process_madvise)
+
+#include "filemap_hooks.h"
+
+/* A thread that exits leaves no state a reused thread id could inherit. */
+SEC("tp/sched/sched_process_exit")
+int task_exit(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u64 key = call_key(tid, KIND_SYSCALL);
+
+	bpf_map_delete_elem(&calls, &key);
+	key = call_key(tid, KIND_MPT);
+	bpf_map_delete_elem(&calls, &key);
+	bpf_map_delete_elem(&fm_states, &tid);
+	return 0;
+}

@@ -390,3 +390,57 @@ int pc_clear_refs(void)
 	close(fd);
 	return ret;
 }
+
+/* The number after "key:" in a /proc status text, or -ENODATA. */
+static int status_field(const char *text, const char *key, __u64 *out)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long v;
+
+		if (strncmp(p, key, kl) == 0 && p[kl] == ':' &&
+		    sscanf(p + kl + 1, " %llu", &v) == 1) {
+			*out = v;
+			return 0;
+		}
+	}
+	return -ENODATA;
+}
+
+int pc_status_rss_read(pid_t pid, struct pc_status_rss *out)
+{
+	char path[64], buf[4096];
+	size_t done = 0;
+	int fd, ret;
+
+	ret = proc_path(path, sizeof(path), pid, "status");
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < sizeof(buf) - 1) {
+		ssize_t r = read(fd, buf + done, sizeof(buf) - 1 - done);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	close(fd);
+	buf[done] = 0;
+	memset(out, 0, sizeof(*out));
+	ret = status_field(buf, "RssAnon", &out->anon_kb);
+	if (!ret)
+		ret = status_field(buf, "RssFile", &out->file_kb);
+	if (!ret)
+		ret = status_field(buf, "RssShmem", &out->shmem_kb);
+	return ret;
+}

@@ -100,4 +100,18 @@ int pc_smaps_read(pid_t pid, __u64 addr, struct pc_smaps *out);
 /* Clears the accessed bits and referenced flags of this process ("1"). */
 int pc_clear_refs(void);
 
+/* The RSS counters of /proc/PID/status, in kB as the file has them. */
+struct pc_status_rss {
+	__u64 anon_kb;	/* RssAnon */
+	__u64 file_kb;	/* RssFile */
+	__u64 shmem_kb; /* RssShmem */
+};
+
+/*
+ * RssAnon, RssFile and RssShmem of pid (0: self).  Reads with one read(2)
+ * into a stack buffer, so that measuring RSS allocates no memory.  -ENODATA
+ * when a field is missing.
+ */
+int pc_status_rss_read(pid_t pid, struct pc_status_rss *out);
+
 #endif

@@ -13,6 +13,12 @@ static const char *const contpte_kprobe_progs[] = {"clear_kprobe", "clear_kretpr
 						   "set_kretprobe", NULL};
 static const char *const fpb_fexit_progs[] = {"fpb_fexit", NULL};
 static const char *const fpb_kprobe_progs[] = {"fpb_kretprobe", NULL};
+static const char *const fm_fentry_progs[] = {"fm_map_fentry", "fm_map_fexit", "fm_set_fentry",
+					      "fm_set_fexit", NULL};
+static const char *const fm_kprobe_progs[] = {"fm_map_kprobe", "fm_map_kretprobe", "fm_set_kprobe",
+					      "fm_set_kretprobe", NULL};
+static const char *const fm_rmap_fentry_progs[] = {"fm_rmap_fentry", "fm_rmap_fexit", NULL};
+static const char *const fm_rmap_kprobe_progs[] = {"fm_rmap_kprobe", "fm_rmap_kretprobe", NULL};
 static const char *const no_progs[] = {NULL};
 
 const char *pc_hook_group_name(enum pc_hook_group g)
@@ -24,6 +30,10 @@ const char *pc_hook_group_name(enum pc_hook_group g)
 		return "mremap per batch (arm64 contpte_*)";
 	case PC_HOOK_FOLIO_PTE_BATCH:
 		return "batch sizes (folio_pte_batch)";
+	case PC_HOOK_FILEMAP:
+		return "fault-around batches (set_pte_range)";
+	case PC_HOOK_FILEMAP_RMAP:
+		return "fault-around rmap (folio_add_file_rmap_ptes)";
 	default:
 		return "?";
 	}
@@ -51,6 +61,10 @@ const char *const *pc_hook_programs(enum pc_hook_group g, const struct pc_hook_c
 		return c->mech == PC_MECH_FENTRY ? contpte_fentry_progs : contpte_kprobe_progs;
 	case PC_HOOK_FOLIO_PTE_BATCH:
 		return c->mech == PC_MECH_FENTRY ? fpb_fexit_progs : fpb_kprobe_progs;
+	case PC_HOOK_FILEMAP:
+		return c->mech == PC_MECH_FENTRY ? fm_fentry_progs : fm_kprobe_progs;
+	case PC_HOOK_FILEMAP_RMAP:
+		return c->mech == PC_MECH_FENTRY ? fm_rmap_fentry_progs : fm_rmap_kprobe_progs;
 	default:
 		return no_progs;
 	}
@@ -143,6 +157,10 @@ void pc_hooks_choose(struct pc_hook_choice *choice)
 	static const bool contpte_fexit[] = {true, true};
 	static const char *const fpb[] = {"folio_pte_batch", NULL};
 	static const bool fpb_fexit[] = {true};
+	static const char *const fm[] = {"set_pte_range", "filemap_map_pages", NULL};
+	static const bool fm_fexit[] = {true, true};
+	static const char *const fm_rmap[] = {"folio_add_file_rmap_ptes", NULL};
+	static const bool fm_rmap_fexit[] = {true};
 	struct pc_hook_choice *c;
 	char why[256] = "";
 	int proto;
@@ -161,4 +179,14 @@ void pc_hooks_choose(struct pc_hook_choice *choice)
 	}
 	choose(&choice[PC_HOOK_CONTPTE_BATCH], contpte, contpte_fexit, true);
 	choose(&choice[PC_HOOK_FOLIO_PTE_BATCH], fpb, fpb_fexit, true);
+	choose(&choice[PC_HOOK_FILEMAP], fm, fm_fexit, true);
+	choose(&choice[PC_HOOK_FILEMAP_RMAP], fm_rmap, fm_rmap_fexit, true);
+	/* The rmap programs continue what the set_pte_range ones begin. */
+	if (choice[PC_HOOK_FILEMAP].mech == PC_MECH_NONE &&
+	    choice[PC_HOOK_FILEMAP_RMAP].mech != PC_MECH_NONE) {
+		choice[PC_HOOK_FILEMAP_RMAP].mech = PC_MECH_NONE;
+		snprintf(choice[PC_HOOK_FILEMAP_RMAP].reason,
+			 sizeof(choice[PC_HOOK_FILEMAP_RMAP].reason),
+			 "needs the set_pte_range hooks, which are unavailable");
+	}
 }

@@ -16,6 +16,8 @@ enum pc_hook_group {
 	PC_HOOK_MOVE_PAGE_TABLES = 0, /* per-call range comparison (kernel:fexit) */
 	PC_HOOK_CONTPTE_BATCH,	      /* per-batch mremap checks (arm64 contpte) */
 	PC_HOOK_FOLIO_PTE_BATCH,      /* batch sizes of zap, mlock, khugepaged */
+	PC_HOOK_FILEMAP,	      /* fault-around batches: set_pte_range */
+	PC_HOOK_FILEMAP_RMAP,	      /* their rmap: folio_add_file_rmap_ptes */
 	PC_HOOK__COUNT,
 };
 

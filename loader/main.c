@@ -15,7 +15,8 @@ static const struct {
 } commands[] = {
 	{"features", pc_cmd_features, "what this kernel lets ptecheck check, and why not"},
 	{"run", pc_cmd_run, "run a suite's workloads under every available check"},
-	{"watch", pc_cmd_watch, "check a live program's mremap calls as they happen"},
+	{"watch", pc_cmd_watch,
+	 "check a live program's mremap calls and file faults as they happen"},
 	{"hist", pc_cmd_watch, "per-call batch histograms of a live system or program"},
 };
 

@@ -88,6 +88,11 @@ int pc_probe_fentry(const char *func, char *reason, size_t len)
 	return pc_probe_tracing(func, false, reason, len);
 }
 
+bool pc_kernel_has_func(const char *func)
+{
+	return vmlinux_btf() && btf__find_by_name_kind(vmlinux_btf(), func, BTF_KIND_FUNC) >= 0;
+}
+
 /* The struct btf of the running kernel, NULL when it has none. */
 const struct btf *pc_vmlinux_btf(void)
 {
@@ -262,9 +267,7 @@ int pc_cmd_features(int argc, char **argv)
 		line(pc_hook_group_name(g), choice[g].mech != PC_MECH_NONE, choice[g].reason);
 	printf("\nPaths this kernel has (BTF; absent = not in this kernel, or inlined):\n");
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		bool have =
-			pc_vmlinux_btf() &&
-			btf__find_by_name_kind(pc_vmlinux_btf(), paths[i].func, BTF_KIND_FUNC) >= 0;
+		bool have = pc_kernel_has_func(paths[i].func);
 
 		line(paths[i].path, have, have ? paths[i].func : paths[i].absent);
 	}

@@ -12,6 +12,8 @@ int pc_probe_fentry(const char *func, char *reason, size_t len);
 /* The same for fexit when fexit is true (load and attach are both tried). */
 int pc_probe_tracing(const char *func, bool fexit, char *reason, size_t len);
 struct btf;
+/* The running kernel has func in its BTF (a path marker; see features). */
+bool pc_kernel_has_func(const char *func);
 /* The running kernel's BTF (loaded once), NULL without one. */
 const struct btf *pc_vmlinux_btf(void);
 /* 0 when a kprobe can be created on func; else -errno with a reason. */

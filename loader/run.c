@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #include "run.h"
 #include "scenario.h"
 #include "session.h"
+#include "scratchfs.h"
 #include "settings.h"
 #include "tracefs.h"
 
@@ -62,6 +64,18 @@ static void merge_msg(struct pc_report *r, const struct pc_oracle_msg *m)
 	snprintf(res->summary + used, sizeof(res->summary) - used, "%s", add);
 }
 
+/* What the BPF side may enforce for a scenario (see PC_SCENARIO_*). */
+static __u32 track_flags(const struct pc_scenario *sc)
+{
+	__u32 flags = PC_TRACK_ENFORCE_PMD;
+
+	if (!(sc->needs & PC_SCENARIO_RESIZES))
+		flags |= PC_TRACK_ENFORCE_EOF;
+	if (!(sc->needs & PC_SCENARIO_SHARED_MAPPERS))
+		flags |= PC_TRACK_ENFORCE_RMAP;
+	return flags;
+}
+
 static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *base,
 			struct pc_session *s, struct pc_report *r)
 {
@@ -91,7 +105,7 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 	close(report_pipe[1]);
 	close(go_pipe[0]);
 	if (s->loaded)
-		pc_session_track(s, pid, PC_TRACK_ENFORCE_PMD);
+		pc_session_track(s, pid, track_flags(sc));
 	if (write(go_pipe[1], &go, 1) != 1)
 		pc_err(errno, "cannot start scenario %s", sc->name);
 	close(go_pipe[1]);
@@ -128,17 +142,104 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 	return 0;
 }
 
+static char shmem_dir[64], blockfs_dir[64];
+
+/*
+ * One run at a time per machine: two runs would each record the other's
+ * mTHP settings as "original" and restore the wrong ones.  A second run
+ * waits for the first (and says so).  The lock dies with the process.
+ */
+static int lock_machine(void)
+{
+	const char *path = "/run/ptecheck.lock";
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno != EWOULDBLOCK) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	fprintf(stderr, "ptecheck: another 'ptecheck run' is in progress; waiting for it\n");
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR || interrupted) {
+			int err = interrupted ? -EINTR : -errno;
+
+			close(fd);
+			return err;
+		}
+	}
+	return fd;
+}
+
+/* "mremap, filemap" for messages. */
+static const char *suite_names(void)
+{
+	static char names[128];
+	size_t used = 0;
+
+	for (int k = 0; k < pc_n_suites; k++)
+		used += snprintf(names + used, sizeof(names) - used, "%s%s", k ? ", " : "",
+				 pc_suites[k].name);
+	return names;
+}
+
+/*
+ * Mounts what the selected scenarios need (a huge=within_size tmpfs, an
+ * ext4 on a loop device) under tmpdir; a failure becomes the reason those
+ * scenarios skip.  Undone by pc_scratch_release_all() on every exit path.
+ */
+static void prepare_filesystems(struct pc_scenario_ctx *ctx, const char *suite, const char *tmpdir,
+				const char *fs_dir, struct pc_report *r)
+{
+	static char shmem_why[160], blockfs_why[160];
+	unsigned int needs = 0;
+
+	for (int k = 0; k < pc_n_suites; k++)
+		if (!strcmp(suite, "all") || !strcmp(suite, pc_suites[k].name))
+			for (int i = 0; i < *pc_suites[k].n_scenarios; i++)
+				needs |= pc_suites[k].scenarios[i].needs;
+	snprintf(shmem_dir, sizeof(shmem_dir), "%s/tmpfs-huge", tmpdir);
+	snprintf(blockfs_dir, sizeof(blockfs_dir), "%s/ext4", tmpdir);
+	if (needs & PC_NEEDS_SHMEM_HUGE) {
+		if (pc_scratch_tmpfs(shmem_dir, "huge=within_size,size=512m", shmem_why,
+				     sizeof(shmem_why)) == 0)
+			ctx->shmem_huge_dir = shmem_dir;
+		else
+			pc_report_note(r, "tmpfs with huge=within_size unavailable: %s", shmem_why);
+		ctx->shmem_huge_why = shmem_why;
+	}
+	if ((needs & PC_NEEDS_BLOCKFS) && fs_dir) {
+		/* The user's (or the guest harness's) block filesystem. */
+		ctx->blockfs_dir = fs_dir;
+		pc_report_note(r, "block filesystem for the file scenarios: %s (--fs-dir)", fs_dir);
+	} else if (needs & PC_NEEDS_BLOCKFS) {
+		if (pc_scratch_blockfs(blockfs_dir, "ext4", 256, blockfs_why,
+				       sizeof(blockfs_why)) == 0)
+			ctx->blockfs_dir = blockfs_dir;
+		else
+			pc_report_note(r, "ext4 on a loop device unavailable: %s", blockfs_why);
+		ctx->blockfs_why = blockfs_why;
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: ptecheck run [--suite NAME] [--format text|json|tap] [--scale N]\n"
-		   "                    [--output FILE] [--list]\n\n"
+		   "                    [--output FILE] [--fs-dir DIR] [--list]\n\n"
 		   "Runs the workloads of a suite under every check this kernel allows and\n"
 		   "prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		   "(with the reason), then the histograms.\n\n"
-		   "  --suite NAME    mremap (default: all suites)\n"
+		   "  --suite NAME    mremap, filemap or all (default: all)\n"
 		   "  --format F      text (default), json (schema docs/report-schema.json), tap\n"
 		   "  --scale N       divide workload sizes by N (slow emulated guests)\n"
 		   "  --output FILE   write the report to FILE instead of stdout\n"
+		   "  --fs-dir DIR    a directory on a block filesystem (ext4, xfs, ...) for\n"
+		   "                  the file scenarios, instead of an ext4 on a loop device\n"
 		   "  --list          list the scenarios and exit\n\n"
 		   "Exit: 0 all ran checks passed, 1 a check failed, 2 usage or privilege,\n"
 		   "      3 an operation failed, 4 nothing could be checked.\n\n"
@@ -149,17 +250,16 @@ static void usage(FILE *f)
 int pc_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"suite", required_argument, NULL, 's'},
-		{"format", required_argument, NULL, 'f'},
-		{"scale", required_argument, NULL, 'S'},
-		{"output", required_argument, NULL, 'o'},
-		{"list", no_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{},
+		{"suite", required_argument, NULL, 's'}, {"format", required_argument, NULL, 'f'},
+		{"scale", required_argument, NULL, 'S'}, {"output", required_argument, NULL, 'o'},
+		{"list", no_argument, NULL, 'l'},	 {"fs-dir", required_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},	 {},
 	};
 	struct pc_session_opts so = {.filter_mode = PC_FILTER_TRACKED, .want_walk = true};
 	struct pc_scenario_ctx ctx = {.disturb_map_fd = -1, .scale = 1};
-	const char *suite = "mremap", *output = NULL;
+	const char *suite = "all", *output = NULL, *fs_dir = NULL;
+	int lock_fd;
+	bool list = false;
 	char tmpdir[] = "/tmp/ptecheck.XXXXXX";
 	struct timespec t0, t1;
 	struct pc_session s;
@@ -172,12 +272,11 @@ int pc_cmd_run(int argc, char **argv)
 		switch (c) {
 		case 's':
 			suite = optarg;
-			if (strcmp(suite, "mremap") && strcmp(suite, "all")) {
-				pc_err(0, "unknown suite '%s' (known: mremap, all)", suite);
+			if (strcmp(suite, "all") && !pc_suite_find(suite)) {
+				pc_err(0, "unknown suite '%s' (known: %s, all)", suite,
+				       suite_names());
 				return PC_EXIT_USAGE;
 			}
-			if (!strcmp(suite, "all"))
-				suite = "mremap";
 			break;
 		case 'f':
 			format = pc_format_parse(optarg);
@@ -199,10 +298,21 @@ int pc_cmd_run(int argc, char **argv)
 			output = optarg;
 			break;
 		case 'l':
-			for (int i = 0; i < pc_mremap_n_scenarios; i++)
-				printf("mremap/%-22s %s\n", pc_mremap_scenarios[i].name,
-				       pc_mremap_scenarios[i].description);
-			return PC_EXIT_PASS;
+			list = true;
+			break;
+		case 'F': {
+			struct stat st;
+
+			errno = 0;
+			if (stat(optarg, &st) || !S_ISDIR(st.st_mode) || access(optarg, W_OK)) {
+				int e = errno ? errno : ENOTDIR;
+
+				pc_err(e, "--fs-dir %s: not a writable directory", optarg);
+				return PC_EXIT_USAGE;
+			}
+			fs_dir = optarg;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return PC_EXIT_PASS;
@@ -214,6 +324,18 @@ int pc_cmd_run(int argc, char **argv)
 	if (optind < argc) {
 		pc_err(0, "unexpected argument '%s'", argv[optind]);
 		return PC_EXIT_USAGE;
+	}
+	if (list) {
+		for (int k = 0; k < pc_n_suites; k++) {
+			const struct pc_suite *su = &pc_suites[k];
+
+			if (strcmp(suite, "all") && strcmp(suite, su->name))
+				continue;
+			for (int i = 0; i < *su->n_scenarios; i++)
+				printf("%s/%-22s %s\n", su->name, su->scenarios[i].name,
+				       su->scenarios[i].description);
+		}
+		return PC_EXIT_PASS;
 	}
 	if (!pc_have_bpf_privilege() || geteuid() != 0) {
 		pc_err(0, "run needs root: BPF tracing (CAP_BPF, CAP_PERFMON), PFNs in "
@@ -237,6 +359,15 @@ int pc_cmd_run(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	lock_fd = lock_machine();
+	if (lock_fd == -ENOENT) {
+		/* No /run (a minimal initramfs): nothing else runs there anyway. */
+		pc_report_note(r, "no /run: ran without the one-run-per-machine lock");
+	} else if (lock_fd < 0) {
+		pc_err(lock_fd, "cannot take /run/ptecheck.lock");
+		pc_report_free(r);
+		return PC_EXIT_ERROR;
+	}
 	err = pc_tracefs_ensure();
 	if (err)
 		pc_report_note(r, "cannot mount tracefs: %s", strerror(-err));
@@ -263,22 +394,36 @@ int pc_cmd_run(int argc, char **argv)
 		goto out;
 	}
 	ctx.tmpdir = tmpdir;
-	for (int i = 0; i < pc_mremap_n_scenarios && !interrupted; i++) {
-		err = run_scenario(&pc_mremap_scenarios[i], &ctx, &s, r);
-		if (err)
-			pc_report_note(r, "scenario %s not started: %s",
-				       pc_mremap_scenarios[i].name, strerror(-err));
+	prepare_filesystems(&ctx, suite, tmpdir, fs_dir, r);
+	for (int k = 0; k < pc_n_suites && !interrupted; k++) {
+		const struct pc_suite *su = &pc_suites[k];
+
+		if (strcmp(suite, "all") && strcmp(suite, su->name))
+			continue;
+		for (int i = 0; i < *su->n_scenarios && !interrupted; i++) {
+			err = run_scenario(&su->scenarios[i], &ctx, &s, r);
+			if (err)
+				pc_report_note(r, "scenario %s/%s not started: %s", su->name,
+					       su->scenarios[i].name, strerror(-err));
+		}
 	}
+	pc_scratch_release_all();
+	rmdir(shmem_dir);
+	rmdir(blockfs_dir);
 	rmdir(tmpdir);
 	if (interrupted) {
 		r->partial = true;
 		pc_report_note(r, "interrupted: results so far, marked partial");
 	}
-	pc_session_mremap_results(&s, r);
-	pc_session_hists(&s, r, false);
+	if (!strcmp(suite, "all") || !strcmp(suite, "mremap"))
+		pc_session_mremap_results(&s, r);
+	if (!strcmp(suite, "all") || !strcmp(suite, "filemap"))
+		pc_session_filemap_results(&s, r);
+	pc_session_hists(&s, r, !strcmp(suite, "all") || !strcmp(suite, "filemap"));
 	pc_session_stats(&s, r);
 	code = pc_report_exit_code(r);
 out:
+	pc_scratch_release_all();
 	pc_settings_restore_all();
 	if (s.loaded || s.skel)
 		pc_session_close(&s);
@@ -293,5 +438,7 @@ out:
 		code = PC_EXIT_ERROR;
 	}
 	pc_report_free(r);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return code;
 }

@@ -9,6 +9,7 @@
 #include <ptecheck/events.h>
 #include "mremap.skel.h"
 #include "common.h"
+#include "probe.h"
 #include "session.h"
 #include "tracefs.h"
 
@@ -19,6 +20,10 @@ static const char *const check_names[PC_CHK__COUNT] = {
 	[PC_CHK_PMD_MOVE] = "mremap/pmd-move",
 	[PC_CHK_FOLIO_INTACT] = "mremap/folio-intact",
 	[PC_CHK_BATCH] = "mremap/batch",
+	[PC_CHK_FM_BOUNDS] = "filemap/batch-bounds",
+	[PC_CHK_FM_PTES_SET] = "filemap/ptes-set",
+	[PC_CHK_FM_RMAP] = "filemap/rmap-count",
+	[PC_CHK_FM_RSS] = "filemap/rss-count",
 };
 
 const char *pc_check_name(__u32 check)
@@ -47,6 +52,11 @@ static const char *const verdict_text[PC_V__COUNT] = {
 	[PC_V_REFERENCED_SHORT] = "fewer referenced pages than touched",
 	[PC_V_COW_BROKEN] = "write leaked into a process sharing the page",
 	[PC_V_BATCH_NR_MISMATCH] = "PTEs set differ in number from PTEs cleared",
+	[PC_V_OUTSIDE_VMA] = "batch maps PTEs outside its VMA",
+	[PC_V_PAST_EOF] = "page at or past EOF mapped (SIGBUS lost)",
+	[PC_V_MAPCOUNT] = "mapcount moved by other than the pages mapped",
+	[PC_V_RSS] = "RSS counter moved by other than the pages mapped",
+	[PC_V_DATA_MISMATCH] = "bytes read through the mapping differ from the file",
 };
 
 const char *pc_verdict_text(__u32 v)
@@ -150,6 +160,8 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o, __
 	s->skel->rodata->batch_tier = s->hooks[PC_HOOK_CONTPTE_BATCH].mech == PC_MECH_KPROBE
 					      ? PC_TIER_KPROBE
 					      : PC_TIER_FEXIT;
+	s->skel->rodata->filemap_tier =
+		s->hooks[PC_HOOK_FILEMAP].mech == PC_MECH_KPROBE ? PC_TIER_KPROBE : PC_TIER_FEXIT;
 	select_programs(s, with_hooks);
 	return mremap_bpf__load(s->skel);
 }
@@ -500,6 +512,51 @@ void pc_session_mremap_results(struct pc_session *s, struct pc_report *r)
 	hook_results(s, r);
 }
 
+void pc_session_filemap_results(struct pc_session *s, struct pc_report *r)
+{
+	static const __u32 checks[] = {PC_CHK_FM_BOUNDS, PC_CHK_FM_PTES_SET, PC_CHK_FM_RMAP};
+	const struct pc_hook_choice *fm = &s->hooks[PC_HOOK_FILEMAP];
+	bool live = s->loaded && s->hook_live[PC_HOOK_FILEMAP];
+	const char *tier = pc_hook_tier_name(live ? fm->mech : PC_MECH_FENTRY);
+
+	pc_session_poll(s, 0);
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		struct pc_result *res = result_for(r, pc_check_name(checks[i]), tier);
+		struct pc_check_counts c;
+
+		if (!res)
+			continue;
+		if (!s->loaded) {
+			pc_result_set(res, PC_STATUS_SKIP, "%s", s->load_error);
+			continue;
+		}
+		if (!live && !pc_kernel_has_func("set_pte_range")) {
+			/* A fact about this kernel, not a missing permission. */
+			pc_result_set(
+				res, PC_STATUS_SKIP,
+				"this kernel has no set_pte_range: no folio-based fault-around, "
+				"it maps one page per call (see the fault-around window "
+				"histogram)");
+			continue;
+		}
+		if (!live) {
+			pc_result_set(res, PC_STATUS_SKIP, "no hook on set_pte_range: %s",
+				      fm->reason);
+			continue;
+		}
+		if (checks[i] == PC_CHK_FM_RMAP && !s->hook_live[PC_HOOK_FILEMAP_RMAP]) {
+			pc_result_set(res, PC_STATUS_SKIP,
+				      "no hook on folio_add_file_rmap_ptes: %s",
+				      s->hooks[PC_HOOK_FILEMAP_RMAP].reason);
+			continue;
+		}
+		check_counts(s, checks[i],
+			     fm->mech == PC_MECH_KPROBE ? PC_TIER_KPROBE : PC_TIER_FEXIT, &c);
+		judge_counts(res, &c, checks[i] == PC_CHK_FM_PTES_SET ? "entries" : "batches",
+			     "nothing to judge: no fault-around batch in any traced process");
+	}
+}
+
 static const struct {
 	__u32 id;
 	__u32 kind;
@@ -525,6 +582,10 @@ static const struct {
 	{PC_HIST_BATCH_OTHER, PC_HIST_LINLOG,
 	 "folio_pte_batch() nr outside mremap (zap, mlock, ...)", "PTEs",
 	 "folio_pte_batch return value", false},
+	{PC_HIST_FM_SET_PTE_RANGE_NR, PC_HIST_LINLOG, "fault-around PTEs per set_pte_range", "PTEs",
+	 "set_pte_range nr", true},
+	{PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, "file rmap pages per folio_add_file_rmap_ptes",
+	 "pages", "folio_add_file_rmap_ptes nr", true},
 };
 
 void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filemap)
@@ -551,6 +612,11 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filem
 		if ((hist_info[i].id == PC_HIST_FPB_IN_MREMAP ||
 		     hist_info[i].id == PC_HIST_BATCH_OTHER) &&
 		    !s->hook_live[PC_HOOK_FOLIO_PTE_BATCH])
+			continue;
+		if (hist_info[i].id == PC_HIST_FM_SET_PTE_RANGE_NR &&
+		    !s->hook_live[PC_HOOK_FILEMAP])
+			continue;
+		if (hist_info[i].id == PC_HIST_FM_RMAP_NR && !s->hook_live[PC_HOOK_FILEMAP_RMAP])
 			continue;
 		h = pc_report_add_hist(r, hist_info[i].name, hist_info[i].unit, hist_info[i].source,
 				       true, hist_info[i].kind);

@@ -51,8 +51,11 @@ static void usage(FILE *f, bool hist)
 		cmd,
 		hist ? "Per-call histograms of the batched paths this kernel lets us observe,\n"
 		       "in the libbpf-tools shape (linear for small values, log2 above)."
-		     : "Checks the mremap invariants on every mremap of the watched program\n"
-		       "and reports violations as they happen, then a summary.",
+		     : "Checks the mremap invariants on every mremap of the watched program,\n"
+		       "and the filemap ones on every fault-around batch where the kernel\n"
+		       "allows the hooks (past-EOF and mapcount deltas are observed, not\n"
+		       "enforced: a live program may resize or share its files), and\n"
+		       "reports violations as they happen, then a summary.",
 		cmd, cmd);
 }
 
@@ -230,6 +233,9 @@ int pc_cmd_watch(int argc, char **argv)
 	if (!hist) {
 		pc_report_note(r, "page-table walk: %s", s.walk_reason);
 		pc_session_mremap_results(&s, r);
+		/* Past-EOF and mapcount deltas are observed, not enforced, here:
+		   a live program may resize files or share them (track flags 0). */
+		pc_session_filemap_results(&s, r);
 	}
 	pc_session_hists(&s, r, true);
 	pc_session_stats(&s, r);

@@ -83,6 +83,12 @@ const char *pc_oracle_verdict_name(int verdict)
 		[PC_V_DATA_LOST] = "written data lost",
 		[PC_V_REFERENCED_SHORT] = "referenced pages short",
 		[PC_V_COW_BROKEN] = "cow isolation broken",
+		[PC_V_BATCH_NR_MISMATCH] = "batch nr mismatch",
+		[PC_V_OUTSIDE_VMA] = "mapped outside the vma",
+		[PC_V_PAST_EOF] = "mapped past eof",
+		[PC_V_MAPCOUNT] = "mapcount wrong",
+		[PC_V_RSS] = "rss counter wrong",
+		[PC_V_DATA_MISMATCH] = "data differs from the file",
 	};
 
 	if (verdict < 0 || verdict >= PC_V__COUNT || !names[verdict])

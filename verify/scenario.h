@@ -19,6 +19,12 @@
 #define PC_NEEDS_MTHP_ANON_64K	(1U << 0) /* hugepages-64kB/enabled = madvise */
 #define PC_NEEDS_MTHP_SHMEM_64K (1U << 1) /* hugepages-64kB/shmem_enabled = always */
 #define PC_NEEDS_ROOT		(1U << 2) /* /proc/kpageflags, clear_refs of others */
+#define PC_NEEDS_SHMEM_HUGE	(1U << 3) /* a tmpfs mounted huge=within_size */
+#define PC_NEEDS_BLOCKFS	(1U << 4) /* an ext4 filesystem on a loop device */
+/* What a scenario does that legitimately races an in-kernel check, so the
+   BPF side observes but does not enforce it (counts it inconclusive). */
+#define PC_SCENARIO_RESIZES	   (1U << 5) /* changes a file's size while it faults */
+#define PC_SCENARIO_SHARED_MAPPERS (1U << 6) /* several processes map one file */
 
 /* One oracle verdict, sent child -> parent through a pipe as is. */
 struct pc_oracle_msg {
@@ -50,6 +56,12 @@ struct pc_scenario_ctx {
 	bool have_kpageflags; /* /proc/kpageflags readable */
 	unsigned int scale;   /* 1 = full size; larger divides sizes (TCG) */
 	const char *tmpdir;   /* private directory for files (file scenarios) */
+	/* Directories the parent mounted for PC_NEEDS_SHMEM_HUGE and
+	   PC_NEEDS_BLOCKFS, or NULL with the reason in *_why. */
+	const char *shmem_huge_dir;
+	const char *shmem_huge_why;
+	const char *blockfs_dir;
+	const char *blockfs_why;
 };
 
 /* A verdict.  Call once per (check, tier) the scenario judged. */
@@ -68,5 +80,19 @@ struct pc_scenario {
 /* The mremap suite (verify/mremap_scenarios.c). */
 extern const struct pc_scenario pc_mremap_scenarios[];
 extern const int pc_mremap_n_scenarios;
+/* The filemap suite (verify/filemap_scenarios.c). */
+extern const struct pc_scenario pc_filemap_scenarios[];
+extern const int pc_filemap_n_scenarios;
+
+/* Suites by name, in run order (verify/suites.c). */
+struct pc_suite {
+	const char *name;
+	const char *description;
+	const struct pc_scenario *scenarios;
+	const int *n_scenarios;
+};
+extern const struct pc_suite pc_suites[];
+extern const int pc_n_suites;
+const struct pc_suite *pc_suite_find(const char *name);
 
 #endif

@@ -31,8 +31,10 @@ enum pc_hist_id {
 	PC_HIST_BATCH_MLOCK,
 	PC_HIST_BATCH_MPROTECT,
 	PC_HIST_BATCH_OTHER,
-	PC_HIST_FAULTAROUND_PAGES, /* linlog, filemap:mm_filemap_map_pages window */
-	PC_HIST_FPB_IN_MREMAP,	   /* linlog, folio_pte_batch() results inside mremap */
+	PC_HIST_FAULTAROUND_PAGES,   /* linlog, filemap:mm_filemap_map_pages window */
+	PC_HIST_FPB_IN_MREMAP,	     /* linlog, folio_pte_batch() results inside mremap */
+	PC_HIST_FM_SET_PTE_RANGE_NR, /* linlog, set_pte_range nr per call */
+	PC_HIST_FM_RMAP_NR,	     /* linlog, folio_add_file_rmap_ptes nr per call */
 	PC_HIST__COUNT,
 };
 
@@ -75,7 +77,9 @@ struct pc_violation_event {
 };
 
 /* Tracked processes: key tgid, value flags. */
-#define PC_TRACK_ENFORCE_PMD (1U << 0) /* ptecheck's own scenario: no uffd */
+#define PC_TRACK_ENFORCE_PMD  (1U << 0) /* ptecheck's own scenario: no uffd */
+#define PC_TRACK_ENFORCE_EOF  (1U << 1) /* ... and no file changes size meanwhile */
+#define PC_TRACK_ENFORCE_RMAP (1U << 2) /* ... and one process maps the file */
 
 /* Target selection for the BPF side (read-only data). */
 enum pc_filter_mode {

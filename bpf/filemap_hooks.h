@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filemap path (folio-based fault-around, v6.4+), included by
+ * mremap.bpf.c so that it shares the target filter, counters, histograms
+ * and the violation ring buffer.  Per batch:
+ *
+ *   filemap_map_pages(vmf, start, end)          i_size when the fault began
+ *     set_pte_range(vmf, folio, page, nr, addr) batch-bounds, ptes-set
+ *       folio_add_file_rmap_ptes(folio, page, nr, vma)
+ *                                                 mapcount moves by nr
+ *
+ * Race rules (docs/checks.md): the page-table lock is held from before
+ * set_ptes() to after set_pte_range() returns, and the folio lock across
+ * the rmap update, so the PTEs and the mapcount read at fexit are the
+ * kernel's result except for bits hardware sets (never judged) and
+ * mapcount changes of *other* mappers of the same folio.  A file may
+ * change size while it faults (truncate legitimately races: a page may be
+ * mapped after i_size shrank, until truncation unmaps it), so past-EOF is
+ * enforced only in ptecheck's own scenarios that change no size
+ * (PC_TRACK_ENFORCE_EOF), and mapcount deltas only where one process maps
+ * the file (PC_TRACK_ENFORCE_RMAP); elsewhere a violation is inconclusive.
+ */
+#ifndef PTECHECK_FILEMAP_HOOKS_H
+#define PTECHECK_FILEMAP_HOOKS_H
+
+#define PC_TMPFS_MAGIC	  0x01021994UL /* shmem/tmpfs and memfd */
+#define PC_MAPPING_ANON	  0x1UL	       /* folio->mapping tag of anon folios */
+#define PC_MAX_FAULT_PTES 512
+
+const volatile __u32 filemap_tier = PC_TIER_FEXIT; /* or PC_TIER_KPROBE */
+
+struct fm_state {
+	__u32 track_flags;
+	bool in_map_pages;
+	bool set_pending;
+	bool rmap_seen; /* folio_add_file_rmap_ptes ran inside set_pte_range */
+	bool rmap_pending;
+	__u64 isize_map_pages; /* i_size at fentry of filemap_map_pages */
+	__u64 isize_set;       /* i_size at fentry of set_pte_range */
+	__u64 gen;	       /* disturbance counter at set_pte_range entry */
+	__u64 vmf, folio, page, addr;
+	__u32 nr;
+	__u32 rmap_nr;
+	__u64 rmap_folio;
+	__s64 rmap_before;
+	__u64 rmap_gen;
+	__u32 events_sent;
+	/* Per-batch verdict counters, flushed at the end of each batch. */
+	struct pc_check_counts c[3]; /* bounds, ptes-set, rmap */
+	__u32 v_check, v_verdict, v_index;
+	__u64 v_addr, v_expected, v_seen;
+	__u64 first_pfn; /* ptes-set: PFN of the batch's first PTE */
+	bool prot_write, write_fault, unreliable;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct fm_state);
+} fm_states SEC(".maps");
+
+/*
+ * The task's state.  Entry hooks (create) decide again each time whether
+ * the task is a target, so a thread id reused by another process never
+ * inherits a state; exit hooks only continue what an entry began.
+ */
+static __always_inline struct fm_state *fm_state_get(bool create)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fm_state fresh = {};
+	struct fm_state *st;
+	__u32 flags;
+
+	if (!create)
+		return bpf_map_lookup_elem(&fm_states, &tid);
+	flags = target_flags();
+	if (!flags)
+		return NULL;
+	st = bpf_map_lookup_elem(&fm_states, &tid);
+	if (!st) {
+		bpf_map_update_elem(&fm_states, &tid, &fresh, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&fm_states, &tid);
+		if (!st)
+			return NULL;
+	}
+	st->track_flags = flags - 1;
+	return st;
+}
+
+static __always_inline __u64 vma_isize(struct vm_area_struct *vma)
+{
+	return (__u64)BPF_CORE_READ(vma, vm_file, f_mapping, host, i_size);
+}
+
+/* Large folios carry PG_head; their order is the low byte of _flags_1. */
+static __always_inline __u64 folio_pages(struct folio *folio)
+{
+	unsigned long flags = 0, flags1 = 0;
+
+	if (bpf_probe_read_kernel(&flags, sizeof(flags), folio)) /* flags: first word */
+		return 0;
+	if (!(flags & (1UL << bpf_core_enum_value(enum pageflags, PG_head))))
+		return 1;
+	if (!bpf_core_field_exists(folio->_flags_1))
+		return 0;
+	flags1 = BPF_CORE_READ(folio, _flags_1);
+	return 1ULL << (flags1 & 0xff);
+}
+
+/* The folio's total mapcount (large: _large_mapcount; small: _mapcount). */
+static __always_inline __s64 folio_mapcount(struct folio *folio, bool large)
+{
+	if (large && bpf_core_field_exists(folio->_large_mapcount))
+		return (__s64)BPF_CORE_READ(folio, _large_mapcount.counter) + 1;
+	return (__s64)BPF_CORE_READ(folio, _mapcount.counter) + 1;
+}
+
+static __noinline void fm_emit(struct fm_state *st)
+{
+	struct pc_violation_event *ev;
+
+	if (!st || st->events_sent >= PC_MAX_EVENTS_PER_CALL)
+		return;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		stat_add(PC_STAT_EVENTS_DROPPED, 1);
+		return;
+	}
+	st->events_sent++;
+	ev->check = st->v_check;
+	ev->verdict = st->v_verdict;
+	ev->tier = filemap_tier;
+	ev->tgid = bpf_get_current_pid_tgid() >> 32;
+	ev->tid = (__u32)bpf_get_current_pid_tgid();
+	ev->index = st->v_index;
+	ev->old_addr = st->v_addr;
+	ev->new_addr = st->v_addr;
+	ev->expected = st->v_expected;
+	ev->seen = st->v_seen;
+	ev->call_seq = 0;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/* slot: 0 batch-bounds, 1 ptes-set, 2 rmap-count.  enforced: the scenario
+   rules out the legitimate race of this check. */
+static __always_inline void fm_judge(struct fm_state *st, __u32 slot, int verdict, bool enforced,
+				     __u64 addr, __u32 index, __u64 expected, __u64 seen)
+{
+	struct pc_check_counts *c;
+
+	if (slot > 2)
+		return;
+	c = &st->c[slot];
+	if (verdict == PC_NOT_APPLICABLE) {
+		c->not_applicable++;
+		return;
+	}
+	c->checked++;
+	if (!pc_is_violation(verdict))
+		return;
+	if (!enforced || st->unreliable || disturb_gen() != st->gen) {
+		c->inconclusive++;
+		return;
+	}
+	c->violations++;
+	st->v_check = slot == 0	  ? PC_CHK_FM_BOUNDS
+		      : slot == 1 ? PC_CHK_FM_PTES_SET
+				  : PC_CHK_FM_RMAP;
+	st->v_verdict = verdict;
+	st->v_addr = addr;
+	st->v_index = index;
+	st->v_expected = expected;
+	st->v_seen = seen;
+	fm_emit(st);
+}
+
+static __always_inline void fm_flush(struct fm_state *st)
+{
+	add_counts(PC_CHK_FM_BOUNDS, filemap_tier, &st->c[0]);
+	add_counts(PC_CHK_FM_PTES_SET, filemap_tier, &st->c[1]);
+	add_counts(PC_CHK_FM_RMAP, filemap_tier, &st->c[2]);
+	__builtin_memset(st->c, 0, sizeof(st->c));
+}
+
+/* ---- filemap_map_pages: when the fault-around window began ------------- */
+
+static __always_inline void fm_map_pages_begin(struct vm_fault *vmf)
+{
+	struct fm_state *st = fm_state_get(true);
+
+	if (!st)
+		return;
+	st->in_map_pages = true;
+	st->isize_map_pages = vma_isize(BPF_CORE_READ(vmf, vma));
+}
+
+static __always_inline void fm_map_pages_end(void)
+{
+	struct fm_state *st = fm_state_get(false);
+
+	if (st)
+		st->in_map_pages = false;
+}
+
+/* ---- set_pte_range: one batch ------------------------------------------- */
+
+static __always_inline void fm_set_begin(struct vm_fault *vmf, struct folio *folio, void *page,
+					 __u32 nr, __u64 addr)
+{
+	struct fm_state *st = fm_state_get(true);
+
+	if (!st)
+		return;
+	st->set_pending = true;
+	st->rmap_seen = false;
+	st->vmf = (__u64)vmf;
+	st->folio = (__u64)folio;
+	st->page = (__u64)page;
+	st->nr = nr;
+	st->addr = addr;
+	st->gen = disturb_gen();
+	st->isize_set = vma_isize(BPF_CORE_READ(vmf, vma));
+}
+
+struct fm_entries_ctx {
+	__u32 tid;
+	__u64 ptep;
+};
+
+static long fm_check_entry(__u32 k, void *data)
+{
+	struct fm_entries_ctx *ec = data;
+	struct fm_state *st = bpf_map_lookup_elem(&fm_states, &ec->tid);
+	__u64 raw = 0;
+	struct pc_pte seen;
+
+	if (!st)
+		return 1;
+	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(ec->ptep + (__u64)k * 8)))
+		return 1;
+	seen = pc_decode_pte(raw);
+	if (k == 0)
+		st->first_pfn = seen.pfn;
+	fm_judge(st, 1, pc_fault_entry(seen, st->first_pfn, k, st->prot_write, st->write_fault),
+		 true, st->addr + ((__u64)k << PC_PAGE_SHIFT), k, st->first_pfn + k, raw);
+	return 0;
+}
+
+static __always_inline void fm_set_end(void)
+{
+	struct fm_state *st = fm_state_get(false);
+	struct pc_fault_batch b = {};
+	struct vm_area_struct *vma;
+	struct vm_fault *vmf;
+	struct folio *folio;
+	struct fm_entries_ctx ec;
+	struct super_block *sb;
+	__u64 isize_now, page_size, mapping, npages;
+	bool anon;
+
+	if (!st || !st->set_pending)
+		return;
+	st->set_pending = false;
+	hist_add(PC_HIST_FM_SET_PTE_RANGE_NR, PC_HIST_LINLOG, st->nr);
+	/* Locals, not st->..., inside BPF_CORE_READ: our own struct has no BTF
+	   in the kernel to relocate against. */
+	vmf = (struct vm_fault *)st->vmf;
+	vma = BPF_CORE_READ(vmf, vma);
+	folio = (struct folio *)st->folio;
+	mapping = (__u64)BPF_CORE_READ(folio, mapping);
+	anon = !mapping || (mapping & PC_MAPPING_ANON); /* a COW copy: not the file's page */
+	st->unreliable = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), mm,
+				       mm_users.counter) > 1;
+	st->write_fault =
+		BPF_CORE_READ(vmf, flags) & bpf_core_enum_value(enum fault_flag, FAULT_FLAG_WRITE);
+	st->prot_write = pc_decode_pte(BPF_CORE_READ(vma, vm_page_prot.pgprot)).write;
+
+	/* batch-bounds */
+	npages = folio_pages(folio);
+	page_size = bpf_core_type_size(struct page);
+	if (!anon && npages && page_size && st->page >= st->folio) {
+		isize_now = vma_isize(vma);
+		b.addr = st->addr;
+		b.nr = st->nr;
+		b.folio_start = (st->page - st->folio) / page_size;
+		b.folio_nr = npages;
+		b.vm_start = BPF_CORE_READ(vma, vm_start);
+		b.vm_end = BPF_CORE_READ(vma, vm_end);
+		b.file_index = BPF_CORE_READ(folio, index) + b.folio_start;
+		/* The largest size seen in the window: a file that grew is fine. */
+		b.i_size = st->isize_set > isize_now ? st->isize_set : isize_now;
+		if (st->in_map_pages && st->isize_map_pages > b.i_size)
+			b.i_size = st->isize_map_pages;
+		sb = BPF_CORE_READ(vma, vm_file, f_mapping, host, i_sb);
+		b.eof_exempt = BPF_CORE_READ(sb, s_magic) == PC_TMPFS_MAGIC;
+		{
+			int v = pc_fault_batch_bounds(b);
+			bool size_steady = st->isize_set == isize_now &&
+					   (!st->in_map_pages || st->isize_map_pages == isize_now);
+
+			fm_judge(st, 0, v,
+				 v != PC_V_PAST_EOF ||
+					 ((st->track_flags & PC_TRACK_ENFORCE_EOF) && size_steady),
+				 st->addr, st->nr, b.i_size, b.file_index + st->nr - 1);
+		}
+	}
+	/* ptes-set: the nr PTEs from vmf->pte */
+	ec.tid = (__u32)bpf_get_current_pid_tgid();
+	ec.ptep = (__u64)BPF_CORE_READ(vmf, pte);
+	if (ec.ptep)
+		bpf_loop(st->nr < PC_MAX_FAULT_PTES ? st->nr : PC_MAX_FAULT_PTES, fm_check_entry,
+			 &ec, 0);
+	/* rmap: the file rmap inside covered the same folio and nr */
+	if (st->rmap_seen)
+		fm_judge(st, 2,
+			 st->rmap_folio == st->folio ? pc_batch_pair(st->nr, st->rmap_nr)
+						     : PC_V_BATCH_OUTSIDE_FOLIO,
+			 true, st->addr, 0, st->nr, st->rmap_nr);
+	fm_flush(st);
+}
+
+/* ---- folio_add_file_rmap_ptes: the mapcount moves by nr ----------------- */
+
+static __always_inline void fm_rmap_begin(struct folio *folio, __u32 nr)
+{
+	struct fm_state *st = fm_state_get(true);
+
+	if (!st)
+		return;
+	st->rmap_pending = true;
+	st->rmap_folio = (__u64)folio;
+	st->rmap_nr = nr;
+	st->rmap_gen = disturb_gen();
+	st->rmap_before = folio_mapcount(folio, folio_pages(folio) > 1);
+}
+
+static __always_inline void fm_rmap_end(void)
+{
+	struct fm_state *st = fm_state_get(false);
+	struct folio *folio;
+	__s64 after;
+
+	if (!st || !st->rmap_pending)
+		return;
+	st->rmap_pending = false;
+	st->rmap_seen = st->set_pending;
+	hist_add(PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, st->rmap_nr);
+	folio = (struct folio *)st->rmap_folio;
+	after = folio_mapcount(folio, folio_pages(folio) > 1);
+	if (!st->set_pending) /* outside a batch: its own window */
+		st->gen = st->rmap_gen;
+	fm_judge(st, 2, pc_count_delta(st->rmap_before, after, st->rmap_nr),
+		 (st->track_flags & PC_TRACK_ENFORCE_RMAP) && disturb_gen() == st->rmap_gen, 0,
+		 st->rmap_nr, st->rmap_before + st->rmap_nr, after);
+	if (!st->set_pending)
+		fm_flush(st);
+}
+
+SEC("fentry/filemap_map_pages")
+int BPF_PROG(fm_map_fentry, struct vm_fault *vmf)
+{
+	fm_map_pages_begin(vmf);
+	return 0;
+}
+
+SEC("fexit/filemap_map_pages")
+int BPF_PROG(fm_map_fexit)
+{
+	fm_map_pages_end();
+	return 0;
+}
+
+SEC("fentry/set_pte_range")
+int BPF_PROG(fm_set_fentry, struct vm_fault *vmf, struct folio *folio, void *page, unsigned int nr,
+	     unsigned long addr)
+{
+	fm_set_begin(vmf, folio, page, nr, addr);
+	return 0;
+}
+
+SEC("fexit/set_pte_range")
+int BPF_PROG(fm_set_fexit)
+{
+	fm_set_end();
+	return 0;
+}
+
+SEC("fentry/folio_add_file_rmap_ptes")
+int BPF_PROG(fm_rmap_fentry, struct folio *folio, void *page, int nr)
+{
+	fm_rmap_begin(folio, nr);
+	return 0;
+}
+
+SEC("fexit/folio_add_file_rmap_ptes")
+int BPF_PROG(fm_rmap_fexit)
+{
+	fm_rmap_end();
+	return 0;
+}
+
+/* The same through kprobes where the trampoline is refused. */
+SEC("kprobe/filemap_map_pages")
+int BPF_KPROBE(fm_map_kprobe, struct vm_fault *vmf)
+{
+	fm_map_pages_begin(vmf);
+	return 0;
+}
+
+SEC("kretprobe/filemap_map_pages")
+int BPF_KRETPROBE(fm_map_kretprobe)
+{
+	fm_map_pages_end();
+	return 0;
+}
+
+SEC("kprobe/set_pte_range")
+int BPF_KPROBE(fm_set_kprobe, struct vm_fault *vmf, struct folio *folio, void *page,
+	       unsigned int nr, unsigned long addr)
+{
+	fm_set_begin(vmf, folio, page, nr, addr);
+	return 0;
+}
+
+SEC("kretprobe/set_pte_range")
+int BPF_KRETPROBE(fm_set_kretprobe)
+{
+	fm_set_end();
+	return 0;
+}
+
+SEC("kprobe/folio_add_file_rmap_ptes")
+int BPF_KPROBE(fm_rmap_kprobe, struct folio *folio, void *page, int nr)
+{
+	fm_rmap_begin(folio, nr);
+	return 0;
+}
+
+SEC("kretprobe/folio_add_file_rmap_ptes")
+int BPF_KRETPROBE(fm_rmap_kretprobe)
+{
+	fm_rmap_end();
+	return 0;
+}
+
+#endif
