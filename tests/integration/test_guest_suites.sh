@@ -1,19 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The mremap suite inside QEMU guests of real Debian kernels, as CI runs it:
+# Every suite (mremap, filemap) inside QEMU guests of real Debian kernels,
+# as CI runs it:
 #   - 7.x on x86_64: every check passes, the kernel:fexit tier (fentry/fexit
 #     on move_page_tables) ran and judged entries;
 #   - 7.x on arm64: every check passes, the guest reports hardware dirty-bit
 #     management (per-entry access/dirty updates, what gathering exists
 #     for), the per-batch checks ran, and the mremap batch histogram holds
 #     16-PTE batches for the 64 KiB folios;
+#   - 7.x on both: the filemap checks ran in the kernel (fentry/fexit on
+#     set_pte_range and folio_add_file_rmap_ptes) and passed, and
+#     fault-around mapped batches of more than one PTE;
 #   - 6.1 on both (before every batching patch) and 6.12 on arm64 (contpte
 #     without mremap batching): nothing fails, and nothing batches in
-#     mremap, reported as a fact (a skip or batches of one), not a failure.
+#     mremap, reported as a fact (a skip or batches of one), not a failure;
+#     on 6.1 the filemap checks say fault-around maps one page per call.
 # Each guest boots under TCG in a few seconds; ~1 minute in all.
 #
-# Usage: bash test_guest_mremap.sh BUILD_DIR   (unused: guests get static
+# Usage: bash test_guest_suites.sh BUILD_DIR   (unused: guests get static
 # builds of their own from scripts/build-guest)
 # Prints TAP; exits 0 all passed, 1 something failed, 4 nothing could run
 # (no QEMU, or no kernel in the cache and no network).
@@ -25,7 +30,7 @@ if [ -z "${1:-}" ]; then
 	exit 2
 fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_guest_mremap.XXXXXX") || exit 1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_guest_suites.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 nr=0 nr_fail=0 nr_skip=0
 
@@ -65,6 +70,17 @@ if what == "no-fail":
     bad = [f'{r["check"]} [{r["tier"]}]' for r in res if r["status"] == "fail"]
     print("failed: " + ", ".join(bad) if bad else f"{len(res)} results, none failed")
     sys.exit(1 if bad or not res else 0)
+if what == "skip-says":  # check text: every result of check skips saying text
+    got = [r for r in res if r["check"] == sys.argv[3]]
+    ok = got and all(r["status"] == "skip" and sys.argv[4] in r["summary"]
+                     for r in got if r["tier"].startswith("kernel:"))
+    print("; ".join(f'{r["tier"]}: {r["status"]}: {r["summary"][:80]}' for r in got))
+    sys.exit(0 if ok else 1)
+if what == "hist-over-1":  # name: some count in a bucket of 2 or more
+    h = hist(sys.argv[3])
+    big = 0 if h is None else sum(b["count"] for b in h["buckets"] if b["low"] >= 2)
+    print(f"{big} calls of 2 or more in '{sys.argv[3]}'")
+    sys.exit(0 if big > 0 else 1)
 if what == "status":  # check tier wanted
     got = status(sys.argv[3], sys.argv[4])
     print(f"{sys.argv[3]} [{sys.argv[4]}]: {got}")
@@ -104,7 +120,7 @@ for arch in x86_64 arm64; do
 	ok "static $arch build for the guest ($dir)"
 done
 
-# guest ARCH SPEC: runs the mremap suite; leaves $tmp/ARCH-SPEC.{json,err}.
+# guest ARCH SPEC: runs every suite; leaves $tmp/ARCH-SPEC.{json,err}.
 # Returns vmtest's exit status, or 100 when the kernel cannot be fetched.
 guest() {
 	local arch=$1 spec=$2 out=$tmp/$1-$2 deb_arch=amd64 build_var
@@ -117,7 +133,7 @@ guest() {
 	fi
 	"$ROOT/verify/vmtest" --arch "$arch" --package "$spec" --build-dir "${!build_var}" \
 		--timeout 300 --output "$out.json" -- \
-		run --suite mremap --scale 4 --format json 2>"$out.err"
+		run --scale 4 --format json 2>"$out.err"
 }
 
 ran=0
@@ -127,19 +143,42 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "arm64 6.12"; do
 	guest "$arch" "$spec"
 	rc=$?
 	if [ $rc -eq 100 ]; then
-		skip "$arch $spec guest: mremap suite" "kernel $spec not cached and not downloadable"
+		skip "$arch $spec guest: all suites" "kernel $spec not cached and not downloadable"
 		continue
 	fi
 	if [ $rc -eq 99 ]; then
-		skip "$arch $spec guest: mremap suite" "no $arch guest build"
+		skip "$arch $spec guest: all suites" "no $arch guest build"
 		continue
 	fi
 	ran=$((ran + 1))
 	if [ $rc -ne 0 ] || ! why=$(query "$out.json" no-fail); then
-		not_ok "$arch $spec guest: mremap suite passes (exit $rc)" "${why:-no report}" "$out.err"
+		not_ok "$arch $spec guest: all suites pass (exit $rc)" "${why:-no report}" "$out.err"
 		continue
 	fi
-	ok "$arch $spec guest: mremap suite passes ($why)"
+	ok "$arch $spec guest: all suites pass ($why)"
+	case $spec in
+	7)
+		for check in filemap/batch-bounds filemap/ptes-set filemap/rmap-count; do
+			if why=$(query "$out.json" status "$check" kernel:fexit pass); then
+				ok "$arch 7 guest: $check judged in the kernel ($why)"
+			else
+				not_ok "$arch 7 guest: $check judged in the kernel" "$why"
+			fi
+		done
+		if why=$(query "$out.json" hist-over-1 "fault-around PTEs per set_pte_range"); then
+			ok "$arch 7 guest: fault-around maps batches of several PTEs ($why)"
+		else
+			not_ok "$arch 7 guest: fault-around maps batches of several PTEs" "$why"
+		fi
+		;;
+	6.1)
+		if why=$(query "$out.json" skip-says filemap/batch-bounds "one page per call"); then
+			ok "$arch 6.1 guest: filemap says fault-around maps one page per call ($why)"
+		else
+			not_ok "$arch 6.1 guest: filemap says fault-around maps one page per call" "$why"
+		fi
+		;;
+	esac
 
 	case "$arch $spec" in
 	"x86_64 7")
