@@ -1132,6 +1132,7 @@ DISTURBANCE(writeback, writeback_single_inode_start)
 DISTURBANCE(syscalls, sys_enter_process_madvise)
 
 #include "filemap_hooks.h"
+#include "contpte_hooks.h"
 
 /* A thread that exits leaves no state a reused thread id could inherit. */
 SEC("tp/sched/sched_process_exit")
@@ -1144,5 +1145,6 @@ int task_exit(void *ctx)
 	key = call_key(tid, KIND_MPT);
 	bpf_map_delete_elem(&calls, &key);
 	bpf_map_delete_elem(&fm_states, &tid);
+	bpf_map_delete_elem(&cp_states, &tid);
 	return 0;
 }

@@ -19,6 +19,14 @@ static const char *const fm_kprobe_progs[] = {"fm_map_kprobe", "fm_map_kretprobe
 					      "fm_set_kretprobe", NULL};
 static const char *const fm_rmap_fentry_progs[] = {"fm_rmap_fentry", "fm_rmap_fexit", NULL};
 static const char *const fm_rmap_kprobe_progs[] = {"fm_rmap_kprobe", "fm_rmap_kretprobe", NULL};
+static const char *const cp_kprobe_progs[] = {"cp_get_kprobe",
+					      "cp_get_kretprobe",
+					      "cp_fold_kprobe",
+					      "cp_fold_kretprobe",
+					      "cp_unfold_kprobe",
+					      "cp_unfold_kretprobe",
+					      NULL};
+static const char *const cp_young_kprobe_progs[] = {"cp_young_kprobe", "cp_young_kretprobe", NULL};
 static const char *const no_progs[] = {NULL};
 
 const char *pc_hook_group_name(enum pc_hook_group g)
@@ -34,6 +42,10 @@ const char *pc_hook_group_name(enum pc_hook_group g)
 		return "fault-around batches (set_pte_range)";
 	case PC_HOOK_FILEMAP_RMAP:
 		return "fault-around rmap (folio_add_file_rmap_ptes)";
+	case PC_HOOK_CONTPTE:
+		return "arm64 contpte (gather, fold, unfold)";
+	case PC_HOOK_CONTPTE_YOUNG:
+		return "arm64 contpte clear-young";
 	default:
 		return "?";
 	}
@@ -65,6 +77,10 @@ const char *const *pc_hook_programs(enum pc_hook_group g, const struct pc_hook_c
 		return c->mech == PC_MECH_FENTRY ? fm_fentry_progs : fm_kprobe_progs;
 	case PC_HOOK_FILEMAP_RMAP:
 		return c->mech == PC_MECH_FENTRY ? fm_rmap_fentry_progs : fm_rmap_kprobe_progs;
+	case PC_HOOK_CONTPTE:
+		return c->mech == PC_MECH_KPROBE ? cp_kprobe_progs : no_progs;
+	case PC_HOOK_CONTPTE_YOUNG:
+		return c->mech == PC_MECH_KPROBE ? cp_young_kprobe_progs : no_progs;
 	default:
 		return no_progs;
 	}
@@ -107,15 +123,16 @@ static int mpt_prototype(char *why, size_t len)
 	return -1;
 }
 
-/* fentry if every function takes it (fexit where needed), else kprobes. */
+/* fentry if every function takes it (fexit where needed), else kprobes.
+   needs_fexit NULL: kprobes only (the programs exist in that form only). */
 static void choose(struct pc_hook_choice *c, const char *const *funcs, const bool *needs_fexit,
 		   bool kprobe_fallback)
 {
-	char why[256];
+	char why[256] = "";
 	int i;
 
-	c->mech = PC_MECH_FENTRY;
-	for (i = 0; funcs[i]; i++) {
+	c->mech = needs_fexit ? PC_MECH_FENTRY : PC_MECH_NONE;
+	for (i = 0; needs_fexit && funcs[i]; i++) {
 		if (pc_probe_tracing(funcs[i], needs_fexit[i], why, sizeof(why)) ||
 		    (needs_fexit[i] && pc_probe_fentry(funcs[i], why, sizeof(why)))) {
 			c->mech = PC_MECH_NONE;
@@ -127,7 +144,10 @@ static void choose(struct pc_hook_choice *c, const char *const *funcs, const boo
 			 funcs[1] ? " and " : "", funcs[1] ? funcs[1] : "");
 		return;
 	}
-	snprintf(c->reason, sizeof(c->reason), "%s", why);
+	snprintf(c->reason, sizeof(c->reason), "%s",
+		 needs_fexit ? why
+			     : "kprobes only (the contpte programs are kprobes: most of these "
+			       "functions pass pte_t by value)");
 	if (!kprobe_fallback)
 		return;
 	for (i = 0; funcs[i]; i++) {
@@ -141,10 +161,13 @@ static void choose(struct pc_hook_choice *c, const char *const *funcs, const boo
 		}
 	}
 	c->mech = PC_MECH_KPROBE;
-	{
+	if (needs_fexit) {
 		size_t used = strlen(c->reason);
 
 		snprintf(c->reason + used, sizeof(c->reason) - used, "; using kprobes instead");
+	} else {
+		snprintf(c->reason, sizeof(c->reason), "kprobes on %s and %d more (pte_t by value)",
+			 funcs[0], i - 1);
 	}
 }
 
@@ -161,6 +184,9 @@ void pc_hooks_choose(struct pc_hook_choice *choice)
 	static const bool fm_fexit[] = {true, true};
 	static const char *const fm_rmap[] = {"folio_add_file_rmap_ptes", NULL};
 	static const bool fm_rmap_fexit[] = {true};
+	static const char *const cp[] = {"contpte_ptep_get", "__contpte_try_fold",
+					 "__contpte_try_unfold", NULL};
+	static const char *const cp_young[] = {"contpte_test_and_clear_young_ptes", NULL};
 	struct pc_hook_choice *c;
 	char why[256] = "";
 	int proto;
@@ -181,6 +207,8 @@ void pc_hooks_choose(struct pc_hook_choice *choice)
 	choose(&choice[PC_HOOK_FOLIO_PTE_BATCH], fpb, fpb_fexit, true);
 	choose(&choice[PC_HOOK_FILEMAP], fm, fm_fexit, true);
 	choose(&choice[PC_HOOK_FILEMAP_RMAP], fm_rmap, fm_rmap_fexit, true);
+	choose(&choice[PC_HOOK_CONTPTE], cp, NULL, true);
+	choose(&choice[PC_HOOK_CONTPTE_YOUNG], cp_young, NULL, true);
 	/* The rmap programs continue what the set_pte_range ones begin. */
 	if (choice[PC_HOOK_FILEMAP].mech == PC_MECH_NONE &&
 	    choice[PC_HOOK_FILEMAP_RMAP].mech != PC_MECH_NONE) {

@@ -18,6 +18,8 @@ enum pc_hook_group {
 	PC_HOOK_FOLIO_PTE_BATCH,      /* batch sizes of zap, mlock, khugepaged */
 	PC_HOOK_FILEMAP,	      /* fault-around batches: set_pte_range */
 	PC_HOOK_FILEMAP_RMAP,	      /* their rmap: folio_add_file_rmap_ptes */
+	PC_HOOK_CONTPTE,	      /* arm64 contpte gather, fold and unfold */
+	PC_HOOK_CONTPTE_YOUNG,	      /* arm64 contpte clear-young (v6.16+ name) */
 	PC_HOOK__COUNT,
 };
 

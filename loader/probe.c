@@ -285,5 +285,15 @@ int pc_cmd_features(int argc, char **argv)
 	else
 		printf("  mremap/batch                       skip: %s\n",
 		       choice[PC_HOOK_CONTPTE_BATCH].reason);
+	printf("  filemap/batch-bounds, ptes-set     oracle (pagemap, sigbus, data)%s\n",
+	       choice[PC_HOOK_FILEMAP].mech ? " + kernel (set_pte_range)" : "");
+	printf("  filemap/rmap-count                 oracle:kpagecount%s\n",
+	       choice[PC_HOOK_FILEMAP_RMAP].mech ? " + kernel (folio_add_file_rmap_ptes)" : "");
+	printf("  filemap/rss-count                  oracle:status-rss\n");
+	printf("  contpte/gather, fold, clear-young  %s\n",
+	       choice[PC_HOOK_CONTPTE].mech ? "kernel:kprobe (contpte_*) + oracles"
+	       : pc_kernel_has_func("contpte_ptep_get")
+		       ? "oracles only (no kprobes here)"
+		       : "skip: no contiguous PTEs in this kernel (arm64 only)");
 	return PC_EXIT_PASS;
 }

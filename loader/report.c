@@ -40,6 +40,10 @@ static const char *const stat_names[PC_STAT__COUNT] = {
 	[PC_STAT_WALK_ERRORS] = "walk_errors",
 	[PC_STAT_EVENTS_DROPPED] = "events_dropped",
 	[PC_STAT_STATE_FULL] = "state_full",
+	[PC_STAT_CP_GET] = "contpte_ptep_get_calls",
+	[PC_STAT_CP_FOLD] = "contpte_folds",
+	[PC_STAT_CP_UNFOLD] = "contpte_unfolds",
+	[PC_STAT_CP_YOUNG] = "contpte_clear_young_calls",
 };
 
 static const char *stat_name(int i, char *buf, size_t sz)

@@ -419,6 +419,8 @@ int pc_cmd_run(int argc, char **argv)
 		pc_session_mremap_results(&s, r);
 	if (!strcmp(suite, "all") || !strcmp(suite, "filemap"))
 		pc_session_filemap_results(&s, r);
+	if (!strcmp(suite, "all") || !strcmp(suite, "contpte"))
+		pc_session_contpte_results(&s, r);
 	pc_session_hists(&s, r, !strcmp(suite, "all") || !strcmp(suite, "filemap"));
 	pc_session_stats(&s, r);
 	code = pc_report_exit_code(r);

@@ -24,6 +24,10 @@ static const char *const check_names[PC_CHK__COUNT] = {
 	[PC_CHK_FM_PTES_SET] = "filemap/ptes-set",
 	[PC_CHK_FM_RMAP] = "filemap/rmap-count",
 	[PC_CHK_FM_RSS] = "filemap/rss-count",
+	[PC_CHK_CP_GATHER] = "contpte/gather",
+	[PC_CHK_CP_MLOCK] = "contpte/mlock",
+	[PC_CHK_CP_FOLD] = "contpte/fold",
+	[PC_CHK_CP_YOUNG] = "contpte/clear-young",
 };
 
 const char *pc_check_name(__u32 check)
@@ -57,6 +61,9 @@ static const char *const verdict_text[PC_V__COUNT] = {
 	[PC_V_MAPCOUNT] = "mapcount moved by other than the pages mapped",
 	[PC_V_RSS] = "RSS counter moved by other than the pages mapped",
 	[PC_V_DATA_MISMATCH] = "bytes read through the mapping differ from the file",
+	[PC_V_PARTIAL_FOLD] = "contpte block with CONT on some entries only",
+	[PC_V_FOLD_MISMATCH] = "folded entries differ in validity or permission",
+	[PC_V_YOUNG_UNREPORTED] = "a young entry reported as not young",
 };
 
 const char *pc_verdict_text(__u32 v)
@@ -557,6 +564,47 @@ void pc_session_filemap_results(struct pc_session *s, struct pc_report *r)
 	}
 }
 
+void pc_session_contpte_results(struct pc_session *s, struct pc_report *r)
+{
+	static const __u32 checks[] = {PC_CHK_CP_GATHER, PC_CHK_CP_FOLD, PC_CHK_CP_YOUNG};
+	static const char *const what[] = {"contpte_ptep_get calls in locked walks",
+					   "folds and unfolded entries", "clear-young calls"};
+	const struct pc_hook_choice *cp = &s->hooks[PC_HOOK_CONTPTE];
+	bool live = s->loaded && s->hook_live[PC_HOOK_CONTPTE];
+
+	pc_session_poll(s, 0);
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		struct pc_result *res = result_for(r, pc_check_name(checks[i]), "kernel:kprobe");
+		struct pc_check_counts c;
+
+		if (!res)
+			continue;
+		if (!s->loaded) {
+			pc_result_set(res, PC_STATUS_SKIP, "%s", s->load_error);
+			continue;
+		}
+		if (!live && !pc_kernel_has_func("contpte_ptep_get")) {
+			pc_result_set(res, PC_STATUS_SKIP,
+				      "this kernel has no contpte_ptep_get: contiguous PTEs exist "
+				      "only on arm64 kernels with CONFIG_ARM64_CONTPTE");
+			continue;
+		}
+		if (!live) {
+			pc_result_set(res, PC_STATUS_SKIP, "no hook on the contpte functions: %s",
+				      cp->reason);
+			continue;
+		}
+		if (checks[i] == PC_CHK_CP_YOUNG && !s->hook_live[PC_HOOK_CONTPTE_YOUNG]) {
+			pc_result_set(res, PC_STATUS_SKIP, "no hook on clear-young: %s",
+				      s->hooks[PC_HOOK_CONTPTE_YOUNG].reason);
+			continue;
+		}
+		check_counts(s, checks[i], PC_TIER_KPROBE, &c);
+		judge_counts(res, &c, what[i],
+			     "nothing to judge: no such call in any traced process's locked walk");
+	}
+}
+
 static const struct {
 	__u32 id;
 	__u32 kind;
@@ -586,6 +634,11 @@ static const struct {
 	 "set_pte_range nr", true},
 	{PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, "file rmap pages per folio_add_file_rmap_ptes",
 	 "pages", "folio_add_file_rmap_ptes nr", true},
+	{PC_HIST_CP_GATHER_READS, PC_HIST_LINLOG, "contpte_ptep_get: entries the gather loop reads",
+	 "entries", "derived from the block at entry (loop stops once young and dirty seen)",
+	 false},
+	{PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, "contpte_test_and_clear_young_ptes nr", "PTEs",
+	 "kprobe argument", false},
 };
 
 void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filemap)
@@ -617,6 +670,10 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filem
 		    !s->hook_live[PC_HOOK_FILEMAP])
 			continue;
 		if (hist_info[i].id == PC_HIST_FM_RMAP_NR && !s->hook_live[PC_HOOK_FILEMAP_RMAP])
+			continue;
+		if (hist_info[i].id == PC_HIST_CP_GATHER_READS && !s->hook_live[PC_HOOK_CONTPTE])
+			continue;
+		if (hist_info[i].id == PC_HIST_CP_YOUNG_NR && !s->hook_live[PC_HOOK_CONTPTE_YOUNG])
 			continue;
 		h = pc_report_add_hist(r, hist_info[i].name, hist_info[i].unit, hist_info[i].source,
 				       true, hist_info[i].kind);

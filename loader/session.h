@@ -54,6 +54,8 @@ int pc_session_disturb_fd(const struct pc_session *s);
 int pc_session_poll(struct pc_session *s, int timeout_ms);
 /* Adds the syscall-walk results for the mremap checks. */
 void pc_session_mremap_results(struct pc_session *s, struct pc_report *r);
+/* Adds the in-kernel results for the contpte checks. */
+void pc_session_contpte_results(struct pc_session *s, struct pc_report *r);
 /* Adds the in-kernel results for the filemap checks. */
 void pc_session_filemap_results(struct pc_session *s, struct pc_report *r);
 /* Adds the histograms the session collected (only_mremap: skip filemap). */

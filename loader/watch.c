@@ -236,6 +236,7 @@ int pc_cmd_watch(int argc, char **argv)
 		/* Past-EOF and mapcount deltas are observed, not enforced, here:
 		   a live program may resize files or share them (track flags 0). */
 		pc_session_filemap_results(&s, r);
+		pc_session_contpte_results(&s, r);
 	}
 	pc_session_hists(&s, r, true);
 	pc_session_stats(&s, r);

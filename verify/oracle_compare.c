@@ -89,6 +89,9 @@ const char *pc_oracle_verdict_name(int verdict)
 		[PC_V_MAPCOUNT] = "mapcount wrong",
 		[PC_V_RSS] = "rss counter wrong",
 		[PC_V_DATA_MISMATCH] = "data differs from the file",
+		[PC_V_PARTIAL_FOLD] = "partial fold",
+		[PC_V_FOLD_MISMATCH] = "fold mismatch",
+		[PC_V_YOUNG_UNREPORTED] = "young unreported",
 	};
 
 	if (verdict < 0 || verdict >= PC_V__COUNT || !names[verdict])

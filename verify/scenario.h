@@ -83,6 +83,9 @@ extern const int pc_mremap_n_scenarios;
 /* The filemap suite (verify/filemap_scenarios.c). */
 extern const struct pc_scenario pc_filemap_scenarios[];
 extern const int pc_filemap_n_scenarios;
+/* The contpte suite (verify/contpte_scenarios.c). */
+extern const struct pc_scenario pc_contpte_scenarios[];
+extern const int pc_contpte_n_scenarios;
 
 /* Suites by name, in run order (verify/suites.c). */
 struct pc_suite {

@@ -7,6 +7,8 @@ const struct pc_suite pc_suites[] = {
 	 &pc_mremap_n_scenarios},
 	{"filemap", "folio-based fault-around: batches, rmap and RSS counts", pc_filemap_scenarios,
 	 &pc_filemap_n_scenarios},
+	{"contpte", "arm64 contiguous PTEs: access/dirty gathering, fold/unfold, mlock",
+	 pc_contpte_scenarios, &pc_contpte_n_scenarios},
 };
 const int pc_n_suites = sizeof(pc_suites) / sizeof(pc_suites[0]);
 

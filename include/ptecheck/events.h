@@ -35,6 +35,8 @@ enum pc_hist_id {
 	PC_HIST_FPB_IN_MREMAP,	     /* linlog, folio_pte_batch() results inside mremap */
 	PC_HIST_FM_SET_PTE_RANGE_NR, /* linlog, set_pte_range nr per call */
 	PC_HIST_FM_RMAP_NR,	     /* linlog, folio_add_file_rmap_ptes nr per call */
+	PC_HIST_CP_GATHER_READS,     /* linlog, entries contpte_ptep_get's loop reads */
+	PC_HIST_CP_YOUNG_NR,	     /* linlog, contpte_test_and_clear_young_ptes nr */
 	PC_HIST__COUNT,
 };
 
@@ -57,6 +59,10 @@ enum pc_stat_id {
 	PC_STAT_WALK_ERRORS,	 /* page-table reads that faulted */
 	PC_STAT_EVENTS_DROPPED,	 /* ring buffer full: violation records lost */
 	PC_STAT_STATE_FULL,	 /* no per-call state slot free: call not checked */
+	PC_STAT_CP_GET,		 /* contpte_ptep_get calls (all tasks) */
+	PC_STAT_CP_FOLD,	 /* folds by tracked tasks */
+	PC_STAT_CP_UNFOLD,	 /* unfolds by tracked tasks */
+	PC_STAT_CP_YOUNG,	 /* contpte_test_and_clear_young_ptes calls (all tasks) */
 	PC_STAT__COUNT,
 };
 

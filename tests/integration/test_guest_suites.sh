@@ -9,6 +9,9 @@
 #     management (per-entry access/dirty updates, what gathering exists
 #     for), the per-batch checks ran, and the mremap batch histogram holds
 #     16-PTE batches for the 64 KiB folios;
+#   - 7.x on arm64: the contpte gather, fold and clear-young checks ran in
+#     the kernel (kprobes) and passed; on x86_64 contpte is reported as
+#     arm64-only;
 #   - 7.x on both: the filemap checks ran in the kernel (fentry/fexit on
 #     set_pte_range and folio_add_file_rmap_ptes) and passed, and
 #     fault-around mapped batches of more than one PTE;
@@ -165,6 +168,19 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "arm64 6.12"; do
 				not_ok "$arch 7 guest: $check judged in the kernel" "$why"
 			fi
 		done
+		if [ "$arch" = arm64 ]; then
+			for check in contpte/gather contpte/fold contpte/clear-young; do
+				if why=$(query "$out.json" status "$check" kernel:kprobe pass); then
+					ok "arm64 7 guest: $check judged in the kernel ($why)"
+				else
+					not_ok "arm64 7 guest: $check judged in the kernel" "$why"
+				fi
+			done
+		elif why=$(query "$out.json" skip-says contpte/gather "only on arm64"); then
+			ok "x86_64 7 guest: contpte reported as arm64-only ($why)"
+		else
+			not_ok "x86_64 7 guest: contpte reported as arm64-only" "$why"
+		fi
 		if why=$(query "$out.json" hist-over-1 "fault-around PTEs per set_pte_range"); then
 			ok "$arch 7 guest: fault-around maps batches of several PTEs ($why)"
 		else

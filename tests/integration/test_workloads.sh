@@ -376,6 +376,57 @@ assert all(w["faults_per_sec"] > 0 for w in obj["per_worker"]), "a worker at 0/s
 	fi
 }
 
+# contpte_mlock: the mlock loop and one access pattern, short; both JSON,
+# nothing lost, every knob it changes (64 KiB and 2 MiB "enabled") put back;
+# without hugepages-64kB (fake sysfs) it exits 4.
+t_contpte_mlock() {
+	local bin=$BUILD_DIR/workloads/contpte_mlock
+	local desc="contpte_mlock loop and --pattern: JSON, no byte lost, sysfs restored"
+	local pmd=/sys/kernel/mm/transparent_hugepage/hugepages-2048kB/enabled
+	local pmd_before changes err root=$tmp/fake-contpte
+
+	have "$bin" "$desc" || return
+	if ! command -v python3 >/dev/null; then
+		skip "$desc" "python3 not found"
+		return
+	fi
+	mkdir -p "$root/kernel/mm/transparent_hugepage"
+	PTECHECK_SYSFS_ROOT=$root run "$bin" --iterations 1
+	if [ "$rc" -ne 4 ]; then
+		fail "$desc" "without hugepages-64kB: exit $rc, wanted 4: $(first_err)"
+		return
+	fi
+	pmd_before=$(read_file "$pmd")
+	run "$bin" --size 8M --iterations 5 --align 64k --json
+	cp "$tmp/out" "$tmp/out.loop"
+	[ "$rc" -ne 0 ] || run "$bin" --size 4M --pattern dirty-7-young-1 --json
+	changes=$(real_changes)
+	if [ "$(read_file "$pmd")" != "$pmd_before" ]; then
+		changes+="$pmd is '$(read_file "$pmd")', was '$pmd_before'"
+		sed -n 's/.*\[\(.*\)\].*/\1/p' <<<"$pmd_before" >"$pmd" 2>/dev/null
+	fi
+	if [ -n "$changes" ]; then
+		fail "$desc" "not restored: $changes"
+	elif [ "$rc" -eq 4 ]; then
+		skip "$desc" "$(first_err)"
+	elif [ "$rc" -ne 0 ]; then
+		fail "$desc" "exit $rc: $(first_err)"
+	elif ! err=$(cat "$tmp/out.loop" "$tmp/out" | python3 -c '
+import json, sys
+loop, pat = [json.loads(l) for l in sys.stdin.read().splitlines()]
+assert loop["mode"] == "mlock" and loop["iterations"] == 5, loop
+assert loop["bytes_lost"] == 0, "bytes_lost %r" % loop["bytes_lost"]
+assert loop["median_ns"] > 0, "median_ns %r" % loop["median_ns"]
+assert pat["pattern"] == "dirty-7-young-1", pat["pattern"]
+assert pat["pages_lost"] == 0 and pat["pages_garbled"] == 0, pat
+assert pat["pages_written"] > 0, pat
+' 2>&1); then
+		fail "$desc" "$(tail -n 1 <<<"$err"): $(head -c 300 "$tmp/out")"
+	else
+		pass "$desc"
+	fi
+}
+
 # One case per entry, fields separated by '|' (paths may hold blanks).
 cases=(
 	"t_help|$FOLIOS"
@@ -408,6 +459,9 @@ cases+=(
 	"expect_exit|2|filemap_fault --backing /nonexistent/dir exits 2|$FILEMAP|--backing|/nonexistent/dir"
 	"expect_exit|2|filemap_fault --seconds with --iterations exits 2|$FILEMAP|--seconds|1|--iterations|1"
 	"t_filemap_json"
+	"t_help|$BUILD_DIR/workloads/contpte_mlock"
+	"expect_exit|2|contpte_mlock --pattern bogus exits 2|$BUILD_DIR/workloads/contpte_mlock|--pattern|bogus"
+	"t_contpte_mlock"
 )
 
 echo "TAP version 13"

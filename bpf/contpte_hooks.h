@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arm64 contiguous PTEs (v6.9+), included by mremap.bpf.c.  kprobes only:
+ * these functions pass or return pte_t by value, which BPF trampolines
+ * refuse (the loader finds that out by trying, see loader/hooks.c).
+ *
+ *   contpte_ptep_get(ptep, orig)        gather: the block's bits at entry
+ *                                       are in the result (contpte/gather)
+ *   __contpte_try_fold(mm, addr, ptep, pte)   fold: all 16 CONT, consecutive,
+ *                                       one permission, or none (contpte/fold)
+ *   __contpte_try_unfold(mm, addr, ptep, pte) unfold: no bit of the block lost
+ *   contpte_test_and_clear_young_ptes(vma, addr, ptep, nr)
+ *                                       young reported when an entry was young
+ *
+ * Race rules (docs/checks.md): fold, unfold and clear-young run under the
+ * page-table lock, as does contpte_ptep_get when its caller holds it, so
+ * between entry and return only hardware changes the block and it only
+ * sets bits.  ptep_get() is also called without the lock, where a young
+ * bit may be cleared meanwhile; the gather is therefore judged only inside
+ * a tracked task's mlock/munlock/madvise calls (whose page walks take the
+ * lock), and counted not-applicable elsewhere.  A disturbed window
+ * (reclaim, migration, ...) or a shared mm makes a violation inconclusive.
+ */
+#ifndef PTECHECK_CONTPTE_HOOKS_H
+#define PTECHECK_CONTPTE_HOOKS_H
+
+#define PC_CONT_MASK (PC_CONT_PTES * 8ULL - 1) /* a block's 16 entries: 128 bytes */
+
+struct cp_state {
+	bool locked_ctx; /* inside mlock/munlock/madvise of a tracked task */
+	__u32 track_flags;
+	__u64 gen; /* disturbance counter at entry */
+	/* contpte_ptep_get */
+	bool get_pending;
+	struct pc_gather get_gather;
+	__u64 get_orig, get_ptep;
+	/* __contpte_try_fold / __contpte_try_unfold */
+	bool fold_pending, unfold_pending;
+	__u64 fold_block, unfold_block;
+	struct pc_gather unfold_gather;
+	/* contpte_test_and_clear_young_ptes */
+	bool young_pending;
+	__u8 young_seen;
+	__u64 young_ptep;
+	__u32 young_nr;
+	/* working state of the block loops */
+	__u64 block_base;
+	struct pc_gather loop_gather;
+	struct pc_fold_state fold;
+	__u32 reads; /* entries the kernel's gather loop reads (derived) */
+	__s32 first_young, first_dirty;
+	__u32 events_sent;
+	struct pc_check_counts c[3]; /* gather, fold, clear-young */
+	__u32 v_check, v_verdict, v_index;
+	__u64 v_addr, v_expected, v_seen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct cp_state);
+} cp_states SEC(".maps");
+
+/* Entry side: a state for a tracked task (re-decided every time). */
+static __always_inline struct cp_state *cp_get(bool create)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct cp_state fresh = {}, *st;
+	__u32 flags;
+
+	if (!create)
+		return bpf_map_lookup_elem(&cp_states, &tid);
+	flags = target_flags();
+	if (!flags)
+		return NULL;
+	st = bpf_map_lookup_elem(&cp_states, &tid);
+	if (!st) {
+		bpf_map_update_elem(&cp_states, &tid, &fresh, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&cp_states, &tid);
+		if (!st)
+			return NULL;
+	}
+	st->track_flags = flags - 1;
+	return st;
+}
+
+static __noinline void cp_emit(struct cp_state *st)
+{
+	struct pc_violation_event *ev;
+
+	if (!st || st->events_sent >= PC_MAX_EVENTS_PER_CALL)
+		return;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		stat_add(PC_STAT_EVENTS_DROPPED, 1);
+		return;
+	}
+	st->events_sent++;
+	ev->check = st->v_check;
+	ev->verdict = st->v_verdict;
+	ev->tier = PC_TIER_KPROBE;
+	ev->tgid = bpf_get_current_pid_tgid() >> 32;
+	ev->tid = (__u32)bpf_get_current_pid_tgid();
+	ev->index = st->v_index;
+	ev->old_addr = st->v_addr;
+	ev->new_addr = st->v_addr;
+	ev->expected = st->v_expected;
+	ev->seen = st->v_seen;
+	ev->call_seq = 0;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/* slot 0 gather, 1 fold, 2 clear-young; flushed to the counts map at once. */
+static __always_inline void cp_judge(struct cp_state *st, __u32 slot, int verdict, __u64 where,
+				     __u32 index, __u64 expected, __u64 seen)
+{
+	struct pc_check_counts c = {};
+	static const __u32 ids[3] = {PC_CHK_CP_GATHER, PC_CHK_CP_FOLD, PC_CHK_CP_YOUNG};
+
+	if (slot > 2)
+		return;
+	if (verdict == PC_NOT_APPLICABLE) {
+		c.not_applicable = 1;
+	} else {
+		c.checked = 1;
+		if (pc_is_violation(verdict)) {
+			bool shared = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
+						    mm, mm_users.counter) > 1;
+
+			if (shared || disturb_gen() != st->gen) {
+				c.inconclusive = 1;
+			} else {
+				c.violations = 1;
+				st->v_check = ids[slot];
+				st->v_verdict = verdict;
+				st->v_addr = where;
+				st->v_index = index;
+				st->v_expected = expected;
+				st->v_seen = seen;
+				cp_emit(st);
+			}
+		}
+	}
+	add_counts(ids[slot], PC_TIER_KPROBE, &c);
+}
+
+/* Reads the 16 entries of the block at st->block_base into loop_gather/fold. */
+static long cp_block_entry(__u32 i, void *data)
+{
+	__u32 *tid = data;
+	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
+	__u64 raw = 0;
+	struct pc_pte e;
+
+	if (!st || i >= PC_CONT_PTES)
+		return 1;
+	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(st->block_base + (__u64)i * 8))) {
+		st->loop_gather.first_present = 0;
+		st->fold.verdict = PC_NOT_APPLICABLE;
+		return 1;
+	}
+	e = pc_decode_pte(raw);
+	pc_gather_add(&st->loop_gather, e);
+	pc_fold_add(&st->fold, e);
+	if (e.kind == PC_PTE_PRESENT) {
+		if (e.young && st->first_young < 0)
+			st->first_young = i;
+		if (e.dirty && st->first_dirty < 0)
+			st->first_dirty = i;
+	}
+	return 0;
+}
+
+/* Loads the block around ptep; fills loop_gather, fold and reads. */
+static __always_inline void cp_read_block(struct cp_state *st, __u64 ptep)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	st->block_base = ptep & ~PC_CONT_MASK;
+	__builtin_memset(&st->loop_gather, 0, sizeof(st->loop_gather));
+	__builtin_memset(&st->fold, 0, sizeof(st->fold));
+	st->first_young = -1;
+	st->first_dirty = -1;
+	bpf_loop(PC_CONT_PTES, cp_block_entry, &tid, 0);
+	/* The kernel's loop stops once it has seen both bits. */
+	if (st->first_young < 0 || st->first_dirty < 0)
+		st->reads = PC_CONT_PTES;
+	else
+		st->reads =
+			(st->first_young > st->first_dirty ? st->first_young : st->first_dirty) + 1;
+}
+
+/* ---- contpte_ptep_get ----------------------------------------------------- */
+
+SEC("kprobe/contpte_ptep_get")
+int BPF_KPROBE(cp_get_kprobe, __u64 *ptep, __u64 orig)
+{
+	struct cp_state *st = cp_get(true);
+
+	stat_add(PC_STAT_CP_GET, 1);
+	if (!st)
+		return 0;
+	st->gen = disturb_gen();
+	st->get_orig = orig;
+	st->get_ptep = (__u64)ptep;
+	cp_read_block(st, (__u64)ptep);
+	st->get_gather = st->loop_gather;
+	st->get_pending = true;
+	hist_add(PC_HIST_CP_GATHER_READS, PC_HIST_LINLOG, st->reads);
+	return 0;
+}
+
+SEC("kretprobe/contpte_ptep_get")
+int BPF_KRETPROBE(cp_get_kretprobe, __u64 ret)
+{
+	struct cp_state *st = cp_get(false);
+	int v;
+
+	if (!st || !st->get_pending)
+		return 0;
+	st->get_pending = false;
+	v = pc_gather_result(&st->get_gather, pc_decode_pte(st->get_orig), pc_decode_pte(ret));
+	/* Outside a locked page walk a young bit may be cleared meanwhile:
+	   such calls are not judged at all. */
+	if (!st->locked_ctx)
+		v = PC_NOT_APPLICABLE;
+	cp_judge(st, 0, v, st->get_ptep, (st->get_ptep & PC_CONT_MASK) / 8,
+		 ((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty, ret);
+	return 0;
+}
+
+/* ---- fold and unfold -------------------------------------------------------- */
+
+/* Fold and unfold act on user mms only (mm_is_user): skip others. */
+static __always_inline bool cp_own_mm(void *mm)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return mm && (__u64)mm == (__u64)BPF_CORE_READ(task, mm);
+}
+
+SEC("kprobe/__contpte_try_fold")
+int BPF_KPROBE(cp_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
+{
+	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
+
+	if (!st)
+		return 0;
+	st->gen = disturb_gen();
+	st->fold_block = (__u64)ptep & ~PC_CONT_MASK;
+	st->fold_pending = true;
+	return 0;
+}
+
+SEC("kretprobe/__contpte_try_fold")
+int BPF_KRETPROBE(cp_fold_kretprobe)
+{
+	struct cp_state *st = cp_get(false);
+	int v;
+
+	if (!st || !st->fold_pending)
+		return 0;
+	st->fold_pending = false;
+	cp_read_block(st, st->fold_block);
+	v = pc_fold_result(&st->fold);
+	if (v != PC_NOT_APPLICABLE)
+		stat_add(PC_STAT_CP_FOLD, 1);
+	cp_judge(st, 1, v, st->fold_block, 0, st->fold.seen, st->fold.cont);
+	return 0;
+}
+
+static long cp_unfold_entry(__u32 k, void *data)
+{
+	__u32 *tid = data;
+	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
+	__u64 raw = 0;
+
+	if (!st || k >= PC_CONT_PTES)
+		return 1;
+	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(st->unfold_block + (__u64)k * 8)))
+		return 1;
+	cp_judge(st, 1, pc_unfold_entry(&st->unfold_gather, k, pc_decode_pte(raw)),
+		 st->unfold_block + (__u64)k * 8, k,
+		 ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw);
+	return 0;
+}
+
+SEC("kprobe/__contpte_try_unfold")
+int BPF_KPROBE(cp_unfold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
+{
+	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
+
+	if (!st)
+		return 0;
+	st->gen = disturb_gen();
+	cp_read_block(st, (__u64)ptep);
+	st->unfold_block = st->block_base;
+	st->unfold_gather = st->loop_gather;
+	st->unfold_pending = st->fold.cont == PC_CONT_PTES; /* a folded block at entry */
+	return 0;
+}
+
+SEC("kretprobe/__contpte_try_unfold")
+int BPF_KRETPROBE(cp_unfold_kretprobe)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct cp_state *st = cp_get(false);
+
+	if (!st || !st->unfold_pending)
+		return 0;
+	st->unfold_pending = false;
+	stat_add(PC_STAT_CP_UNFOLD, 1);
+	bpf_loop(PC_CONT_PTES, cp_unfold_entry, &tid, 0);
+	return 0;
+}
+
+/* ---- contpte_test_and_clear_young_ptes ------------------------------------- */
+
+static long cp_young_entry(__u32 k, void *data)
+{
+	__u32 *tid = data;
+	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
+	__u64 raw = 0;
+
+	if (!st || k >= st->young_nr)
+		return 1;
+	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(st->young_ptep + (__u64)k * 8)))
+		return 1;
+	st->young_seen |= pc_decode_pte(raw).young;
+	return 0;
+}
+
+SEC("kprobe/contpte_test_and_clear_young_ptes")
+int BPF_KPROBE(cp_young_kprobe, void *vma, unsigned long addr, __u64 *ptep, unsigned int nr)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct cp_state *st = cp_get(true);
+
+	stat_add(PC_STAT_CP_YOUNG, 1);
+	if (!st)
+		return 0;
+	st->gen = disturb_gen();
+	st->young_ptep = (__u64)ptep;
+	st->young_nr = nr < PC_PTRS_PER_TABLE ? nr : PC_PTRS_PER_TABLE;
+	st->young_seen = 0;
+	bpf_loop(st->young_nr, cp_young_entry, &tid, 0);
+	st->young_pending = true;
+	hist_add(PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, nr);
+	return 0;
+}
+
+SEC("kretprobe/contpte_test_and_clear_young_ptes")
+int BPF_KRETPROBE(cp_young_kretprobe, int ret)
+{
+	struct cp_state *st = cp_get(false);
+
+	if (!st || !st->young_pending)
+		return 0;
+	st->young_pending = false;
+	cp_judge(st, 2, pc_young_reported(st->young_seen, ret & 1), st->young_ptep, 0,
+		 st->young_seen, ret & 1);
+	return 0;
+}
+
+/* ---- where the page-table lock is known to be held ------------------------ */
+
+static __always_inline void cp_locked_ctx(bool on)
+{
+	struct cp_state *st = cp_get(on);
+
+	if (st)
+		st->locked_ctx = on;
+}
+
+#define LOCKED_SYSCALL(name)                                                                       \
+	SEC("tp/syscalls/sys_enter_" #name)                                                        \
+	int cp_enter_##name(void *ctx)                                                             \
+	{                                                                                          \
+		cp_locked_ctx(true);                                                               \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("tp/syscalls/sys_exit_" #name)                                                         \
+	int cp_exit_##name(void *ctx)                                                              \
+	{                                                                                          \
+		cp_locked_ctx(false);                                                              \
+		return 0;                                                                          \
+	}
+
+LOCKED_SYSCALL(mlock)
+LOCKED_SYSCALL(mlock2)
+LOCKED_SYSCALL(munlock)
+LOCKED_SYSCALL(madvise)
+
+#endif
