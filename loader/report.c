@@ -823,6 +823,8 @@ static json_t *json_report(const struct pc_report *r)
 	jset(&b, root, "kernel", o);
 	jset(&b, root, "started", JSTR(r->started));
 	jset(&b, root, "duration_s", json_real(duration(r)));
+	if (r->scale)
+		jset(&b, root, "scale", json_integer(r->scale));
 	jset(&b, root, "partial", json_boolean(r->partial));
 
 	count_status(r, &pass, &fail, &skip);

@@ -66,7 +66,8 @@ struct pc_report {
 	char machine[65]; /* uname -m */
 	char started[32]; /* ISO 8601 UTC */
 	double duration_s;
-	bool partial; /* interrupted: results so far */
+	unsigned int scale; /* run: workload sizes divided by this (0: not a run) */
+	bool partial;	    /* interrupted: results so far */
 	int n_results, cap_results;
 	struct pc_result *results;
 	int n_hists, cap_hists;

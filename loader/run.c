@@ -354,6 +354,7 @@ int pc_cmd_run(int argc, char **argv)
 		pc_err(ENOMEM, "report");
 		return PC_EXIT_ERROR;
 	}
+	r->scale = ctx.scale;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pc_settings_install_handlers();
 	signal(SIGINT, on_signal);
