@@ -279,6 +279,13 @@ static __always_inline void fm_set_end(void)
 
 	/* batch-bounds */
 	npages = folio_pages(folio);
+	if (npages) {
+		__u32 order = 0;
+
+		while (order < 12 && (1ULL << order) < npages)
+			order++;
+		hist_add(PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, order);
+	}
 	page_size = bpf_core_type_size(struct page);
 	if (!anon && npages && page_size && st->page >= st->folio) {
 		isize_now = vma_isize(vma);

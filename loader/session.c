@@ -639,6 +639,8 @@ static const struct {
 	 false},
 	{PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, "contpte_test_and_clear_young_ptes nr", "PTEs",
 	 "kprobe argument", false},
+	{PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, "fault-around batches by folio order", "order",
+	 "set_pte_range folio (0: 4 KiB, 4: 64 KiB, 9: 2 MiB)", true},
 };
 
 void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filemap)
@@ -666,7 +668,8 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, bool with_filem
 		     hist_info[i].id == PC_HIST_BATCH_OTHER) &&
 		    !s->hook_live[PC_HOOK_FOLIO_PTE_BATCH])
 			continue;
-		if (hist_info[i].id == PC_HIST_FM_SET_PTE_RANGE_NR &&
+		if ((hist_info[i].id == PC_HIST_FM_SET_PTE_RANGE_NR ||
+		     hist_info[i].id == PC_HIST_FM_FOLIO_ORDER) &&
 		    !s->hook_live[PC_HOOK_FILEMAP])
 			continue;
 		if (hist_info[i].id == PC_HIST_FM_RMAP_NR && !s->hook_live[PC_HOOK_FILEMAP_RMAP])

@@ -37,6 +37,7 @@ enum pc_hist_id {
 	PC_HIST_FM_RMAP_NR,	     /* linlog, folio_add_file_rmap_ptes nr per call */
 	PC_HIST_CP_GATHER_READS,     /* linlog, entries contpte_ptep_get's loop reads */
 	PC_HIST_CP_YOUNG_NR,	     /* linlog, contpte_test_and_clear_young_ptes nr */
+	PC_HIST_FM_FOLIO_ORDER,	     /* linlog, folio order of set_pte_range batches */
 	PC_HIST__COUNT,
 };
 
