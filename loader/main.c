@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "common.h"
+#include "gate.h"
 #include "probe.h"
 #include "run.h"
 
@@ -18,6 +19,7 @@ static const struct {
 	{"watch", pc_cmd_watch,
 	 "check a live program's mremap calls and file faults as they happen"},
 	{"hist", pc_cmd_watch, "per-call batch histograms of a live system or program"},
+	{"gate", pc_cmd_gate, "compare run reports of a candidate kernel with a baseline: ship?"},
 };
 
 static void usage(FILE *f)
