@@ -524,6 +524,26 @@ static double slot_share(const struct pc_hist_report *h, __u64 lo)
 	return 100.0 * (double)h->slots[slot] / (double)t;
 }
 
+/* The smallest and largest per-run mean of histogram name on one side;
+   false when a run lacks it or has no events. */
+static bool run_mean_range(const struct pc_gate_side *side, const char *name, double *lo,
+			   double *hi)
+{
+	for (int r = 0; r < side->n_runs; r++) {
+		const struct pc_hist_report *h = find_hist(side->runs[r], name);
+		double m;
+
+		if (!h || !hist_total(h))
+			return false;
+		m = hist_mean(h);
+		if (r == 0 || m < *lo)
+			*lo = m;
+		if (r == 0 || m > *hi)
+			*hi = m;
+	}
+	return side->n_runs > 0;
+}
+
 static void rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *pol)
 {
 	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
@@ -545,10 +565,17 @@ static void rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *
 			continue;
 		cm = hist_mean(ch);
 		if (!bh || !hist_total(bh)) {
-			add_improvement(rr,
-					"batching improved: %s now observed, mean %.1f (%s in the "
-					"baseline)",
-					ch->name, cm, bh ? "no events" : "absent");
+			/* Newly observable is not better unless it batches. */
+			if (cm > 1.0 + tol)
+				add_improvement(rr,
+						"batching improved: %s now observed, mean %.1f (%s "
+						"in the baseline)",
+						ch->name, cm, bh ? "no events" : "absent");
+			else
+				add_finding(rr, false,
+					    "%s now observed, mean %.1f: no batching (%s in the "
+					    "baseline)",
+					    ch->name, cm, bh ? "no events" : "absent");
 			continue;
 		}
 		compared++;
@@ -556,6 +583,20 @@ static void rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *
 		pct = bm > 0 ? 100.0 * (cm - bm) / bm : 0;
 		top = top_slot(bh);
 		top_lo = pc_hist_slot_low(bh->kind, top);
+		if (cm < bm * (1 - tol) && g->base.n_runs >= 2 && g->cand.n_runs >= 2) {
+			/* Repeated runs: a drop counts only beyond the runs' spread. */
+			double blo = 0, bhi = 0, clo = 0, chi = 0;
+
+			if (run_mean_range(&g->base, ch->name, &blo, &bhi) &&
+			    run_mean_range(&g->cand, ch->name, &clo, &chi) && chi >= blo) {
+				add_finding(
+					rr, false,
+					"%s mean %.1f -> %.1f (%+.1f%%) within the runs' spread "
+					"(baseline %.1f..%.1f, candidate %.1f..%.1f)",
+					ch->name, bm, cm, pct, blo, bhi, clo, chi);
+				continue;
+			}
+		}
 		if (cm < bm * (1 - tol)) {
 			struct pc_gate_finding *f;
 
