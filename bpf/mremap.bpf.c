@@ -457,7 +457,15 @@ static __always_inline void judge(struct cmp_ctx *cc, struct call_state *st, __u
 	c->checked++;
 	if (!pc_is_violation(verdict))
 		return;
-	if (cc->unreliable) {
+	/*
+	 * Accessed bits are cleared by aging without any event we can see
+	 * (MGLRU page-table walks, DAMON, idle page tracking), and these
+	 * windows are not under the page-table lock: a lost young bit here
+	 * proves nothing.  The gather checks (under the lock) and the smaps
+	 * oracle judge the young half; dirty bits only go with writeback or
+	 * MADV_FREE, which the disturbance counter sees.
+	 */
+	if (cc->unreliable || verdict == PC_V_YOUNG_LOST) {
 		c->inconclusive++;
 		return;
 	}
