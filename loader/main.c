@@ -2,6 +2,7 @@
 /* ptecheck: one dispatcher, one function per subcommand. */
 #include <stdio.h>
 #include <string.h>
+#include "bench.h"
 #include "common.h"
 #include "gate.h"
 #include "probe.h"
@@ -20,6 +21,7 @@ static const struct {
 	 "check a live program's mremap calls and file faults as they happen"},
 	{"hist", pc_cmd_watch, "per-call batch histograms of a live system or program"},
 	{"gate", pc_cmd_gate, "compare run reports of a candidate kernel with a baseline: ship?"},
+	{"bench", pc_cmd_bench, "measure the patches' figures and the checks' overhead here"},
 };
 
 static void usage(FILE *f)

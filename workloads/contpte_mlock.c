@@ -70,6 +70,7 @@ struct config {
 	size_t size;
 	size_t align;
 	const struct pattern *pattern;
+	unsigned int folio_kb; /* 64, or 4: the baseline of `ptecheck bench` */
 	bool json;
 };
 
@@ -100,6 +101,9 @@ static void usage(FILE *out)
 		     "                   dirty-7-young-1, dirty-1-young-7, dirty-15-young-0,\n"
 		     "                   dirty-0-young-15, dirty-young-7, all-clean,\n"
 		     "                   all-young-dirty\n"
+		     "  --folio 64k|4k   64k: the above (default); 4k: change no setting and\n"
+		     "                   MADV_NOHUGEPAGE the buffer, so it stays 4 KiB pages\n"
+		     "                   (the baseline the 64 KiB loop is compared with)\n"
 		     "  --json           print one JSON object line instead of text\n"
 		     "  --help           this text\n"
 		     "\n"
@@ -196,6 +200,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		{"size", required_argument, NULL, 's'},
 		{"align", required_argument, NULL, 'a'},
 		{"pattern", required_argument, NULL, 'p'},
+		{"folio", required_argument, NULL, 'f'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -231,6 +236,14 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 				usage_error("unknown --pattern '%s' (see --help)", optarg);
 			cfg->pattern = &patterns[i];
 			break;
+		case 'f':
+			if (!strcmp(optarg, "64k") || !strcmp(optarg, "64K"))
+				cfg->folio_kb = 64;
+			else if (!strcmp(optarg, "4k") || !strcmp(optarg, "4K"))
+				cfg->folio_kb = 4;
+			else
+				usage_error("--folio wants 64k or 4k, not '%s'", optarg);
+			break;
 		case 'j':
 			cfg->json = true;
 			break;
@@ -248,6 +261,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 		usage_error("--size must be a multiple of 64K and at least 64K%s", "");
 	if (cfg->pattern && cfg->size < 4 * SZ_64K)
 		usage_error("--pattern needs --size of at least 256K%s", "");
+	if (cfg->pattern && cfg->folio_kb != 64)
+		usage_error("--pattern needs 64 KiB folios (not --folio 4k)%s", "");
 }
 
 static uint64_t now_ns(void)
@@ -361,6 +376,17 @@ static char *setup(const struct config *cfg)
 	}
 	/* Before anything is changed, so that every exit path restores. */
 	pc_settings_install_handlers();
+	if (cfg->folio_kb == 4) {
+		err = posix_memalign(&p, cfg->align, cfg->size);
+		if (err) {
+			errno = err;
+			die_errno("posix_memalign()");
+		}
+		/* EINVAL: a kernel without THP has no huge pages to refuse. */
+		if (madvise(p, cfg->size, MADV_NOHUGEPAGE) && errno != EINVAL)
+			die_errno("madvise(MADV_NOHUGEPAGE)");
+		return p;
+	}
 	err = pc_mthp_set(64, 0, "madvise");
 	if (err == -ENOENT)
 		cannot_run("no 64 KiB anonymous mTHP in this kernel (hugepages-64kB missing)");
@@ -463,18 +489,21 @@ static int run_loop(const struct config *cfg, char *p)
 	qsort(t, cfg->iterations, sizeof(*t), cmp_u64);
 
 	if (cfg->json) {
-		printf("{\"workload\":\"contpte_mlock\",\"mode\":\"mlock\",\"align\":%zu,"
-		       "\"size\":%zu,\"iterations\":%lu,\"mean_ns\":%.1f,\"median_ns\":%llu,"
-		       "\"bytes_lost\":%zu",
-		       cfg->align, cfg->size, cfg->iterations, (double)sum / cfg->iterations,
-		       (unsigned long long)t[cfg->iterations / 2], bad);
+		printf("{\"workload\":\"contpte_mlock\",\"mode\":\"mlock\",\"folio\":\"%uk\","
+		       "\"align\":%zu,\"size\":%zu,\"iterations\":%lu,\"mean_ns\":%.1f,"
+		       "\"median_ns\":%llu,\"bytes_lost\":%zu",
+		       cfg->folio_kb, cfg->align, cfg->size, cfg->iterations,
+		       (double)sum / cfg->iterations, (unsigned long long)t[cfg->iterations / 2],
+		       bad);
 		print_census(cfg, &c, true);
 		printf("}\n");
 	} else {
-		printf(PROG ": align=%s size=%zu iterations=%lu: mlock+r/w+munlock %.1f us mean, "
-			    "%.1f us median per iteration\n",
-		       cfg->align == SZ_64K ? "64k" : "page", cfg->size, cfg->iterations,
-		       (double)sum / cfg->iterations / 1e3, (double)t[cfg->iterations / 2] / 1e3);
+		printf(PROG
+		       ": folio=%uk align=%s size=%zu iterations=%lu: mlock+r/w+munlock %.1f us "
+		       "mean, %.1f us median per iteration\n",
+		       cfg->folio_kb, cfg->align == SZ_64K ? "64k" : "page", cfg->size,
+		       cfg->iterations, (double)sum / cfg->iterations / 1e3,
+		       (double)t[cfg->iterations / 2] / 1e3);
 		print_census(cfg, &c, false);
 		printf(PROG ": %zu of %zu pages read back other bytes than written\n", bad, npages);
 	}
@@ -624,6 +653,7 @@ int main(int argc, char **argv)
 		.iterations = 500,
 		.size = 256 * SZ_1M,
 		.align = SZ_4K,
+		.folio_kb = 64,
 	};
 	char *p;
 

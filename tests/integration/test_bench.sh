@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Integration test of `ptecheck bench`: a --quick run's JSON is well formed,
+# every row is either measured (positive ratios, min <= median <= max) or
+# skipped/not applicable with a reason, the exit code agrees with the rows,
+# bad arguments exit 2, and nothing is left behind (mTHP settings, mounts).
+# No timing is asserted.  The JSON is kept as $BUILD_DIR/bench.json (a CI
+# artefact).  TAP output; exit 0 pass, 1 fail, 4 skip (not root).
+set -uo pipefail
+build=${1:?usage: test_bench.sh BUILD_DIR}
+pc=$build/ptecheck
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+
+echo "TAP version 13"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "1..0 # SKIP ptecheck bench needs root (BPF, mTHP settings, loop devices)"
+	exit 4
+fi
+mthp=/sys/kernel/mm/transparent_hugepage
+before=$(cat $mthp/hugepages-64kB/enabled $mthp/hugepages-64kB/shmem_enabled \
+	$mthp/hugepages-2048kB/enabled 2>/dev/null)
+
+"$pc" bench --help >"$tmp/help" 2>&1
+check "bench --help exits 0" "[[ $? -eq 0 ]] && grep -q -- '--quick' $tmp/help"
+for bad in "--repeat 0" "--repeat x" "--format xml" "--only no-such-row" "--cpu -3" "extra"; do
+	# shellcheck disable=SC2086
+	"$pc" bench $bad >/dev/null 2>&1
+	rc=$?
+	check "bench $bad exits 2 (rc=$rc)" "[[ $rc -eq 2 ]]"
+done
+
+start=$SECONDS
+"$pc" bench --quick --format json --output "$tmp/bench.json" 2>"$tmp/bench.err"
+rc=$?
+echo "# bench --quick took $((SECONDS - start)) s, exit $rc"
+sed 's/^/# /' "$tmp/bench.err" | tail -20
+cp "$tmp/bench.json" "$build/bench.json" 2>/dev/null
+check "bench --quick exits 0 or 3 (rc=$rc)" "[[ $rc -eq 0 || $rc -eq 3 ]]"
+if python3 - "$tmp/bench.json" "$rc" >"$tmp/check.out" 2>&1 <<'EOF'; then
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rc = int(sys.argv[2])
+assert doc["schema"] == "ptecheck-bench" and doc["schema_version"] == 1, "schema"
+assert doc["options"]["quick"] is True and doc["options"]["repeat"] == 3, doc["options"]
+assert doc["platform"]["kind"] in ("host", "virtualized", "emulated"), doc["platform"]
+rows = {r["name"]: r for r in doc["rows"]}
+want = ["mremap-folios", "mremap-pmd", "filemap-fault", "contpte-mlock", "load-attach"]
+want += ["overhead-%s-%s" % (w, t) for w in ("mremap-folios", "filemap-fault")
+         for t in ("hist", "watch", "empty-bpf", "bpftrace")]
+missing = [w for w in want if w not in rows]
+assert not missing, "rows missing: %s" % missing
+skipped = 0
+for r in doc["rows"]:
+    name, st = r["name"], r["status"]
+    assert r["table"] in ("figures", "overhead"), name
+    assert r["kind"] in ("speedup", "slowdown", "seconds"), name
+    if st == "measured":
+        assert r["pairs"] >= 1 and len(r["ratios"]) == r["pairs"], name
+        assert all(x > 0 for x in r["ratios"]), "%s: ratios %r" % (name, r["ratios"])
+        assert 0 < r["min"] <= r["median"] <= r["max"], "%s: %r" % (name, r)
+        assert r["timing"] == doc["platform"]["kind"], name
+        for side in ("a", "b"):
+            if side in r:
+                assert r[side]["median"] > 0 and r[side]["label"], (name, side)
+        print("%-36s %s %.3f [%.3f..%.3f]" % (name, r["kind"], r["median"], r["min"], r["max"]))
+    elif st in ("skipped", "not-applicable"):
+        assert r.get("reason"), "%s: %s without a reason" % (name, st)
+        skipped += st == "skipped"
+        print("%-36s %s: %s" % (name, st, r["reason"]))
+    else:
+        raise AssertionError("%s: status %r" % (name, st))
+s = doc["summary"]
+assert s["measured"] + s["skipped"] + s["not_applicable"] == len(doc["rows"]), s
+assert s["skipped"] == skipped, s
+assert doc["exit_code"] == rc == (3 if skipped else 0), "exit %d, %d skipped" % (rc, skipped)
+EOF
+	ok "bench JSON well formed: every row measured or skipped with a reason"
+else
+	nok "bench JSON well formed: every row measured or skipped with a reason"
+fi
+sed 's/^/# /' "$tmp/check.out"
+
+"$pc" bench --quick --only load-attach >"$tmp/text" 2>/dev/null
+rc=$?
+check "bench --only load-attach (text) exits 0 or 3 (rc=$rc)" "[[ $rc -eq 0 || $rc -eq 3 ]]"
+check "text report has both tables and the row" \
+	"grep -q '^Figures' $tmp/text && grep -q '^Overhead' $tmp/text && grep -q 'load-attach' $tmp/text"
+
+after=$(cat $mthp/hugepages-64kB/enabled $mthp/hugepages-64kB/shmem_enabled \
+	$mthp/hugepages-2048kB/enabled 2>/dev/null)
+check "mTHP settings restored" "[[ \"$before\" == \"$after\" ]]"
+check "no scratch filesystem left mounted" "! grep -q ptecheck-bench /proc/self/mounts"
+
+echo "1..$n"
+[[ $fails -eq 0 ]]
