@@ -638,8 +638,12 @@ static const char *short_num(__u64 v, char *buf, size_t sz)
 		v >>= 10;
 		u++;
 	}
-	snprintf(buf, sz, "%llu%.*s", (unsigned long long)v, u >= 0 ? 1 : 0,
-		 u >= 0 ? &units[u] : "");
+	/* Two plain calls: GCC 12's printf checker crashes on "%.*s" here
+	   under -fsanitize (an internal compiler error). */
+	if (u >= 0)
+		snprintf(buf, sz, "%llu%c", (unsigned long long)v, units[u]);
+	else
+		snprintf(buf, sz, "%llu", (unsigned long long)v);
 	return buf;
 }
 
