@@ -111,6 +111,7 @@ struct batch_ctx {
 };
 
 struct call_state {
+	bool active; /* between the call's entry and exit */
 	__u64 t0;
 	__u64 old_addr;
 	__u64 old_len;
@@ -134,7 +135,10 @@ struct call_state {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	/* LRU: a thread's entry is reused from call to call (a fresh one is a
+	   45 KB copy of the template), and the least recent thread's entry
+	   makes room when more threads than this call mremap. */
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 128);
 	__type(key, __u64);
 	__type(value, struct call_state);
@@ -361,14 +365,25 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	__u32 zero = 0;
 	__u64 len;
 
-	tmpl = bpf_map_lookup_elem(&state_template, &zero);
-	if (!tmpl || bpf_map_update_elem(&calls, &key, tmpl, BPF_ANY)) {
-		stat_add(PC_STAT_STATE_FULL, 1);
-		return NULL;
-	}
 	st = bpf_map_lookup_elem(&calls, &key);
-	if (!st)
-		return NULL;
+	if (!st) {
+		tmpl = bpf_map_lookup_elem(&state_template, &zero);
+		if (!tmpl || bpf_map_update_elem(&calls, &key, tmpl, BPF_ANY)) {
+			stat_add(PC_STAT_STATE_FULL, 1);
+			return NULL;
+		}
+		st = bpf_map_lookup_elem(&calls, &key);
+		if (!st)
+			return NULL;
+	}
+	/* A reused entry: reset what a call reads before it writes it (the
+	   snapshot arrays are written for every slot a call compares). */
+	st->active = true;
+	st->tlb_flushes = 0;
+	st->npages = 0;
+	st->nextents = 0;
+	st->walk_errors = 0;
+	__builtin_memset(&st->bc, 0, sizeof(st->bc));
 	st->old_addr = old_addr;
 	st->old_len = page_align(old_len);
 	st->new_len = page_align(new_len);
@@ -509,7 +524,11 @@ static long compare_slot(__u32 i, void *data)
 	e = ((st->old_addr + ((__u64)i << PC_PAGE_SHIFT)) >> PC_PMD_SHIFT) -
 	    (st->old_addr >> PC_PMD_SHIFT);
 	PC_BOUND(e, 511);
-	oldv = st->old_pmds[e] == PC_UNCOVERED ? PC_UNCOVERED : st->ptes[ui];
+	/* No page table at entry: every slot was empty (the entry is reused,
+	   so st->ptes holds an older call's values there). */
+	oldv = st->old_pmds[e] == PC_UNCOVERED ? PC_UNCOVERED
+	       : st->old_pmds[e] == 0	       ? 0
+					       : st->ptes[ui];
 	PC_BOUND(idx, 511);
 	newv = cc->new_is_table ? st->table[idx] : cc->new_fill;
 	if (oldv == PC_UNCOVERED || newv == PC_UNCOVERED) {
@@ -716,7 +735,7 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 	long ret = ctx->ret, present;
 	__u64 len;
 
-	if (!st)
+	if (!st || !st->active)
 		return 0;
 	hist_add(PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, bpf_ktime_get_ns() - st->t0);
 	hist_add(PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, st->tlb_flushes);
@@ -743,7 +762,7 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		hist_add_n(PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, 1,
 			   (__u64)present - st->bc.batched_ptes);
 out:
-	bpf_map_delete_elem(&calls, &key);
+	st->active = false;
 	return 0;
 }
 
@@ -776,10 +795,10 @@ static __always_inline void mpt_end(__u64 moved)
 	__u64 key = call_key((__u32)bpf_get_current_pid_tgid(), KIND_MPT);
 	struct call_state *st = bpf_map_lookup_elem(&calls, &key);
 
-	if (!st)
+	if (!st || !st->active)
 		return;
 	finish_call(key, st, st->new_addr_arg, moved, PC_TIER_FEXIT);
-	bpf_map_delete_elem(&calls, &key);
+	st->active = false;
 }
 
 /* Since v6.15: unsigned long move_page_tables(struct pagetable_move_control *). */
@@ -911,7 +930,9 @@ static __always_inline void judge_batch(struct call_state *st, __u32 slot, int v
 static __always_inline struct call_state *mremap_state(__u64 *key)
 {
 	*key = call_key((__u32)bpf_get_current_pid_tgid(), KIND_SYSCALL);
-	return bpf_map_lookup_elem(&calls, key);
+	struct call_state *st = bpf_map_lookup_elem(&calls, key);
+
+	return st && st->active ? st : NULL;
 }
 
 /* contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full), at entry. */
