@@ -657,7 +657,11 @@ int main(int argc, char **argv)
 	};
 	char *p;
 
+	int code;
+
 	parse_args(argc, argv, &cfg);
 	p = setup(&cfg);
-	return cfg.pattern ? run_pattern(&cfg, p) : run_loop(&cfg, p);
+	code = cfg.pattern ? run_pattern(&cfg, p) : run_loop(&cfg, p);
+	free(p);
+	return code;
 }
