@@ -5,11 +5,14 @@
  * one flag per finished step, with the fatal signals blocked so that a
  * handler sees either no step or a finished one.  Releasing needs only
  * system calls (umount2, ioctl, close, unlink, rmdir): no malloc, no stdio,
- * so it may run from the settings signal path.
+ * so it may run from the settings signal path.  Each step is journaled
+ * (settings.h) before it is taken, and dropped from the journal once
+ * undone, so `ptecheck restore` can undo what a SIGKILL left.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <linux/loop.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -52,6 +55,8 @@ struct pc_scratch {
 	char image[PC_SCRATCH_PATH_MAX];
 	int loop_fd;
 	volatile sig_atomic_t flags;
+	/* Journal records per step (-1: none); j_parent is the mkdtemp() parent. */
+	int j_dir, j_image, j_loop, j_mount, j_parent;
 	/* A forked child inherits the table but must not release it. */
 	pid_t owner;
 };
@@ -79,36 +84,54 @@ static void set_flag(struct pc_scratch *s, int flag)
 	s->flags |= flag;
 }
 
+/* A step undone leaves the journal; one that failed stays for `ptecheck restore`. */
+static void step_undone(int jid, int rc, int *err)
+{
+	if (!rc)
+		pc_journal_done(jid);
+	else if (!*err)
+		*err = rc;
+}
+
 /* Undoes one record's steps, newest first.  Async-signal-safe. */
 static int release_one(struct pc_scratch *s)
 {
 	int err = 0;
 
+	int rc;
+
 	if (s->flags & SCR_MOUNTED) {
 		/* EBUSY: a mapping or open file (maybe in a dying thread) keeps it. */
+		rc = 0;
 		if (umount2(s->dir, 0) && (errno != EBUSY || umount2(s->dir, MNT_DETACH)) &&
 		    errno != EINVAL && errno != ENOENT)
-			err = -errno;
+			rc = -errno;
 		s->flags &= ~SCR_MOUNTED;
+		step_undone(s->j_mount, rc, &err);
 	}
 	if (s->flags & SCR_LOOP) {
 		/* With AUTOCLEAR and a lazy unmount, detaching completes on the last close. */
-		if (ioctl(s->loop_fd, LOOP_CLR_FD, 0) && errno != ENXIO && errno != EBUSY && !err)
-			err = -errno;
+		rc = 0;
+		if (ioctl(s->loop_fd, LOOP_CLR_FD, 0) && errno != ENXIO && errno != EBUSY)
+			rc = -errno;
 		close(s->loop_fd);
 		s->loop_fd = -1;
 		s->flags &= ~SCR_LOOP;
+		step_undone(s->j_loop, rc, &err);
 	}
 	if (s->flags & SCR_IMAGE) {
-		if (unlink(s->image) && errno != ENOENT && !err)
-			err = -errno;
+		rc = unlink(s->image) && errno != ENOENT ? -errno : 0;
 		s->flags &= ~SCR_IMAGE;
+		step_undone(s->j_image, rc, &err);
 	}
 	if (s->flags & SCR_DIR_MADE) {
-		if (rmdir(s->dir) && errno != ENOENT && !err)
-			err = -errno;
+		rc = rmdir(s->dir) && errno != ENOENT ? -errno : 0;
 		s->flags &= ~SCR_DIR_MADE;
+		step_undone(s->j_dir, rc, &err);
 	}
+	/* The caller removes its own temporary directory. */
+	pc_journal_done(s->j_parent);
+	s->j_parent = -1;
 	return err;
 }
 
@@ -129,8 +152,50 @@ int pc_scratch_release_all(void)
 			err = rc;
 	}
 	nr_scratch = 0;
+	rc = pc_journal_sync();
+	if (rc && !err)
+		err = rc;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return err;
+}
+
+/* Journals a step before it is taken; 0, or -errno with why set (not taken). */
+static int journal(int *jid, const char *kind, const char *a1, const char *a2, char *why,
+		   size_t why_len)
+{
+	int err = pc_journal_add(jid, kind, a1, a2);
+
+	if (err)
+		snprintf(why, why_len, "journal: %s", pc_journal_error());
+	return err;
+}
+
+/*
+ * A parent made by mkdtemp() (NAME.XXXXXX, 0700, ours) is journaled for
+ * removal when empty: the caller removes it on a normal exit, but after a
+ * SIGKILL only `ptecheck restore` can.
+ */
+static int journal_parent(struct pc_scratch *s, char *why, size_t why_len)
+{
+	char parent[PC_SCRATCH_PATH_MAX], *dir, *base, *dot;
+	struct stat st;
+	size_t i;
+
+	snprintf(parent, sizeof(parent), "%s", s->dir);
+	dir = dirname(parent);
+	base = strrchr(dir, '/');
+	base = base ? base + 1 : dir;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base || strlen(dot + 1) != 6)
+		return 0;
+	for (i = 1; i <= 6; i++)
+		if (!((dot[i] >= 'a' && dot[i] <= 'z') || (dot[i] >= 'A' && dot[i] <= 'Z') ||
+		      (dot[i] >= '0' && dot[i] <= '9')))
+			return 0;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != 0700)
+		return 0;
+	return journal(&s->j_parent, "tmpdir", dir, NULL, why, why_len);
 }
 
 /*
@@ -167,7 +232,14 @@ static struct pc_scratch *new_record(const char *dir, const char *suffix, sigset
 	snprintf(s->dir, sizeof(s->dir), "%s", dir);
 	snprintf(s->image, sizeof(s->image), "%s%s", dir, suffix);
 	s->loop_fd = -1;
+	s->j_dir = s->j_image = s->j_loop = s->j_mount = s->j_parent = -1;
 	s->owner = getpid();
+	/* First, so that restore removes it last, once emptied. */
+	*err = journal_parent(s, why, why_len);
+	if (*err) {
+		sigprocmask(SIG_SETMASK, old, NULL);
+		return NULL;
+	}
 	atomic_signal_fence(memory_order_release);
 	nr_scratch = n + 1;
 	return s;
@@ -180,6 +252,7 @@ static int finish(struct pc_scratch *s, int err, sigset_t *old)
 		release_one(s);
 		if (nr_scratch > 0 && &scratch[nr_scratch - 1] == s)
 			nr_scratch = nr_scratch - 1;
+		pc_journal_sync();
 	}
 	sigprocmask(SIG_SETMASK, old, NULL);
 	return err;
@@ -189,14 +262,22 @@ static int finish(struct pc_scratch *s, int err, sigset_t *old)
 static int make_dir(struct pc_scratch *s, char *why, size_t why_len)
 {
 	struct stat st;
+	int err;
 
+	err = journal(&s->j_dir, "dir", s->dir, NULL, why, why_len);
+	if (err)
+		return err;
 	if (!mkdir(s->dir, 0700)) {
 		set_flag(s, SCR_DIR_MADE);
 		return 0;
 	}
-	if (errno != EEXIST) {
-		snprintf(why, why_len, "mkdir %s: %s", s->dir, strerror(errno));
-		return -errno;
+	err = -errno;
+	/* Not made here, so not ours to remove. */
+	pc_journal_drop(s->j_dir);
+	s->j_dir = -1;
+	if (err != -EEXIST) {
+		snprintf(why, why_len, "mkdir %s: %s", s->dir, strerror(-err));
+		return err;
 	}
 	if (lstat(s->dir, &st)) {
 		snprintf(why, why_len, "stat %s: %s", s->dir, strerror(errno));
@@ -224,10 +305,14 @@ int pc_scratch_tmpfs(const char *dir, const char *options, char *why, size_t why
 	err = make_dir(s, why, why_len);
 	if (err)
 		return finish(s, err, &old);
+	err = journal(&s->j_mount, "mount", dir, "tmpfs", why, why_len);
+	if (err)
+		return finish(s, err, &old);
 	if (mount("tmpfs", dir, "tmpfs", MS_NOSUID | MS_NODEV, options)) {
 		err = -errno;
+		pc_journal_drop(s->j_mount);
 		snprintf(why, why_len, "mount tmpfs on %s (%s): %s", dir, options ? options : "",
-			 strerror(errno));
+			 strerror(-err));
 		return finish(s, err, &old);
 	}
 	set_flag(s, SCR_MOUNTED);
@@ -396,10 +481,16 @@ static int loop_attach(struct pc_scratch *s, const sigset_t *child_mask, char *d
 			break;
 		}
 		snprintf(dev, dev_len, "/dev/loop%d", nr);
+		/* Restore finds the device by its backing file; dev is for the reader. */
+		err = journal(&s->j_loop, "loop", dev, s->image, why, why_len);
+		if (err)
+			break;
 		loop_fd = open(dev, O_RDWR | O_CLOEXEC);
 		if (loop_fd < 0) {
 			err = -errno;
 			snprintf(why, why_len, "opening %s: %s", dev, strerror(errno));
+			pc_journal_drop(s->j_loop);
+			s->j_loop = -1;
 			break;
 		}
 		memset(&cfg, 0, sizeof(cfg));
@@ -414,6 +505,8 @@ static int loop_attach(struct pc_scratch *s, const sigset_t *child_mask, char *d
 			break;
 		close(loop_fd);
 		loop_fd = -1;
+		pc_journal_drop(s->j_loop);
+		s->j_loop = -1;
 		snprintf(why, why_len, "attaching %s to %s: %s", s->image, dev, strerror(-err));
 		/* EBUSY: another process took the device between GET_FREE and here. */
 		if (err != -EBUSY)
@@ -444,11 +537,17 @@ int pc_scratch_blockfs(const char *dir, const char *fstype, unsigned int size_mb
 	if (!s)
 		return err;
 
+	err = journal(&s->j_image, "file", s->image, NULL, why, why_len);
+	if (err)
+		return finish(s, err, &old);
 	/* Sparse: only what the filesystem writes takes space. */
 	fd = open(s->image, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(why, why_len, "creating image %s: %s", s->image, strerror(errno));
+		/* EEXIST: someone else's file, not ours to delete. */
+		pc_journal_drop(s->j_image);
+		s->j_image = -1;
+		snprintf(why, why_len, "creating image %s: %s", s->image, strerror(-err));
 		return finish(s, err, &old);
 	}
 	set_flag(s, SCR_IMAGE);
@@ -481,10 +580,13 @@ int pc_scratch_blockfs(const char *dir, const char *fstype, unsigned int size_mb
 	err = make_dir(s, why, why_len);
 	if (err)
 		return finish(s, err, &old);
+	err = journal(&s->j_mount, "mount", dir, fstype, why, why_len);
+	if (err)
+		return finish(s, err, &old);
 	if (mount(dev, dir, fstype, MS_NOSUID | MS_NODEV, NULL)) {
 		err = -errno;
-		snprintf(why, why_len, "mount %s (%s) on %s: %s", dev, fstype, dir,
-			 strerror(errno));
+		pc_journal_drop(s->j_mount);
+		snprintf(why, why_len, "mount %s (%s) on %s: %s", dev, fstype, dir, strerror(-err));
 		return finish(s, err, &old);
 	}
 	set_flag(s, SCR_MOUNTED);

@@ -2,12 +2,15 @@
 /*
  * System settings the suite changes (mTHP sysfs, fault-around, ...).  Each
  * is recorded before its first change and restored on every exit path:
- * normal return, exit(), SIGINT, SIGTERM, SIGHUP.
+ * normal return, exit(), SIGINT, SIGTERM, SIGHUP.  What SIGKILL, a crash
+ * or a power loss leaves behind is in the journal (below), for
+ * `ptecheck restore`.
  */
 #ifndef PTECHECK_SETTINGS_H
 #define PTECHECK_SETTINGS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Writes value to path, recording the old value first.  0 or -errno. */
 int pc_setting_set(const char *path, const char *value);
@@ -43,5 +46,61 @@ int pc_sysfs_choice(const char *path, char *buf, size_t len);
 int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode);
 /* Top-level THP "enabled" (anon PMD + inherit). */
 int pc_thp_set(const char *mode);
+
+/*
+ * Crash-safe journal (docs/robustness.md).  Before each change a record
+ * "what, how to undo" is appended to /run/ptecheck/journal.PID and
+ * fsync'ed; then the change is made.  Records undone in-process are
+ * removed by pc_journal_sync() (the file is rewritten through a rename, or
+ * unlinked once empty), so what is left belongs to a process that died
+ * without undoing it, and `ptecheck restore` undoes it.
+ *
+ * A line: "v1 TIME_NS PID STARTTIME BOOT_ID KIND ARG [ARG]\n", the args
+ * escaped as in /proc/mounts (\ooo for blanks, controls and backslash;
+ * \000 alone for an empty field).  Kinds:
+ *   set PATH OLD      write OLD back to PATH
+ *   mount DIR FSTYPE  unmount DIR if FSTYPE is mounted there
+ *   loop DEV IMAGE    detach the loop device whose backing file is IMAGE
+ *   file PATH         unlink PATH
+ *   dir DIR           rmdir DIR
+ *   tmpdir DIR        rmdir DIR if empty (a mkdtemp() parent)
+ */
+#define PC_JOURNAL_DIR	    "/run/ptecheck"
+#define PC_JOURNAL_PREFIX   "journal."
+#define PC_JOURNAL_VERSION  "v1"
+#define PC_JOURNAL_LINE_MAX 1280
+#define PC_JOURNAL_ARG_MAX  512
+
+/*
+ * Appends a record and fsyncs it; *id is its handle, or -1 when there is no
+ * journal here (no /run, not root, read-only): the change may go ahead
+ * unrecorded, as before.  -errno when the journal refuses (an unsafe
+ * /run/ptecheck, a full disk): the caller must not make the change.
+ */
+int pc_journal_add(int *id, const char *kind, const char *a1, const char *a2);
+/* Marks a record undone (id < 0: none).  Async-signal-safe. */
+void pc_journal_done(int id);
+/* Rewrites this process's journal with the records not undone, or removes
+   it when none is left.  0 or -errno.  Async-signal-safe. */
+int pc_journal_sync(void);
+/* pc_journal_done() + pc_journal_sync(): the change was not made after all. */
+void pc_journal_drop(int id);
+/* Why the journal refused, for messages. */
+const char *pc_journal_error(void);
+/*
+ * Opens PC_JOURNAL_DIR (creating it 0700 if create), refusing it unless
+ * it is a root-owned 0700 directory and not a symlink.  A directory fd,
+ * or -errno with why set; *unsafe set when refused for that reason.
+ */
+int pc_journal_open_dir(int create, int *unsafe, char *why, size_t why_len);
+/* Escapes src into dst as a journal field.  0 or -ENAMETOOLONG. */
+int pc_journal_escape(char *dst, size_t len, const char *src);
+/* Undoes the escaping in place (also /proc/mounts fields).  0 or -EINVAL. */
+int pc_journal_unescape(char *s);
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot.
+   -ESRCH for a zombie, -ENOENT for no such process. */
+int pc_proc_starttime(pid_t pid, unsigned long long *start);
+/* /proc/sys/kernel/random/boot_id, or "-" when unknown. */
+void pc_boot_id(char *buf, size_t len);
 
 #endif

@@ -6,6 +6,7 @@
 #include "common.h"
 #include "gate.h"
 #include "probe.h"
+#include "restore.h"
 #include "run.h"
 
 int pc_verbose;
@@ -22,6 +23,7 @@ static const struct {
 	{"hist", pc_cmd_watch, "per-call batch histograms of a live system or program"},
 	{"gate", pc_cmd_gate, "compare run reports of a candidate kernel with a baseline: ship?"},
 	{"bench", pc_cmd_bench, "measure the patches' figures and the checks' overhead here"},
+	{"restore", pc_cmd_restore, "undo what a killed run or workload left changed"},
 };
 
 static void usage(FILE *f)
