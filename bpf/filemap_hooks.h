@@ -358,9 +358,17 @@ static __always_inline void fm_rmap_end(void)
 	after = folio_mapcount(folio, folio_pages(folio) > 1);
 	if (!st->set_pending) /* outside a batch: its own window */
 		st->gen = st->rmap_gen;
+	/*
+	 * Exact only when no other mapping of the folio exists at entry: then
+	 * no other process can add one meanwhile (a fault needs the folio lock
+	 * we hold, fork needs an existing mapping to copy) nor remove one.
+	 * Found under --stress: forks of ptecheck dup and zap mappings of its
+	 * own binary's folios while a scenario faults them in.
+	 */
 	fm_judge(st, 2, pc_count_delta(st->rmap_before, after, st->rmap_nr),
-		 (st->track_flags & PC_TRACK_ENFORCE_RMAP) && disturb_gen() == st->rmap_gen, 0,
-		 st->rmap_nr, st->rmap_before + st->rmap_nr, after);
+		 (st->track_flags & PC_TRACK_ENFORCE_RMAP) && st->rmap_before == 0 &&
+			 disturb_gen() == st->rmap_gen,
+		 0, st->rmap_nr, st->rmap_before + st->rmap_nr, after);
 	if (!st->set_pending)
 		fm_flush(st);
 }

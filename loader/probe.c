@@ -295,5 +295,10 @@ int pc_cmd_features(int argc, char **argv)
 	       : pc_kernel_has_func("contpte_ptep_get")
 		       ? "oracles only (no kprobes here)"
 		       : "skip: no contiguous PTEs in this kernel (arm64 only)");
+	/* A full disk or closed pipe must not look like success. */
+	if (fflush(stdout) || ferror(stdout)) {
+		pc_err(errno, "cannot write to standard output");
+		return PC_EXIT_ERROR;
+	}
 	return PC_EXIT_PASS;
 }

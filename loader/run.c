@@ -5,6 +5,7 @@
  * are merged per (check, tier) with the in-kernel results.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -20,11 +21,13 @@
 #include <unistd.h>
 #include "common.h"
 #include "probe.h"
+#include "restore.h"
 #include "run.h"
 #include "scenario.h"
 #include "session.h"
 #include "scratchfs.h"
 #include "settings.h"
+#include "stress.h"
 #include "tracefs.h"
 
 static volatile sig_atomic_t interrupted;
@@ -153,25 +156,33 @@ static int lock_machine(void)
 {
 	const char *path = "/run/ptecheck.lock";
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	static const int wake[3] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal}, old[3];
+	int err;
 
 	if (fd < 0)
 		return -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 		return fd;
 	if (errno != EWOULDBLOCK) {
-		int err = -errno;
-
+		err = -errno;
 		close(fd);
 		return err;
 	}
 	fprintf(stderr, "ptecheck: another 'ptecheck run' is in progress; waiting for it\n");
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR || interrupted) {
-			int err = interrupted ? -EINTR : -errno;
-
-			close(fd);
-			return err;
-		}
+	/* signal() handlers restart flock(): without SA_RESTART, a SIGINT,
+	   SIGTERM or SIGHUP ends the wait instead of being noticed after it. */
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(wake[i], &sa, &old[i]);
+	do {
+		err = interrupted ? -EINTR : flock(fd, LOCK_EX) ? -errno : 0;
+	} while (err == -EINTR && !interrupted);
+	for (int i = 0; i < 3; i++)
+		sigaction(wake[i], &old[i], NULL);
+	if (err) {
+		close(fd);
+		return err;
 	}
 	return fd;
 }
@@ -227,10 +238,67 @@ static void prepare_filesystems(struct pc_scenario_ctx *ctx, const char *suite, 
 	}
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * --stress: the suite's scenarios again and again for stress_s seconds
+ * (at least once) while the stressors run; without it, once.
+ */
+static void run_suite(const struct pc_suite *su, struct pc_scenario_ctx *ctx, struct pc_session *s,
+		      struct pc_report *r, unsigned int stress_s)
+{
+	struct timespec t0;
+	int passes = 0, err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < *su->n_scenarios && !interrupted; i++) {
+			err = run_scenario(&su->scenarios[i], ctx, s, r);
+			if (err)
+				pc_report_note(r, "scenario %s/%s not started: %s", su->name,
+					       su->scenarios[i].name, strerror(-err));
+		}
+		passes++;
+	} while (stress_s && !interrupted && seconds_since(&t0) < stress_s);
+	if (stress_s)
+		pc_report_note(r, "stress: suite %s: %d passes of its %d scenarios in %.1f s",
+			       su->name, passes, *su->n_scenarios, seconds_since(&t0));
+}
+
+/* "--stress [SECONDS]": a number after the option is its value. */
+static int parse_stress(const char *arg, unsigned int scale, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!arg) {
+		/* The default shrinks with the workloads on slow guests. */
+		v = PC_STRESS_DEFAULT_S / scale;
+		*out = v ? v : 1;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || !isdigit((unsigned char)arg[0]) || v < 1 || v > PC_STRESS_MAX_S) {
+		pc_err(0, "--stress takes whole seconds per suite from 1 to %u, not '%s'",
+		       PC_STRESS_MAX_S, arg);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: ptecheck run [--suite NAME] [--format text|json|tap] [--scale N]\n"
-		   "                    [--output FILE] [--fs-dir DIR] [--list]\n\n"
+		   "                    [--output FILE] [--fs-dir DIR] [--stress [SECONDS]]\n"
+		   "                    [--list]\n\n"
 		   "Runs the workloads of a suite under every check this kernel allows and\n"
 		   "prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		   "(with the reason), then the histograms.\n\n"
@@ -240,6 +308,10 @@ static void usage(FILE *f)
 		   "  --output FILE   write the report to FILE instead of stdout\n"
 		   "  --fs-dir DIR    a directory on a block filesystem (ext4, xfs, ...) for\n"
 		   "                  the file scenarios, instead of an ext4 on a loop device\n"
+		   "  --stress [S]    repeat each suite's scenarios for S seconds (default 20,\n"
+		   "                  divided by --scale) while background processes reclaim,\n"
+		   "                  compact, collapse, migrate, fork, mprotect and touch\n"
+		   "                  memory (docs/bad-input.md)\n"
 		   "  --list          list the scenarios and exit\n\n"
 		   "Exit: 0 all ran checks passed, 1 a check failed, 2 usage or privilege,\n"
 		   "      3 an operation failed, 4 nothing could be checked.\n\n"
@@ -250,14 +322,21 @@ static void usage(FILE *f)
 int pc_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"suite", required_argument, NULL, 's'}, {"format", required_argument, NULL, 'f'},
-		{"scale", required_argument, NULL, 'S'}, {"output", required_argument, NULL, 'o'},
-		{"list", no_argument, NULL, 'l'},	 {"fs-dir", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},	 {},
+		{"suite", required_argument, NULL, 's'},
+		{"format", required_argument, NULL, 'f'},
+		{"scale", required_argument, NULL, 'S'},
+		{"output", required_argument, NULL, 'o'},
+		{"list", no_argument, NULL, 'l'},
+		{"fs-dir", required_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},
+		{"stress", optional_argument, NULL, 'T'},
+		{},
 	};
 	struct pc_session_opts so = {.filter_mode = PC_FILTER_TRACKED, .want_walk = true};
 	struct pc_scenario_ctx ctx = {.disturb_map_fd = -1, .scale = 1};
-	const char *suite = "all", *output = NULL, *fs_dir = NULL;
+	const char *suite = "all", *output = NULL, *fs_dir = NULL, *stress_arg = NULL;
+	unsigned int stress_s = 0;
+	bool stress = false;
 	int lock_fd;
 	bool list = false;
 	char tmpdir[] = "/tmp/ptecheck.XXXXXX";
@@ -313,6 +392,15 @@ int pc_cmd_run(int argc, char **argv)
 			fs_dir = optarg;
 			break;
 		}
+		case 'T':
+			stress = true;
+			stress_arg = optarg;
+			/* getopt binds only "--stress=S"; "--stress S" (S numeric) too. */
+			if (!optarg && optind < argc &&
+			    (isdigit((unsigned char)argv[optind][0]) ||
+			     (argv[optind][0] == '-' && isdigit((unsigned char)argv[optind][1]))))
+				stress_arg = argv[optind++];
+			break;
 		case 'h':
 			usage(stdout);
 			return PC_EXIT_PASS;
@@ -325,6 +413,8 @@ int pc_cmd_run(int argc, char **argv)
 		pc_err(0, "unexpected argument '%s'", argv[optind]);
 		return PC_EXIT_USAGE;
 	}
+	if (stress && parse_stress(stress_arg, ctx.scale, &stress_s))
+		return PC_EXIT_USAGE;
 	if (list) {
 		for (int k = 0; k < pc_n_suites; k++) {
 			const struct pc_suite *su = &pc_suites[k];
@@ -334,6 +424,10 @@ int pc_cmd_run(int argc, char **argv)
 			for (int i = 0; i < *su->n_scenarios; i++)
 				printf("%s/%-22s %s\n", su->name, su->scenarios[i].name,
 				       su->scenarios[i].description);
+		}
+		if (fflush(stdout) || ferror(stdout)) {
+			pc_err(errno, "cannot write the list");
+			return PC_EXIT_ERROR;
 		}
 		return PC_EXIT_PASS;
 	}
@@ -364,10 +458,27 @@ int pc_cmd_run(int argc, char **argv)
 	if (lock_fd == -ENOENT) {
 		/* No /run (a minimal initramfs): nothing else runs there anyway. */
 		pc_report_note(r, "no /run: ran without the one-run-per-machine lock");
+	} else if (lock_fd == -EINTR) {
+		/* Nothing ran and nothing changed: an empty report, marked partial. */
+		pc_report_note(r, "interrupted while waiting for another 'ptecheck run' "
+				  "(/run/ptecheck.lock): nothing was run");
+		r->partial = true;
+		memset(&s, 0, sizeof(s));
+		code = PC_EXIT_SKIP;
+		goto out;
 	} else if (lock_fd < 0) {
 		pc_err(lock_fd, "cannot take /run/ptecheck.lock");
 		pc_report_free(r);
 		return PC_EXIT_ERROR;
+	}
+	{
+		/* Say so when a killed run left changes (ptecheck restore). */
+		char why[256];
+
+		if (pc_restore_pending(why, sizeof(why)) > 0) {
+			pc_report_note(r, "%s", why);
+			fprintf(stderr, "ptecheck: %s\n", why);
+		}
 	}
 	err = pc_tracefs_ensure();
 	if (err)
@@ -396,18 +507,32 @@ int pc_cmd_run(int argc, char **argv)
 	}
 	ctx.tmpdir = tmpdir;
 	prepare_filesystems(&ctx, suite, tmpdir, fs_dir, r);
+	if (stress_s) {
+		/* After the mTHP settings: the stressors' memory gets 64 KiB folios. */
+		struct pc_stress_opts sto = {
+			.scale = ctx.scale, .file_dir = ctx.blockfs_dir ? ctx.blockfs_dir : tmpdir};
+
+		pc_report_note(r, "stress: %u s per suite under background stressors", stress_s);
+		err = pc_stress_start(&sto, r);
+		if (err) {
+			pc_err(err, "--stress: no stressor could be started (see the notes)");
+			pc_scratch_release_all();
+			rmdir(shmem_dir);
+			rmdir(blockfs_dir);
+			rmdir(tmpdir);
+			code = PC_EXIT_ERROR;
+			goto out;
+		}
+	}
 	for (int k = 0; k < pc_n_suites && !interrupted; k++) {
 		const struct pc_suite *su = &pc_suites[k];
 
 		if (strcmp(suite, "all") && strcmp(suite, su->name))
 			continue;
-		for (int i = 0; i < *su->n_scenarios && !interrupted; i++) {
-			err = run_scenario(&su->scenarios[i], &ctx, &s, r);
-			if (err)
-				pc_report_note(r, "scenario %s/%s not started: %s", su->name,
-					       su->scenarios[i].name, strerror(-err));
-		}
+		run_suite(su, &ctx, &s, r, stress_s);
 	}
+	/* Before the scratch filesystems go: a stressor's file may be on one. */
+	pc_stress_stop(r);
 	pc_scratch_release_all();
 	rmdir(shmem_dir);
 	rmdir(blockfs_dir);

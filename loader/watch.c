@@ -71,7 +71,8 @@ int pc_cmd_watch(int argc, char **argv)
 	};
 	bool hist = strcmp(argv[0], "hist") == 0;
 	struct pc_session_opts so = {.filter_mode = PC_FILTER_ALL, .want_walk = !hist};
-	int c, format = PC_FORMAT_TEXT, code, err, go_pipe[2] = {-1, -1};
+	int c, format = PC_FORMAT_TEXT, code, err, go_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
+	int exec_errno = 0;
 	double duration = 0;
 	long pid = 0;
 	pid_t child = 0;
@@ -144,7 +145,9 @@ int pc_cmd_watch(int argc, char **argv)
 		return PC_EXIT_USAGE;
 	}
 	if (optind < argc) {
-		if (pipe2(go_pipe, O_CLOEXEC)) {
+		/* exec_pipe: closed by a successful exec, else carries its errno, so a
+		   command that exits 127 by itself is not taken for one not started. */
+		if (pipe2(go_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
 			pc_err(errno, "pipe");
 			return PC_EXIT_ERROR;
 		}
@@ -158,17 +161,22 @@ int pc_cmd_watch(int argc, char **argv)
 			char go;
 
 			close(go_pipe[1]);
+			close(exec_pipe[0]);
 			if (read(go_pipe[0], &go, 1) != 1)
 				_exit(127);
 			/* Keep a machine-readable report alone on stdout. */
 			if (format != PC_FORMAT_TEXT && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 				_exit(127);
 			execvp(argv[optind], &argv[optind]);
+			err = errno;
+			if (write(exec_pipe[1], &err, sizeof(err)) != sizeof(err))
+				_exit(127);
 			fprintf(stderr, "ptecheck: cannot run %s: %s\n", argv[optind],
-				strerror(errno));
+				strerror(err));
 			_exit(127);
 		}
 		close(go_pipe[0]);
+		close(exec_pipe[1]);
 	}
 	r = pc_report_new(hist ? "hist" : "watch", "live");
 	if (!r)
@@ -202,8 +210,10 @@ int pc_cmd_watch(int argc, char **argv)
 
 		pc_session_poll(&s, 100);
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-				pc_report_note(r, "the command could not be started");
+			if (read(exec_pipe[0], &exec_errno, sizeof(exec_errno)) ==
+			    sizeof(exec_errno))
+				pc_report_note(r, "the command could not be started: %s",
+					       strerror(exec_errno));
 			else
 				pc_report_note(r, "command exited with status %d",
 					       WIFEXITED(status) ? WEXITSTATUS(status)
@@ -242,8 +252,12 @@ int pc_cmd_watch(int argc, char **argv)
 	pc_session_stats(&s, r);
 	pc_session_close(&s);
 	code = hist ? PC_EXIT_PASS : pc_report_exit_code(r);
-	if (pc_report_write(r, format, stdout))
+	if (exec_errno)
+		code = PC_EXIT_USAGE; /* bad input: nothing of it was watched */
+	if (pc_report_write(r, format, stdout)) {
+		pc_err(errno, "cannot write the report");
 		code = PC_EXIT_ERROR;
+	}
 	pc_report_free(r);
 	return code;
 }

@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# One TAP test per row of docs/bad-input.md that this host can test: each
+# command given bad input exits with the documented code and says the
+# documented thing; an interrupted run keeps its results marked partial and
+# restores the mTHP settings; a second run waits on /run/ptecheck.lock.
+# TAP output; exit 0 pass, 1 fail, 4 skip (not root).  About 60 s.
+set -uo pipefail
+build=${1:?usage: test_bad_input.sh BUILD_DIR}
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+pc=$build/ptecheck
+tmp=$(mktemp -d)
+bg=()
+cleanup() {
+	local p
+	for p in "${bg[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+n=0
+fails=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+
+echo "TAP version 13"
+if [[ $(id -u) -ne 0 ]]; then
+	echo "1..0 # SKIP needs root (the rows are about a root run's behaviour)"
+	exit 4
+fi
+
+# row DESC WANT_RC SUBSTRING CMD...: runs CMD (stdout and stderr to files),
+# wants its exit status and SUBSTRING in stderr+stdout (empty: anything).
+row() {
+	local desc=$1 want=$2 sub=$3 rc
+	shift 3
+	timeout 120 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+	if [[ $rc -ne $want ]]; then
+		nok "$desc: exit $rc, wanted $want"
+		head -c 400 "$tmp/err" | sed 's/^/# /'
+	elif [[ -n $sub ]] && ! grep -qF -- "$sub" "$tmp/err" "$tmp/out"; then
+		nok "$desc: exit $rc but no '$sub'"
+		head -c 400 "$tmp/err" | sed 's/^/# /'
+	else
+		ok "$desc (exit $rc)"
+	fi
+}
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+mthp=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
+mthp_state() { cat $mthp/enabled $mthp/shmem_enabled 2>/dev/null; }
+# Another 'ptecheck run' (another test) would hold the lock and the mTHP
+# settings: start each timed row only when none runs.
+wait_lock() { flock /run/ptecheck.lock true; }
+
+# --- unknown option -----------------------------------------------------------
+for c in features run watch hist gate bench; do
+	row "$c --bogus" 2 "unrecognized option '--bogus'" "$pc" "$c" --bogus
+done
+row "verify/vmtest --bogus" 2 "unknown option '--bogus'" "$src/verify/vmtest" --bogus
+row "verify/kernel-fetch --bogus" 2 "unknown option --bogus" "$src/verify/kernel-fetch" --bogus
+row "scripts/build-guest --bogus" 2 "unknown option '--bogus'" "$src/scripts/build-guest" --bogus
+
+# --- out-of-range sizes ---------------------------------------------------------
+row "run --scale 0" 2 "--scale takes a whole number from 1 to 64, not '0'" "$pc" run --scale 0
+row "run --scale 65" 2 "--scale takes a whole number from 1 to 64, not '65'" "$pc" run --scale 65
+row "run --stress 0" 2 "--stress takes whole seconds per suite from 1 to 86400, not '0'" \
+	"$pc" run --stress 0
+row "run --stress -5" 2 "--stress takes whole seconds per suite" "$pc" run --stress -5
+row "watch --duration -1" 2 "--duration takes seconds (0 < S <= 86400), not '-1'" \
+	"$pc" watch --duration -1
+row "hist --duration -1" 2 "--duration takes seconds (0 < S <= 86400), not '-1'" \
+	"$pc" hist --duration -1
+row "bench --repeat 0" 2 "--repeat takes 1 to 51, not '0'" "$pc" bench --repeat 0
+row "verify/vmtest --timeout -1" 2 "" "$src/verify/vmtest" --timeout -1
+
+# --- pids and commands ------------------------------------------------------------
+row "watch --pid of no process" 2 "no process 999999999" "$pc" watch --pid 999999999
+row "hist --pid of no process" 2 "no process 999999999" "$pc" hist --pid 999999999
+sleep 1 &
+row "watch --pid of a process that exits mid-run" 4 "process $! exited" "$pc" watch --pid $!
+sleep 1 &
+row "hist --pid of a process that exits mid-run" 0 "process $! exited" "$pc" hist --pid $!
+row "watch -- /nonexistent" 2 "cannot run /nonexistent: No such file or directory" \
+	"$pc" watch -- /nonexistent
+row "hist -- /nonexistent" 2 "the command could not be started: No such file or directory" \
+	"$pc" hist -- /nonexistent
+row "watch -- a command exiting 127 by itself is not 'not started'" 4 \
+	"command exited with status 127" "$pc" watch -- sh -c 'exit 127'
+
+# --- no root ----------------------------------------------------------------------
+row "features as nobody" 2 "features needs root" "${nobody[@]}" "$pc" features
+row "run as nobody" 2 "run needs root" "${nobody[@]}" "$pc" run --suite mremap
+row "watch as nobody" 2 "watch needs root" "${nobody[@]}" "$pc" watch --duration 1
+row "hist as nobody" 2 "hist needs root" "${nobody[@]}" "$pc" hist --duration 1
+row "bench as nobody" 2 "bench: needs root" "${nobody[@]}" "$pc" bench --quick
+
+# --- full disk for the report ------------------------------------------------------
+wait_lock
+row "run --output /dev/full" 3 "cannot write the report: No space left on device" \
+	"$pc" run --suite mremap --output /dev/full
+row "run > /dev/full" 3 "cannot write the report: No space left on device" \
+	sh -c '"$0" run --suite mremap >/dev/full' "$pc"
+row "run --list > /dev/full" 3 "cannot write the list: No space left on device" \
+	sh -c '"$0" run --list >/dev/full' "$pc"
+row "features > /dev/full" 3 "cannot write to standard output: No space left on device" \
+	sh -c '"$0" features >/dev/full' "$pc"
+row "watch > /dev/full" 3 "cannot write the report: No space left on device" \
+	sh -c '"$0" watch --duration 1 >/dev/full' "$pc"
+"$pc" run --suite mremap --format json --output "$tmp/base.json" >/dev/null 2>&1
+row "gate --output /dev/full" 2 "/dev/full: cannot write: No space left on device" \
+	"$pc" gate --baseline "$tmp/base.json" --output /dev/full "$tmp/base.json"
+row "gate of a missing file" 2 "cannot open: No such file or directory" \
+	"$pc" gate --baseline "$tmp/base.json" /nonexistent.json
+
+# --- signals at several moments of a run --------------------------------------------
+# sig_row SIG DELAY WANT_RC RUN_ARGS...: `run RUN_ARGS` gets SIG after
+# DELAY s; it exits WANT_RC, its report is marked partial, mTHP is as before.
+sig_row() {
+	local sig=$1 delay=$2 want=$3 rc before after
+	shift 3
+	wait_lock
+	before=$(mthp_state)
+	"$pc" run "$@" >"$tmp/sig.txt" 2>"$tmp/sig.err" &
+	local p=$!
+	sleep "$delay"
+	kill -"$sig" $p
+	wait $p
+	rc=$?
+	after=$(mthp_state)
+	if [[ $rc -ne $want ]]; then
+		nok "SIG$sig after ${delay}s: exit $rc, wanted $want"
+	elif ! grep -q 'interrupted: partial results' "$tmp/sig.txt"; then
+		nok "SIG$sig after ${delay}s: report not marked partial"
+	elif [[ $before != "$after" ]]; then
+		nok "SIG$sig after ${delay}s: mTHP settings not restored"
+	else
+		ok "SIG$sig after ${delay}s: exit $rc, partial, mTHP restored"
+	fi
+}
+# During start-up (BPF load and calibration): nothing judged yet.
+for sig in INT TERM HUP; do sig_row $sig 0.1 4 --suite mremap; done
+# Mid-scenarios (the mremap scenarios take 0.2 s here, so a --stress run):
+# what passed so far is kept.
+for sig in INT TERM HUP; do sig_row $sig 2.5 0 --suite mremap --stress 8; done
+# watch: partial too.
+"$pc" watch --duration 30 >"$tmp/w.txt" 2>&1 &
+p=$!
+sleep 1.5
+kill -INT $p
+wait $p
+rc=$?
+if [[ $rc -eq 4 || $rc -eq 0 ]] && grep -q 'interrupted: partial results' "$tmp/w.txt"; then
+	ok "watch SIGINT: exit $rc, report marked partial"
+else
+	nok "watch SIGINT: exit $rc, partial: $(grep -c 'interrupted: partial' "$tmp/w.txt")"
+fi
+
+# --- a second run at the same time ------------------------------------------------
+wait_lock
+flock -o /run/ptecheck.lock sleep 4 &
+holder=$!
+bg+=("$holder")
+sleep 0.3
+row "second run waits on /run/ptecheck.lock and says so" 0 \
+	"another 'ptecheck run' is in progress; waiting for it" "$pc" run --suite mremap
+wait "$holder"
+flock -o /run/ptecheck.lock sleep 30 &
+holder=$!
+bg+=("$holder")
+sleep 0.3
+"$pc" run --suite mremap >"$tmp/wait.txt" 2>"$tmp/wait.err" &
+p=$!
+sleep 1
+kill -TERM $p
+t0=$SECONDS
+wait $p
+rc=$?
+if [[ $rc -eq 4 && $((SECONDS - t0)) -le 2 ]] && grep -q 'nothing was run' "$tmp/wait.txt" &&
+	grep -q 'interrupted: partial results' "$tmp/wait.txt"; then
+	ok "SIGTERM while waiting on the lock: ends the wait, exit 4, empty report marked partial"
+else
+	nok "SIGTERM while waiting on the lock: exit $rc after $((SECONDS - t0)) s"
+fi
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+
+echo "1..$n"
+[[ $fails -eq 0 ]]
