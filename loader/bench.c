@@ -648,7 +648,7 @@ int pc_cmd_bench(int argc, char **argv)
 		return PC_EXIT_ERROR;
 	}
 	if (output) {
-		f = fopen(output, "we");
+		f = pc_open_report(output);
 		if (!f) {
 			pc_err(errno, "bench: cannot write %s", output);
 			return PC_EXIT_USAGE;

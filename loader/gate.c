@@ -106,7 +106,7 @@ static int write_to(const struct pc_gate_result *g, enum pc_gate_format fmt, con
 			pc_err(ret, "gate: cannot write to stdout");
 		return ret;
 	}
-	f = fopen(path, "w");
+	f = pc_open_report(path);
 	if (!f) {
 		pc_err(errno, "gate: %s: cannot create", path);
 		return -1;

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <jansson.h>
 #include <ptecheck/events.h>
@@ -906,4 +908,31 @@ int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out)
 	if (ferror(out) && !o.err)
 		o.err = EIO;
 	return o.err ? -o.err : 0;
+}
+
+/*
+ * Opens a report file for writing.  In a sticky, world-writable directory
+ * (/tmp) a symlink is refused: another user could point it anywhere root
+ * may write.  Elsewhere paths are followed as given (/dev/stdout works).
+ */
+FILE *pc_open_report(const char *path)
+{
+	char dir[4096];
+	struct stat st, dst;
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		size_t n = slash ? (size_t)(slash - path) : 0;
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)(n ? n : 1), slash ? path : ".");
+		if (stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH)) {
+			errno = ELOOP;
+			return NULL;
+		}
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	return fdopen(fd, "w");
 }

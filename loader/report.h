@@ -103,5 +103,8 @@ int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out);
 /* "text", "json", "tap" -> format; -1 if unknown. */
 int pc_format_parse(const char *s);
 const char *pc_status_name(enum pc_status st);
+/* fopen(path, "w") that refuses a symlink in a sticky world-writable
+   directory (errno ELOOP); NULL with errno on failure. */
+FILE *pc_open_report(const char *path);
 
 #endif

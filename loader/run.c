@@ -437,9 +437,11 @@ int pc_cmd_run(int argc, char **argv)
 		return PC_EXIT_USAGE;
 	}
 	if (output) {
-		out = fopen(output, "we");
+		out = pc_open_report(output);
 		if (!out) {
-			pc_err(errno, "cannot open %s", output);
+			pc_err(errno, "cannot open %s%s", output,
+			       errno == ELOOP ? " (a symlink in a shared directory is refused)"
+					      : "");
 			return PC_EXIT_USAGE;
 		}
 	}
