@@ -57,10 +57,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <linux/bpf.h>
 
 #include "scenario.h"
 #include "oracle_compare.h"
@@ -92,8 +90,6 @@
 #define TIER_REFERENCED "oracle:smaps-referenced"
 #define TIER_DATA	"oracle:data"
 
-#define MTHP_STATS "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/"
-
 #define NONE (-1)
 #define ALL  CONT
 
@@ -119,8 +115,7 @@ struct attempt {
 	int n;
 	bool disturbed;
 	bool retry;
-	bool win_open;
-	__u64 win_start, win_vmstat;
+	struct pc_window win; /* the measurement's disturbance window */
 };
 
 /* The region: 1 MiB chunks, each in its own 2 MiB extent, PROT_NONE between. */
@@ -228,91 +223,7 @@ static const char *not_here(char *buf, size_t len)
 	return NULL;
 }
 
-/* ---- disturbance window (BPF counter, /proc/vmstat) --------------------- */
-
-static int mthp_stat(const char *name, __u64 *v)
-{
-	char path[128], buf[32];
-	ssize_t r;
-	int fd;
-
-	snprintf(path, sizeof(path), MTHP_STATS "%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = 0;
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
-static int disturb_read(int map_fd, __u64 *val)
-{
-	union bpf_attr attr;
-	__u32 key = 0;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = (__u32)map_fd;
-	attr.key = (__u64)(uintptr_t)&key;
-	attr.value = (__u64)(uintptr_t)val;
-	if (syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0)
-		return -errno;
-	return 0;
-}
-
-static const char *const vmstat_disturb[] = {
-	"pgmigrate_success", "pgmigrate_fail", "thp_migration_success", "thp_migration_split",
-	"pgsteal_kswapd",    "pgsteal_direct", "pgsteal_khugepaged",	"thp_split_page",
-};
-
-static int vmstat_events(__u64 *sum)
-{
-	char line[128], name[64];
-	unsigned long long v;
-	__u64 split = 0;
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	if (!f)
-		return -errno;
-	*sum = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %llu", name, &v) != 2)
-			continue;
-		for (size_t i = 0; i < sizeof(vmstat_disturb) / sizeof(vmstat_disturb[0]); i++)
-			if (strcmp(name, vmstat_disturb[i]) == 0)
-				*sum += v;
-	}
-	fclose(f);
-	if (mthp_stat("split", &split) == 0)
-		*sum += split;
-	return 0;
-}
-
-static void win_begin(const struct pc_scenario_ctx *ctx, struct attempt *a)
-{
-	a->win_open = true;
-	if (vmstat_events(&a->win_vmstat) < 0)
-		a->disturbed = true;
-	if (ctx->disturb_map_fd >= 0 && disturb_read(ctx->disturb_map_fd, &a->win_start) < 0)
-		a->disturbed = true;
-}
-
-static void win_end(const struct pc_scenario_ctx *ctx, struct attempt *a)
-{
-	__u64 now;
-
-	if (!a->win_open)
-		return;
-	a->win_open = false;
-	if (ctx->disturb_map_fd >= 0 &&
-	    (disturb_read(ctx->disturb_map_fd, &now) < 0 || now != a->win_start))
-		a->disturbed = true;
-	if (vmstat_events(&now) < 0 || now != a->win_vmstat)
-		a->disturbed = true;
-}
+/* ---- CPU pinning ------------------------------------------------------------ */
 
 /* Keeps the process on one CPU so the LRU batches MADV_PAGEOUT drains are ours. */
 static bool pin_cpu(cpu_set_t *old)
@@ -576,7 +487,7 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 		goto out;
 	}
 	pinned = pin_cpu(&oldmask);
-	win_begin(ctx, a);
+	pc_window_begin(ctx, &a->win, &a->disturbed);
 	for (size_t b = 0; b < nblocks; b++)
 		for (int k = 0; k < CONT; k++)
 			memset(page_addr(&r, b, k), pat(b * CONT + (size_t)k, SALT_A), PAGE);
@@ -652,7 +563,8 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 			}
 		}
 	}
-	win_end(ctx, a); /* our own MADV_PAGEOUT below is reclaim: not a disturbance */
+	pc_window_end(ctx, &a->win,
+		      &a->disturbed); /* our own MADV_PAGEOUT below is reclaim: not a disturbance */
 	if (s_ref >= 0 && !a->judged[s_ref]) {
 		pc_compare_referenced(ref_after, touched, (__u64)(uintptr_t)r.chunk[0],
 				      &a->msg[s_ref]);
@@ -740,7 +652,7 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 done:
 	ret = 0;
 out:
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (pinned)
 		sched_setaffinity(0, sizeof(oldmask), &oldmask);
 	region_release(&r);
@@ -767,7 +679,7 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 		ret = skip_rest(a, "mmap/madvise(MADV_HUGEPAGE)", -ret);
 		goto out;
 	}
-	win_begin(ctx, a);
+	pc_window_begin(ctx, &a->win, &a->disturbed);
 	for (size_t b = 0; b < nblocks; b++)
 		for (int k = 0; k < CONT; k++)
 			memset(page_addr(&r, b, k), pat(b * CONT + (size_t)k, SALT_A), PAGE);
@@ -845,7 +757,7 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 					       "last write lost after munlock");
 		}
 	}
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	judge(&a->msg[s_data]);
 	a->judged[s_data] = true;
 	snprintf(a->msg[s_data].summary, sizeof(a->msg[s_data].summary),
@@ -866,7 +778,7 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 	}
 	ret = 0;
 out:
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	region_release(&r);
 	return ret;
 }

@@ -43,13 +43,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/bpf.h>
 #include <linux/magic.h>
 
 #include "scenario.h"
@@ -73,9 +71,8 @@
 #define TIER_RSS	"oracle:status-rss"
 #define TIER_KPAGECOUNT "oracle:kpagecount"
 
-#define ALIGN_UP(x, a)	 (((x) + (a)-1) & ~((a)-1))
-#define DIV_UP(x, a)	 (((x) + (a)-1) / (a))
-#define MTHP_STATS_SPLIT "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/split"
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~((a)-1))
+#define DIV_UP(x, a)   (((x) + (a)-1) / (a))
 
 /* ---- shapes ------------------------------------------------------------- */
 
@@ -120,8 +117,7 @@ struct attempt {
 	int n;
 	bool disturbed;
 	bool retry;
-	bool win_open;
-	__u64 win_start, win_vmstat;
+	struct pc_window win; /* the measurement's disturbance window */
 };
 
 enum { S_PTES, S_DATA, S_RSS, S_BOUNDS, S_SIGBUS, S_RMAP };
@@ -184,75 +180,6 @@ static void evidence(struct pc_oracle_msg *m, __u64 addr, __u64 expected, __u64 
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	pc_oracle_add_evidence(m, addr, 0, expected, seen, what);
-}
-
-/* ---- disturbance window --------------------------------------------------- */
-
-static int disturb_read(int map_fd, __u64 *val)
-{
-	union bpf_attr attr;
-	__u32 key = 0;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = (__u32)map_fd;
-	attr.key = (__u64)(uintptr_t)&key;
-	attr.value = (__u64)(uintptr_t)val;
-	return syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0 ? -errno : 0;
-}
-
-/* Global reclaim, migration and split events: errs towards "disturbed". */
-static const char *const vmstat_disturb[] = {
-	"pgmigrate_success", "pgmigrate_fail", "thp_migration_success", "thp_migration_split",
-	"pgsteal_kswapd",    "pgsteal_direct", "pgsteal_khugepaged",	"thp_split_page",
-};
-
-static int vmstat_events(__u64 *sum)
-{
-	char line[128], name[64];
-	unsigned long long v;
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	if (!f)
-		return -errno;
-	*sum = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %llu", name, &v) != 2)
-			continue;
-		for (size_t i = 0; i < sizeof(vmstat_disturb) / sizeof(vmstat_disturb[0]); i++)
-			if (strcmp(name, vmstat_disturb[i]) == 0)
-				*sum += v;
-	}
-	fclose(f);
-	f = fopen(MTHP_STATS_SPLIT, "re");
-	if (f) {
-		if (fscanf(f, "%llu", &v) == 1)
-			*sum += v;
-		fclose(f);
-	}
-	return 0;
-}
-
-static void win_begin(const struct pc_scenario_ctx *ctx, struct attempt *a)
-{
-	a->win_open = true;
-	if (vmstat_events(&a->win_vmstat) < 0)
-		a->disturbed = true;
-	if (ctx->disturb_map_fd >= 0 && disturb_read(ctx->disturb_map_fd, &a->win_start) < 0)
-		a->disturbed = true;
-}
-
-static void win_end(const struct pc_scenario_ctx *ctx, struct attempt *a)
-{
-	__u64 now;
-
-	if (!a->win_open)
-		return;
-	a->win_open = false;
-	if (ctx->disturb_map_fd >= 0 &&
-	    (disturb_read(ctx->disturb_map_fd, &now) < 0 || now != a->win_start))
-		a->disturbed = true;
-	if (vmstat_events(&now) < 0 || now != a->win_vmstat)
-		a->disturbed = true;
 }
 
 /* ---- SIGBUS-safe reads ------------------------------------------------------ */
@@ -1230,7 +1157,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	(void)pc_status_rss_read(0, &r0);
 	/* The race splits folios itself: its window opens once it is over. */
 	if (sh->kind != K_TRUNCATE)
-		win_begin(ctx, a);
+		pc_window_begin(ctx, &a->win, &a->disturbed);
 	if (pc_status_rss_read(0, &r0)) {
 		ret = skip_rest(a, "/proc/self/status", EIO);
 		goto out;
@@ -1270,7 +1197,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 			goto out;
 		}
 		/* Quiescent from here: the last truncation left i_size. */
-		win_begin(ctx, a);
+		pc_window_begin(ctx, &a->win, &a->disturbed);
 		touch_to = DIV_UP(f.i_size, PAGE);
 		touch_range(a, &m, 0, touch_to, touched);
 		break;
@@ -1281,7 +1208,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	ret = map_snapshot(ctx, &m, true);
 	if (!ret)
 		ret = pc_status_rss_read(0, &r1);
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (ret == -ESTALE) {
 		ret = skip_rest(a, "kpageflags changed while read (split or reclaim)", ESTALE);
 		a->retry = true;
@@ -1405,7 +1332,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	}
 	ret = 0;
 out:
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	probe_restore(&oldh);
 	if (locked)
 		munlockall();

@@ -24,11 +24,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/bpf.h>
 
 #include "scenario.h"
 #include "oracle_compare.h"
@@ -51,8 +49,6 @@
 #define TIER_REFERENCED "oracle:smaps-referenced"
 #define TIER_COW	"oracle:cow"
 
-#define MTHP_STATS "/sys/kernel/mm/transparent_hugepage/hugepages-64kB/stats/"
-
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~((a)-1))
 
 /* One attempt: a verdict per slot, and whether it can be trusted. */
@@ -60,11 +56,9 @@ struct attempt {
 	struct pc_oracle_msg msg[MAX_SLOTS];
 	bool judged[MAX_SLOTS];
 	int n;
-	bool disturbed; /* BPF or vmstat counters moved (or could not be read) */
-	bool retry;	/* inconclusive: another attempt may settle it */
-	bool win_open;
-	__u64 win_start;  /* BPF counter at the window's start */
-	__u64 win_vmstat; /* vmstat events at the window's start */
+	bool disturbed;	      /* BPF or vmstat counters moved (or could not be read) */
+	bool retry;	      /* inconclusive: another attempt may settle it */
+	struct pc_window win; /* the measurement's disturbance window */
 };
 
 /* Mapping shape and placement of one scenario. */
@@ -156,82 +150,6 @@ static int skip_rest(struct attempt *a, const char *what, int err)
 		if (!a->judged[i])
 			slot_skip(a, i, "could not run: %s: %s", what, strerror(err));
 	return -err;
-}
-
-static int mthp_stat(const char *name, __u64 *v);
-
-/* ---- disturbance window (BPF counter, raw bpf(2)) --------------------- */
-
-static int disturb_read(int map_fd, __u64 *val)
-{
-	union bpf_attr attr;
-	__u32 key = 0;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.map_fd = (__u32)map_fd;
-	attr.key = (__u64)(uintptr_t)&key;
-	attr.value = (__u64)(uintptr_t)val;
-	if (syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0)
-		return -errno;
-	return 0;
-}
-
-/*
- * System-wide migration, reclaim and split events from /proc/vmstat and the
- * 64 KiB mTHP split counter: a userspace second opinion next to the BPF
- * counter, and the only one without BPF.  Global, so it errs towards
- * "disturbed", which can only turn a failure into a retry or a SKIP.
- */
-static const char *const vmstat_disturb[] = {
-	"pgmigrate_success", "pgmigrate_fail", "thp_migration_success", "thp_migration_split",
-	"pgsteal_kswapd",    "pgsteal_direct", "pgsteal_khugepaged",	"thp_split_page",
-};
-
-static int vmstat_events(__u64 *sum)
-{
-	char line[128], name[64];
-	unsigned long long v;
-	__u64 split = 0;
-	FILE *f = fopen("/proc/vmstat", "re");
-
-	if (!f)
-		return -errno;
-	*sum = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %llu", name, &v) != 2)
-			continue;
-		for (size_t i = 0; i < sizeof(vmstat_disturb) / sizeof(vmstat_disturb[0]); i++)
-			if (strcmp(name, vmstat_disturb[i]) == 0)
-				*sum += v;
-	}
-	fclose(f);
-	if (mthp_stat("split", &split) == 0)
-		*sum += split;
-	return 0;
-}
-
-static void win_begin(const struct pc_scenario_ctx *ctx, struct attempt *a)
-{
-	a->win_open = true;
-	/* Cannot prove quiet: treat as disturbed. */
-	if (vmstat_events(&a->win_vmstat) < 0)
-		a->disturbed = true;
-	if (ctx->disturb_map_fd >= 0 && disturb_read(ctx->disturb_map_fd, &a->win_start) < 0)
-		a->disturbed = true;
-}
-
-static void win_end(const struct pc_scenario_ctx *ctx, struct attempt *a)
-{
-	__u64 now;
-
-	if (!a->win_open)
-		return;
-	a->win_open = false;
-	if (ctx->disturb_map_fd >= 0 &&
-	    (disturb_read(ctx->disturb_map_fd, &now) < 0 || now != a->win_start))
-		a->disturbed = true;
-	if (vmstat_events(&now) < 0 || now != a->win_vmstat)
-		a->disturbed = true;
 }
 
 /* ---- placement --------------------------------------------------------- */
@@ -370,25 +288,6 @@ enum folios_seen {
 	FOLIOS_STATS_SOME, /* global 64 KiB stats moved (not proof: global) */
 };
 
-static int mthp_stat(const char *name, __u64 *v)
-{
-	char path[128], buf[32];
-	ssize_t r;
-	int fd;
-
-	snprintf(path, sizeof(path), MTHP_STATS "%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	r = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (r <= 0)
-		return -EIO;
-	buf[r] = 0;
-	*v = strtoull(buf, NULL, 10);
-	return 0;
-}
-
 static const char *folios_text(enum folios_seen f)
 {
 	switch (f) {
@@ -412,7 +311,7 @@ static enum folios_seen folios_formed(const struct snap *s, bool stats_ok, __u64
 
 	if (s->order_err == 0)
 		return count_large(s) ? FOLIOS_LARGE : FOLIOS_NONE;
-	if (!stats_ok || mthp_stat(stat_name, &after))
+	if (!stats_ok || pc_mthp_stat(stat_name, &after))
 		return FOLIOS_UNKNOWN;
 	return after > stats_before ? FOLIOS_STATS_SOME : FOLIOS_STATS_NONE;
 }
@@ -609,9 +508,9 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 			goto out;
 		}
 	}
-	stats_ok = mthp_stat(stat_name, &stats_before) == 0;
+	stats_ok = pc_mthp_stat(stat_name, &stats_before) == 0;
 
-	win_begin(ctx, a);
+	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, fd, sh->advice);
 	if (ret) {
 		ret = skip_rest(a, "mmap/madvise source", -ret);
@@ -635,7 +534,7 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 		ret = rereserve(mv, mlen);
 	if (!ret)
 		ret = snap_take(&vac, ctx, mv, false);
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (ret) {
 		ret = skip_rest(a, "pagemap after the move", -ret);
 		goto out;
@@ -705,7 +604,7 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	}
 	ret = 0;
 out:
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	place_release(&pl);
 	if (fd >= 0)
 		close(fd);
@@ -795,8 +694,8 @@ static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 		ret = skip_rest(a, "mmap reservation", -ret);
 		goto out;
 	}
-	stats_ok = mthp_stat("anon_fault_alloc", &stats_before) == 0;
-	win_begin(ctx, a);
+	stats_ok = pc_mthp_stat("anon_fault_alloc", &stats_before) == 0;
+	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, -1, sh->advice);
 	if (ret) {
 		ret = skip_rest(a, "mmap/madvise source", -ret);
@@ -847,7 +746,7 @@ static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	}
 	ret = write_full(go[1], "g", 1);
 	got = ret ? ret : read_full(res[0], seen, npages);
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (got != (ssize_t)npages) {
 		ret = skip_rest(a, "sharing child did not report", got < 0 ? (int)-got : EPIPE);
 		goto out;
@@ -871,7 +770,7 @@ static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 		    (__u64)(uintptr_t)pl.dst);
 	ret = 0;
 out:
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (go[1] >= 0)
 		close(go[1]); /* EOF releases a child still waiting */
 	if (pid > 0)
@@ -935,8 +834,8 @@ static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 		goto out;
 	}
 	pinned = pin_cpu(&oldmask);
-	stats_ok = mthp_stat("anon_fault_alloc", &stats_before) == 0;
-	win_begin(ctx, a);
+	stats_ok = pc_mthp_stat("anon_fault_alloc", &stats_before) == 0;
+	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, -1, sh->advice);
 	if (ret) {
 		ret = skip_rest(a, "mmap/madvise source", -ret);
@@ -966,7 +865,8 @@ static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 		was[f] = true;
 	}
 	ret = move_fixed(pl.src, len, pl.dst);
-	win_end(ctx, a); /* our own MADV_PAGEOUT below is reclaim: not a disturbance */
+	pc_window_end(ctx, &a->win,
+		      &a->disturbed); /* our own MADV_PAGEOUT below is reclaim: not a disturbance */
 	if (ret) {
 		ret = skip_rest(a, "mremap", -ret);
 		goto unpin;
@@ -1008,7 +908,7 @@ unpin:
 	if (pinned)
 		sched_setaffinity(0, sizeof(oldmask), &oldmask);
 out:
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	place_release(&pl);
 	free(written);
 	free(seen);
@@ -1052,8 +952,8 @@ static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 		ret = skip_rest(a, "mmap reservation", -ret);
 		goto out;
 	}
-	stats_ok = mthp_stat("anon_fault_alloc", &stats_before) == 0;
-	win_begin(ctx, a);
+	stats_ok = pc_mthp_stat("anon_fault_alloc", &stats_before) == 0;
+	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, -1, sh->advice);
 	if (ret) {
 		ret = skip_rest(a, "mmap/madvise source", -ret);
@@ -1099,7 +999,7 @@ static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 	ret = move_fixed(pl.src, len, pl.dst);
 	if (!ret)
 		ret = referenced_pages(pl.dst, &ref_after);
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (ret) {
 		ret = skip_rest(a, "mremap/smaps", -ret);
 		goto out;
@@ -1110,7 +1010,7 @@ static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 			  (unsigned long long)ref_idle, folios_text(fs));
 	ret = 0;
 out:
-	win_end(ctx, a);
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	place_release(&pl);
 	snap_free(&before);
 	return ret;

@@ -64,6 +64,23 @@ struct pc_scenario_ctx {
 	const char *blockfs_why;
 };
 
+/*
+ * A window in which a scenario measures: begun and ended around the
+ * measurement, it sets *disturbed when the BPF disturbance counter or the
+ * migration/reclaim/split counters of /proc/vmstat moved meanwhile (or
+ * could not be read), so the scenario retries instead of judging.
+ */
+struct pc_window {
+	bool open;
+	__u64 bpf_start;    /* BPF counter at the start */
+	__u64 vmstat_start; /* vmstat events at the start */
+};
+void pc_window_begin(const struct pc_scenario_ctx *ctx, struct pc_window *w, bool *disturbed);
+/* Ends an open window (no-op when closed). */
+void pc_window_end(const struct pc_scenario_ctx *ctx, struct pc_window *w, bool *disturbed);
+/* A 64 KiB mTHP counter (hugepages-64kB/stats/NAME).  0 or -errno. */
+int pc_mthp_stat(const char *name, __u64 *v);
+
 /* A verdict.  Call once per (check, tier) the scenario judged. */
 void pc_oracle_report(const struct pc_scenario_ctx *ctx, const struct pc_oracle_msg *msg);
 
