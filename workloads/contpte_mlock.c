@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "procmm.h"
+#include "cli.h"
 #include "settings.h"
 
 #ifndef MADV_COLD
@@ -155,44 +156,6 @@ static bool parse_ulong(const char *s, unsigned long *out)
 	return !errno && !*end;
 }
 
-static bool parse_size(const char *s, size_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'k':
-	case 'K':
-		shift = 10;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		break;
-	default:
-		return false;
-	}
-	if (shift && end[1])
-		return false;
-	if (v > (SIZE_MAX / 4) >> shift)
-		return false;
-	*out = (size_t)(v << shift);
-	return true;
-}
-
 static void parse_args(int argc, char **argv, struct config *cfg)
 {
 	static const struct option opts[] = {
@@ -216,7 +179,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 					    optarg);
 			break;
 		case 's':
-			if (!parse_size(optarg, &cfg->size))
+			if (!pc_parse_size(optarg, SIZE_MAX / 4, &cfg->size))
 				usage_error("--size wants BYTES[K|M|G], not '%s'", optarg);
 			break;
 		case 'a':

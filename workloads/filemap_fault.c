@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "scratchfs.h"
+#include "cli.h"
 #include "settings.h"
 
 #define PROG "filemap_fault"
@@ -206,44 +207,6 @@ static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
 	return !errno && !*end && *out && *out <= max;
 }
 
-static bool parse_size(const char *s, size_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'k':
-	case 'K':
-		shift = 10;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		break;
-	default:
-		return false;
-	}
-	if (shift && end[1])
-		return false;
-	if (v > MAX_WORKER_SIZE >> shift)
-		return false;
-	*out = (size_t)(v << shift);
-	return true;
-}
-
 static void parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -313,7 +276,7 @@ static void parse_args(int argc, char **argv)
 					    optarg);
 			break;
 		case 's':
-			if (!parse_size(optarg, &cfg.size))
+			if (!pc_parse_size(optarg, MAX_WORKER_SIZE, &cfg.size))
 				usage_error("--size wants BYTES[K|M|G] up to 64G, not '%s'",
 					    optarg);
 			break;

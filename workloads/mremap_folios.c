@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "settings.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -141,45 +142,6 @@ static bool parse_ulong(const char *s, unsigned long *out)
 	return !errno && !*end;
 }
 
-static bool parse_size(const char *s, size_t *out)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	switch (*end) {
-	case '\0':
-		break;
-	case 'k':
-	case 'K':
-		shift = 10;
-		break;
-	case 'm':
-	case 'M':
-		shift = 20;
-		break;
-	case 'g':
-	case 'G':
-		shift = 30;
-		break;
-	default:
-		return false;
-	}
-	if (shift && end[1])
-		return false;
-	/* The reservation is 4 * size + 2 MiB: keep that from overflowing. */
-	if (v > (SIZE_MAX / 8) >> shift)
-		return false;
-	*out = (size_t)(v << shift);
-	return true;
-}
-
 static void parse_args(int argc, char **argv, struct config *cfg)
 {
 	static const struct option opts[] = {
@@ -201,7 +163,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 					    optarg);
 			break;
 		case 's':
-			if (!parse_size(optarg, &cfg->size))
+			/* The reservation is 4 * size + 2 MiB: keep that from overflowing. */
+			if (!pc_parse_size(optarg, SIZE_MAX / 8, &cfg->size))
 				usage_error("--size wants BYTES[K|M|G], not '%s'", optarg);
 			break;
 		case 'f':

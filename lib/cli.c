@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include "cli.h"
+
+bool pc_parse_size(const char *s, size_t max, size_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		break;
+	default:
+		return false;
+	}
+	if (shift && end[1])
+		return false;
+	if (v > max >> shift)
+		return false;
+	*out = (size_t)(v << shift);
+	return true;
+}
