@@ -187,14 +187,25 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* One global counter: bumped by every event that may change page tables
- * behind a task's back.  Read by userspace oracles too. */
+/* Slot 0: the generation, bumped by every event that may change page
+ * tables behind a task's back.  Slot 1: how many long operations (reclaim,
+ * compaction, migration, swapoff, process_madvise) are in progress; while
+ * one is, no window is quiet.  Read by userspace oracles too. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u64);
 } disturb SEC(".maps");
+
+/* The threads inside a long operation: begin and end pair by thread, so
+ * an end whose begin came before we attached changes nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} busy_threads SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -218,14 +229,6 @@ static __always_inline void hist_add(__u32 hist, __u32 kind, __u64 value)
 		*v += 1;
 }
 
-static __always_inline __u64 disturb_gen(void)
-{
-	__u32 zero = 0;
-	__u64 *v = bpf_map_lookup_elem(&disturb, &zero);
-
-	return v ? *v : 0;
-}
-
 static __always_inline void disturb_bump(void)
 {
 	__u32 zero = 0;
@@ -233,6 +236,62 @@ static __always_inline void disturb_bump(void)
 
 	if (v)
 		__sync_fetch_and_add(v, 1);
+}
+
+/*
+ * The generation a window compares at its start and end.  While a long
+ * operation is in progress every read is a new generation, so a window
+ * that overlaps one in any part never compares equal.
+ */
+static __always_inline __u64 disturb_gen(void)
+{
+	__u32 zero = 0, one = 1;
+	__u64 *gen = bpf_map_lookup_elem(&disturb, &zero);
+	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
+
+	if (!gen || !busy)
+		return 0;
+	if (*busy)
+		return __sync_fetch_and_add(gen, 1) + 1;
+	return *gen;
+}
+
+/* Spans nest (direct reclaim inside a migration): a depth per thread. */
+static __always_inline void busy_begin(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), one = 1, first = 1;
+	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
+	__u32 *depth = bpf_map_lookup_elem(&busy_threads, &tid);
+
+	disturb_bump();
+	if (!busy)
+		return;
+	if (depth) {
+		*depth += 1;
+		return;
+	}
+	/* Counted even when the map is full: an end never pairs with it then,
+	   so it stays busy for good (never quiet is safe, quiet by mistake
+	   is not). */
+	bpf_map_update_elem(&busy_threads, &tid, &first, BPF_NOEXIST);
+	__sync_fetch_and_add(busy, 1);
+}
+
+static __always_inline void busy_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), one = 1;
+	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
+	__u32 *depth = bpf_map_lookup_elem(&busy_threads, &tid);
+
+	disturb_bump();
+	if (!busy || !depth)
+		return;
+	if (*depth > 1) {
+		*depth -= 1;
+		return;
+	}
+	if (bpf_map_delete_elem(&busy_threads, &tid) == 0)
+		__sync_fetch_and_sub(busy, 1);
 }
 
 /* Returns the track flags + 1 when the current task is a target, else 0. */
@@ -1145,20 +1204,39 @@ int filemap_map_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx
 		return 0;                                                                          \
 	}
 
+/* A long operation's begin and end, on the same thread: the whole span is
+ * disturbed, not just its first event. */
+#define DISTURBANCE_SPAN(category, begin, end)                                                     \
+	SEC("tp/" #category "/" #begin)                                                            \
+	int disturb_##begin(void *ctx)                                                             \
+	{                                                                                          \
+		busy_begin();                                                                      \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("tp/" #category "/" #end)                                                              \
+	int disturb_##end(void *ctx)                                                               \
+	{                                                                                          \
+		busy_end();                                                                        \
+		return 0;                                                                          \
+	}
+
 DISTURBANCE(vmscan, mm_vmscan_lru_isolate)
-DISTURBANCE(vmscan, mm_vmscan_kswapd_wake)
-DISTURBANCE(vmscan, mm_vmscan_direct_reclaim_begin)
-DISTURBANCE(vmscan, mm_vmscan_memcg_reclaim_begin)
-DISTURBANCE(vmscan, mm_vmscan_node_reclaim_begin)
 DISTURBANCE(vmscan, mm_vmscan_reclaim_pages)
-DISTURBANCE(migrate, mm_migrate_pages_start)
+DISTURBANCE_SPAN(vmscan, mm_vmscan_kswapd_wake, mm_vmscan_kswapd_sleep)
+DISTURBANCE_SPAN(vmscan, mm_vmscan_direct_reclaim_begin, mm_vmscan_direct_reclaim_end)
+DISTURBANCE_SPAN(vmscan, mm_vmscan_memcg_reclaim_begin, mm_vmscan_memcg_reclaim_end)
+DISTURBANCE_SPAN(vmscan, mm_vmscan_node_reclaim_begin, mm_vmscan_node_reclaim_end)
+DISTURBANCE_SPAN(migrate, mm_migrate_pages_start, mm_migrate_pages)
 DISTURBANCE(migrate, set_migration_pte)
-DISTURBANCE(compaction, mm_compaction_begin)
+DISTURBANCE_SPAN(compaction, mm_compaction_begin, mm_compaction_end)
+DISTURBANCE(huge_memory, mm_collapse_huge_page_isolate)
 DISTURBANCE(huge_memory, mm_collapse_huge_page)
 DISTURBANCE(ksm, ksm_merge_one_page)
 DISTURBANCE(writeback, sb_mark_inode_writeback)
 DISTURBANCE(writeback, writeback_single_inode_start)
-DISTURBANCE(syscalls, sys_enter_process_madvise)
+/* swapoff swaps every entry of every mm back in, without a fault. */
+DISTURBANCE_SPAN(syscalls, sys_enter_swapoff, sys_exit_swapoff)
+DISTURBANCE_SPAN(syscalls, sys_enter_process_madvise, sys_exit_process_madvise)
 
 #include "filemap_hooks.h"
 #include "contpte_hooks.h"
@@ -1175,5 +1253,13 @@ int task_exit(void *ctx)
 	bpf_map_delete_elem(&calls, &key);
 	bpf_map_delete_elem(&fm_states, &tid);
 	bpf_map_delete_elem(&cp_states, &tid);
+	/* Out of any span it was in: it no longer keeps windows disturbed. */
+	if (bpf_map_lookup_elem(&busy_threads, &tid)) {
+		__u32 one = 1;
+		__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
+
+		if (bpf_map_delete_elem(&busy_threads, &tid) == 0 && busy)
+			__sync_fetch_and_sub(busy, 1);
+	}
 	return 0;
 }

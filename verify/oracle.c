@@ -61,11 +61,9 @@ int pc_mthp_stat(const char *name, __u64 *v)
 	return 0;
 }
 
-/* The BPF disturbance counter, by raw bpf(2): scenario children need no libbpf. */
-static int disturb_read(int map_fd, __u64 *val)
+static int disturb_slot(int map_fd, __u32 key, __u64 *val)
 {
 	union bpf_attr attr;
-	__u32 key = 0;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.map_fd = (__u32)map_fd;
@@ -74,6 +72,21 @@ static int disturb_read(int map_fd, __u64 *val)
 	if (syscall(__NR_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * The BPF disturbance generation, by raw bpf(2): scenario children need no
+ * libbpf.  Returns 1 while a long operation (reclaim, compaction,
+ * migration, swapoff) is in progress: no window overlapping one is quiet.
+ */
+static int disturb_read(int map_fd, __u64 *gen)
+{
+	__u64 busy = 0;
+	int err = disturb_slot(map_fd, 0, gen);
+
+	if (!err)
+		err = disturb_slot(map_fd, 1, &busy);
+	return err ? err : busy != 0;
 }
 
 /*
@@ -116,7 +129,7 @@ void pc_window_begin(const struct pc_scenario_ctx *ctx, struct pc_window *w, boo
 	/* Cannot prove quiet: treat as disturbed. */
 	if (vmstat_events(&w->vmstat_start) < 0)
 		*disturbed = true;
-	if (ctx->disturb_map_fd >= 0 && disturb_read(ctx->disturb_map_fd, &w->bpf_start) < 0)
+	if (ctx->disturb_map_fd >= 0 && disturb_read(ctx->disturb_map_fd, &w->bpf_start) != 0)
 		*disturbed = true;
 }
 
@@ -128,7 +141,7 @@ void pc_window_end(const struct pc_scenario_ctx *ctx, struct pc_window *w, bool 
 		return;
 	w->open = false;
 	if (ctx->disturb_map_fd >= 0 &&
-	    (disturb_read(ctx->disturb_map_fd, &now) < 0 || now != w->bpf_start))
+	    (disturb_read(ctx->disturb_map_fd, &now) != 0 || now != w->bpf_start))
 		*disturbed = true;
 	if (vmstat_events(&now) < 0 || now != w->vmstat_start)
 		*disturbed = true;

@@ -129,6 +129,8 @@ sig_row() {
 	after=$(mthp_state)
 	if [[ $rc -ne $want ]]; then
 		nok "SIG$sig after ${delay}s: exit $rc, wanted $want"
+		grep -A6 '^FAIL' "$tmp/sig.txt" | sed 's/^/# /'
+		tail -3 "$tmp/sig.err" | sed 's/^/# /'
 	elif ! grep -q 'interrupted: partial results' "$tmp/sig.txt"; then
 		nok "SIG$sig after ${delay}s: report not marked partial"
 	elif [[ $before != "$after" ]]; then
