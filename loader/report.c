@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <jansson.h>
 #include <ptecheck/events.h>
+#include "privilege.h"
 #include "report.h"
 
 #ifndef PTECHECK_VERSION
@@ -914,12 +915,14 @@ int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out)
  * Opens a report file for writing.  In a sticky, world-writable directory
  * (/tmp) a symlink is refused: another user could point it anywhere root
  * may write.  Elsewhere paths are followed as given (/dev/stdout works).
+ * Under sudo the file is opened as the user who ran sudo.
  */
 FILE *pc_open_report(const char *path)
 {
 	char dir[4096];
 	struct stat st, dst;
 	const char *slash = strrchr(path, '/');
+	struct pc_user u;
 	int fd;
 
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
@@ -931,8 +934,18 @@ FILE *pc_open_report(const char *path)
 			return NULL;
 		}
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return NULL;
+	/* Under sudo, the file is the user's: opened with their rights, so
+	   root never truncates or creates a file they could not. */
+	if (pc_report_user(&u)) {
+		fd = pc_open_as_user(&u, path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			errno = -fd;
+			return NULL;
+		}
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return NULL;
+	}
 	return fdopen(fd, "w");
 }

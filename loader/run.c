@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+#include "privilege.h"
 #include "probe.h"
 #include "restore.h"
 #include "run.h"
@@ -94,6 +95,7 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 		return -errno;
 	if (pid == 0) {
 		struct pc_scenario_ctx ctx = *base;
+		int err;
 
 		close(report_pipe[0]);
 		close(go_pipe[1]);
@@ -101,6 +103,13 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 		signal(SIGTERM, SIG_DFL);
 		if (read(go_pipe[0], &go, 1) != 1)
 			_exit(3);
+		/* Keeps what the oracles need (PFNs, kpageflags, mlock), not
+		   root's power to load BPF, modules or change settings. */
+		err = pc_caps_limit(PC_CAPS_SCENARIO);
+		if (err) {
+			pc_err(-err, "scenario %s: cannot drop capabilities", sc->name);
+			_exit(3);
+		}
 		ctx.report_fd = report_pipe[1];
 		ctx.scenario = sc->name;
 		_exit(sc->run(&ctx, sc->data) ? 3 : 0);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+#include "privilege.h"
 #include "probe.h"
 #include "run.h"
 #include "session.h"
@@ -35,14 +36,16 @@ static void usage(FILE *f, bool hist)
 
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C] [--duration S] [--format F]\n"
-		"                     [-- CMD ARGS...]\n\n"
+		"                     [--user U] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
 		"  --comm C       only processes whose name is C\n"
 		"  --duration S   stop after S seconds (default: until CMD exits, or Ctrl-C)\n"
 		"  --format F     text (default), json, tap\n"
 		"  -- CMD ARGS    start CMD and follow it (not its children); with json/tap\n"
-		"                 its output goes to stderr\n\n"
+		"                 its output goes to stderr\n"
+		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
+		"                 capabilities, as strace -u does (default: as root)\n\n"
 		"Exit: 0 ok, 1 a violation was seen, 2 usage or privilege, 3 an operation\n"
 		"      failed, 4 nothing could be traced.\n\n"
 		"Examples:\n  sudo ptecheck %s -- ./build/workloads/mremap_folios --iterations "
@@ -66,6 +69,7 @@ int pc_cmd_watch(int argc, char **argv)
 		{"comm", required_argument, NULL, 'c'},
 		{"duration", required_argument, NULL, 'd'},
 		{"format", required_argument, NULL, 'f'},
+		{"user", required_argument, NULL, 'u'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -76,12 +80,14 @@ int pc_cmd_watch(int argc, char **argv)
 	double duration = 0;
 	long pid = 0;
 	pid_t child = 0;
+	struct pc_user user;
+	bool as_user = false;
 	struct timespec t0, now;
 	struct pc_session s;
 	struct pc_report *r;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "+p:c:d:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:c:d:f:u:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -120,6 +126,14 @@ int pc_cmd_watch(int argc, char **argv)
 				return PC_EXIT_USAGE;
 			}
 			break;
+		case 'u':
+			err = pc_user_lookup(optarg, &user);
+			if (err) {
+				pc_err(err == -ENOENT ? 0 : -err, "--user: no user '%s'", optarg);
+				return PC_EXIT_USAGE;
+			}
+			as_user = true;
+			break;
 		case 'h':
 			usage(stdout, hist);
 			return PC_EXIT_PASS;
@@ -130,6 +144,10 @@ int pc_cmd_watch(int argc, char **argv)
 	}
 	if (optind < argc && strcmp(argv[optind - 1], "--") && optind == 1) {
 		pc_err(0, "unexpected argument '%s' (put the command after --)", argv[optind]);
+		return PC_EXIT_USAGE;
+	}
+	if (as_user && optind >= argc) {
+		pc_err(0, "--user applies to a command: put it after --");
 		return PC_EXIT_USAGE;
 	}
 	if ((pid || so.comm) && optind < argc) {
@@ -167,8 +185,11 @@ int pc_cmd_watch(int argc, char **argv)
 			/* Keep a machine-readable report alone on stdout. */
 			if (format != PC_FORMAT_TEXT && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 				_exit(127);
-			execvp(argv[optind], &argv[optind]);
-			err = errno;
+			err = as_user ? -pc_become_user(&user) : 0;
+			if (!err) {
+				execvp(argv[optind], &argv[optind]);
+				err = errno;
+			}
 			if (write(exec_pipe[1], &err, sizeof(err)) != sizeof(err))
 				_exit(127);
 			fprintf(stderr, "ptecheck: cannot run %s: %s\n", argv[optind],

@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "privilege.h"
 #include "settings.h"
 #include "stress.h"
 
@@ -208,6 +209,7 @@ static void child_init(const char *comm)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD};
 	sigset_t none;
+	int err;
 
 	/* Even when ptecheck is SIGKILLed; the check closes the fork race. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -226,6 +228,14 @@ static void child_init(const char *comm)
 	}
 	/* Concurrency, not starvation: the scenarios keep their share of CPU. */
 	setpriority(PRIO_PROCESS, 0, 10);
+	/* Their own memory and root-owned files (compact_memory) need no
+	   capability; a stressor that cannot shed them does not run. */
+	err = pc_caps_limit(PC_CAPS_NONE);
+	if (err) {
+		fprintf(stderr, "ptecheck: stressor %s: cannot drop capabilities: %s\n", comm,
+			strerror(-err));
+		_exit(1);
+	}
 }
 
 /* ---- the stressors ---------------------------------------------------- */

@@ -93,6 +93,20 @@ row "run as nobody" 2 "run needs root" "${nobody[@]}" "$pc" run --suite mremap
 row "watch as nobody" 2 "watch needs root" "${nobody[@]}" "$pc" watch --duration 1
 row "hist as nobody" 2 "hist needs root" "${nobody[@]}" "$pc" hist --duration 1
 row "bench as nobody" 2 "bench: needs root" "${nobody[@]}" "$pc" bench --quick
+row "watch --user of no such user" 2 "--user: no user 'no-such-user-pc'" \
+	"$pc" watch --user no-such-user-pc -- true
+row "watch --user without a command" 2 "--user applies to a command" \
+	"$pc" watch --user nobody --duration 1
+row "watch --user nobody runs the command as nobody (nothing to judge)" 4 "uid=65534" \
+	"$pc" watch --user nobody -- id
+# Under sudo the report is opened with the sudo user's rights.
+row "run --output under sudo into a directory the user cannot write" 2 \
+	"cannot open /root/ptecheck-badinput.txt: Permission denied" \
+	env SUDO_UID=65534 SUDO_GID=65534 "$pc" run --suite mremap --output /root/ptecheck-badinput.txt
+if [[ -e /root/ptecheck-badinput.txt ]]; then
+	nok "the refused report was created by root anyway"
+	rm -f /root/ptecheck-badinput.txt
+fi
 
 # --- full disk for the report ------------------------------------------------------
 wait_lock
