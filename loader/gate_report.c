@@ -286,6 +286,37 @@ static int get_hex(struct ctx *c, json_t *o, const char *key, __u64 *dst)
 	return 0;
 }
 
+/* Optional kernel-log lines: an array of strings, joined with '\n' and
+   cut at the field's size (free text). */
+static int get_lines(struct ctx *c, json_t *e, struct pc_evidence *ev)
+{
+	json_t *lines = json_object_get(e, "lines"), *v;
+	size_t i, used = 0;
+
+	ev->lines[0] = 0;
+	if (!lines)
+		return 0;
+	if (!json_is_array(lines)) {
+		FERR(c, "lines", "expected an array, got %s", type_name(lines));
+		return -1;
+	}
+	json_array_foreach(lines, i, v)
+	{
+		if (!json_is_string(v)) {
+			FERR(c, "lines", "item %zu: expected a string, got %s", i, type_name(v));
+			return -1;
+		}
+		if (used + 2 >= sizeof(ev->lines))
+			continue;
+		if (used)
+			ev->lines[used++] = '\n';
+		u8copy(ev->lines + used, sizeof(ev->lines) - used, json_string_value(v),
+		       strnlen(json_string_value(v), json_string_length(v)));
+		used += strlen(ev->lines + used);
+	}
+	return 0;
+}
+
 static int parse_evidence(struct ctx *c, json_t *e, struct pc_evidence *ev)
 {
 	json_t *pid;
@@ -309,7 +340,9 @@ static int parse_evidence(struct ctx *c, json_t *e, struct pc_evidence *ev)
 	if (get_hex(c, e, "addr", &ev->addr) || get_hex(c, e, "new_addr", &ev->new_addr) ||
 	    get_hex(c, e, "expected", &ev->expected) || get_hex(c, e, "seen", &ev->seen))
 		return -1;
-	return get_str(c, e, "what", ev->what, sizeof(ev->what), false);
+	if (get_str(c, e, "what", ev->what, sizeof(ev->what), false))
+		return -1;
+	return get_lines(c, e, ev);
 }
 
 static int parse_status(struct ctx *c, json_t *o, enum pc_status *st)

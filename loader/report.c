@@ -204,6 +204,15 @@ void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 ne
 	copy_str(ev->what, sizeof(ev->what), what);
 }
 
+void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what, const char *lines)
+{
+	int n = res->n_evidence;
+
+	pc_result_add_evidence(res, pid, 0, 0, 0, 0, what);
+	if (res->n_evidence > n)
+		copy_str(res->evidence[n].lines, sizeof(res->evidence[n].lines), lines);
+}
+
 struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
 					  const char *source, bool in_kernel, __u32 kind)
 {
@@ -546,10 +555,31 @@ static void write_notes(struct out *o, const struct pc_report *r, const char *pf
 		     clean(buf, sizeof(buf), r->notes[i], PC_NOTE_MAX, CLEAN_LINE));
 }
 
+/* Each of ev->lines as "PFX| line", cleaned like any free text. */
+static void write_evidence_lines(struct out *o, const struct pc_evidence *ev, const char *pfx)
+{
+	char buf[PC_CLEAN_MAX];
+	const char *p = ev->lines, *end = ev->lines + strnlen(ev->lines, sizeof(ev->lines));
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		outf(o, "%s| %s\n", pfx, clean(buf, sizeof(buf), p, n, CLEAN_LINE));
+		p += n + 1;
+	}
+}
+
 static void write_evidence_line(struct out *o, const struct pc_evidence *ev, const char *pfx)
 {
 	char what[PC_CLEAN_MAX];
 
+	if (ev->lines[0]) {
+		outf(o, "%spid %d: %s\n", pfx, ev->pid,
+		     clean(what, sizeof(what), ev->what, sizeof(ev->what), CLEAN_LINE));
+		write_evidence_lines(o, ev, pfx);
+		return;
+	}
 	outf(o, "%spid %d addr 0x%llx", pfx, ev->pid, (unsigned long long)ev->addr);
 	if (ev->new_addr)
 		outf(o, " -> 0x%llx", (unsigned long long)ev->new_addr);
@@ -683,6 +713,7 @@ static void write_tap(struct out *o, const struct pc_report *r)
 			     (unsigned long long)ev->new_addr, (unsigned long long)ev->expected,
 			     (unsigned long long)ev->seen,
 			     clean(buf, sizeof(buf), ev->what, sizeof(ev->what), CLEAN_DQUOTE));
+			write_evidence_lines(o, ev, "#     ");
 		}
 		if (ne && res->violations > (__u64)ne)
 			outf(o, "# evidence_not_shown: %llu\n",
@@ -774,6 +805,20 @@ static json_t *json_result(struct jb *b, const struct pc_result *res)
 		jset(b, e, "expected", jhex(ev->expected));
 		jset(b, e, "seen", jhex(ev->seen));
 		jset(b, e, "what", JSTR(ev->what));
+		if (ev->lines[0]) {
+			json_t *lines = json_array();
+			const char *p = ev->lines;
+			const char *end = p + strnlen(p, sizeof(ev->lines));
+
+			while (p < end) {
+				const char *nl = memchr(p, '\n', (size_t)(end - p));
+				size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+				jpush(b, lines, jstr(p, n));
+				p += n + 1;
+			}
+			jset(b, e, "lines", lines);
+		}
 		jpush(b, evs, e);
 	}
 	jset(b, o, "evidence", evs);

@@ -14,6 +14,7 @@
 
 #define PC_REPORT_SCHEMA_VERSION 1
 #define PC_MAX_EVIDENCE		 8
+#define PC_EVIDENCE_LINES_MAX	 1536
 
 enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
 enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP };
@@ -34,6 +35,9 @@ struct pc_evidence {
 	__u64 expected;
 	__u64 seen;
 	char what[96]; /* e.g. "dirty bit lost", "pfn changed" */
+	/* Kernel-log evidence: the splat's lines, '\n'-separated (cut at
+	   the size); empty for page-table evidence. */
+	char lines[PC_EVIDENCE_LINES_MAX];
 };
 
 struct pc_result {
@@ -91,6 +95,11 @@ void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ..
 /* Keeps the first PC_MAX_EVIDENCE items; later ones only count. */
 void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
 			    __u64 expected, __u64 seen, const char *what);
+
+/* Evidence that is text from the kernel log: pid and command named in it
+   (pid -1 if none), what it is, and its lines. */
+void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what,
+				const char *lines);
 
 struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
 					  const char *source, bool in_kernel, __u32 kind);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <jansson.h>
 #include <ptecheck/events.h>
+#include "gate.h"
 #include "report.h"
 #include "tap.h"
 
@@ -461,6 +462,54 @@ static int dump_json(const char *path)
 	return ret;
 }
 
+/* Kernel-log evidence: its lines survive text, TAP, JSON and the gate's
+   parser, each line cleaned like any free text. */
+static void test_log_evidence(void)
+{
+	struct pc_report *r = pc_report_new("run", "mremap"), *back = NULL;
+	struct pc_result *res = pc_report_add_result(r, "kernel-log", "oracle:kmsg", true);
+	char *s, err[256];
+	int ret;
+
+	pc_result_set(res, PC_STATUS_FAIL, "1 memory-management splat in the kernel log");
+	res->violations = 1;
+	pc_result_add_log_evidence(
+		res, 4242, "bad-page-map: mremap_folios (scenario anon-64k)",
+		"BUG: Bad page map in process mremap_folios  pte:8000000101 pmd:1\n"
+		"page dumped because: bad pte\x1b[1m\n"
+		"CPU: 1 UID: 0 PID: 4242 Comm: mremap_folios Not tainted");
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(
+		s && has_line(s, "      pid 4242: bad-page-map: mremap_folios (scenario anon-64k)"),
+		"text: log evidence names pid and what");
+	TAP_CHECK(
+		s && has_line(s,
+			      "      | BUG: Bad page map in process mremap_folios  pte:8000000101 "
+			      "pmd:1"),
+		"text: each splat line under it");
+	TAP_CHECK(s && has_line(s, "      | page dumped because: bad pte [1m"),
+		  "text: a control byte in a log line is cleaned");
+	free(s);
+	s = render(r, PC_FORMAT_TAP, &ret);
+	TAP_CHECK(
+		s && has_line(s, "#     | CPU: 1 UID: 0 PID: 4242 Comm: mremap_folios Not tainted"),
+		"TAP: splat lines as diagnostics");
+	free(s);
+	s = render(r, PC_FORMAT_JSON, &ret);
+	TAP_CHECK(s && strstr(s, "\"lines\": [") != NULL, "JSON: lines array");
+	TAP_CHECK(s && pc_gate_report_parse(s, strlen(s), false, &back, err, sizeof(err)) == 0,
+		  "JSON with lines parses back: %s", s ? err : "no JSON");
+	if (back) {
+		const struct pc_evidence *ev = &back->results[0].evidence[0];
+
+		TAP_CHECK(ev->pid == 4242 && strstr(ev->lines, "\nCPU: 1 UID: 0 PID: 4242") != NULL,
+			  "gate keeps the lines of log evidence");
+		pc_report_free(back);
+	}
+	free(s);
+	pc_report_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	tap_plan(0);
@@ -470,6 +519,7 @@ int main(int argc, char **argv)
 	test_tap();
 	test_json();
 	test_utf8();
+	test_log_evidence();
 	test_write_errors();
 	if (argc > 1)
 		TAP_CHECK(dump_json(argv[1]) == 0, "sample JSON written to %s", argv[1]);
