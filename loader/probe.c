@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,8 @@
 #include <linux/bpf.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <zlib.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -147,6 +150,85 @@ bool pc_have_bpf_privilege(void)
 	return (data[1].effective & (1U << (39 - 32))) && (data[1].effective & (1U << (38 - 32)));
 }
 
+/* "y", "on", "1" (kstrtobool's true) or false words; -1 if neither. */
+static int cmdline_bool(const char *name)
+{
+	char buf[4096], *p;
+	FILE *f = fopen("/proc/cmdline", "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	int v = -1;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	for (p = strtok(buf, " \n"); p; p = strtok(NULL, " \n")) {
+		size_t len = strlen(name);
+
+		if (strncmp(p, name, len) || p[len] != '=')
+			continue;
+		p += len + 1;
+		if (!strcmp(p, "on") || *p == 'y' || *p == 'Y' || *p == '1')
+			v = 1;
+		else if (!strcmp(p, "off") || *p == 'n' || *p == 'N' || *p == '0')
+			v = 0;
+	}
+	return v;
+}
+
+/* 1 if the kernel config has "opt=y", 0 if not, -1 if no config is readable
+   (/proc/config.gz, or /boot/config-RELEASE; gzread reads both). */
+static int config_has(const char *opt)
+{
+	char path[256], line[256];
+	struct utsname u;
+	gzFile f = gzopen("/proc/config.gz", "rb");
+	int found = 0;
+
+	if (!f && uname(&u) == 0) {
+		snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+		f = gzopen(path, "rb");
+	}
+	if (!f)
+		return -1;
+	while (gzgets(f, line, sizeof(line))) {
+		size_t n = strlen(opt);
+
+		if (!strncmp(line, opt, n) && line[n] == '=' && line[n + 1] == 'y')
+			found = 1;
+	}
+	gzclose(f);
+	return found;
+}
+
+enum pc_ptc_state pc_page_table_check(char *detail, size_t len)
+{
+	int param, enforced;
+
+	if (!pc_kernel_has_func("__page_table_check_zero")) {
+		snprintf(detail, len, "not built (CONFIG_PAGE_TABLE_CHECK)");
+		return PC_PTC_NOT_BUILT;
+	}
+	param = cmdline_bool("page_table_check");
+	if (param >= 0) {
+		snprintf(detail, len, "%s (page_table_check=%s at boot)", param ? "on" : "off",
+			 param ? "on" : "off");
+		return param ? PC_PTC_ON : PC_PTC_OFF;
+	}
+	enforced = config_has("CONFIG_PAGE_TABLE_CHECK_ENFORCED");
+	if (enforced < 0) {
+		snprintf(detail, len,
+			 "built in; on only if CONFIG_PAGE_TABLE_CHECK_ENFORCED (config not "
+			 "readable): boot with page_table_check=on to be sure");
+		return PC_PTC_UNKNOWN;
+	}
+	if (enforced) {
+		snprintf(detail, len, "on (CONFIG_PAGE_TABLE_CHECK_ENFORCED)");
+		return PC_PTC_ON;
+	}
+	snprintf(detail, len, "built in, off: boot with page_table_check=on");
+	return PC_PTC_OFF;
+}
+
 static void line(const char *what, bool ok, const char *detail)
 {
 	printf("  %-34s %-5s %s\n", what, ok ? "yes" : "no", detail);
@@ -229,6 +311,16 @@ int pc_cmd_features(int argc, char **argv)
 	line("tracefs", access("/sys/kernel/tracing/events", F_OK) == 0, "/sys/kernel/tracing");
 	line("PFNs in pagemap, kpageflags", access("/proc/kpageflags", R_OK) == 0,
 	     "userspace oracles (root)");
+	{
+		enum pc_ptc_state ptc = pc_page_table_check(buf, sizeof(buf));
+		int kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+		line("kernel log (/dev/kmsg)", kfd >= 0,
+		     kfd >= 0 ? "check kernel-log" : "not readable: kernel-log skips");
+		if (kfd >= 0)
+			close(kfd);
+		line("page_table_check", ptc == PC_PTC_ON, buf);
+	}
 	printf("\nTracepoints (tier kernel:syscall-walk and histograms):\n");
 	for (size_t i = 0; i < sizeof(tracepoints) / sizeof(tracepoints[0]); i++)
 		line(tracepoints[i], pc_tracepoint_exists(tracepoints[i]), "");

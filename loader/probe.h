@@ -20,6 +20,15 @@ const struct btf *pc_vmlinux_btf(void);
 int pc_probe_kprobe(const char *func, char *reason, size_t len);
 /* Enough privilege for BPF tracing (root or CAP_BPF+CAP_PERFMON). */
 bool pc_have_bpf_privilege(void);
+/* The kernel's own page-table checker (CONFIG_PAGE_TABLE_CHECK), whose
+   BUGs the kernel-log check reports.  detail says how it was found. */
+enum pc_ptc_state {
+	PC_PTC_NOT_BUILT, /* no __page_table_check_* in BTF */
+	PC_PTC_OFF,	  /* built in, not enabled at boot */
+	PC_PTC_ON,	  /* page_table_check=on, or enforced by the config */
+	PC_PTC_UNKNOWN,	  /* built in; the config is not readable */
+};
+enum pc_ptc_state pc_page_table_check(char *detail, size_t len);
 /* Prints the features report; returns an exit code. */
 int pc_cmd_features(int argc, char **argv);
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+#include "kernel_log.h"
 #include "privilege.h"
 #include "probe.h"
 #include "restore.h"
@@ -80,8 +81,44 @@ static __u32 track_flags(const struct pc_scenario *sc)
 	return flags;
 }
 
-static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *base,
-			struct pc_session *s, struct pc_report *r)
+/* The kernel log of this run, and whose pids its splats may name. */
+static struct pc_klog klog;
+static struct {
+	int pid;
+	const char *suite, *scenario;
+} scenario_pids[4096];
+static size_t n_scenario_pids;
+
+static const char *who_is(int pid, void *ctx)
+{
+	static char buf[96];
+
+	(void)ctx;
+	for (size_t i = n_scenario_pids; i-- > 0;) {
+		size_t k = i % (sizeof(scenario_pids) / sizeof(scenario_pids[0]));
+
+		if (scenario_pids[k].pid == pid) {
+			snprintf(buf, sizeof(buf), "scenario %s of suite %s",
+				 scenario_pids[k].scenario, scenario_pids[k].suite);
+			return buf;
+		}
+		if (n_scenario_pids - i >= sizeof(scenario_pids) / sizeof(scenario_pids[0]))
+			break;
+	}
+	return NULL;
+}
+
+static void remember_pid(int pid, const char *suite, const char *scenario)
+{
+	size_t k = n_scenario_pids++ % (sizeof(scenario_pids) / sizeof(scenario_pids[0]));
+
+	scenario_pids[k].pid = pid;
+	scenario_pids[k].suite = suite;
+	scenario_pids[k].scenario = scenario;
+}
+
+static int run_scenario(const struct pc_scenario *sc, const char *suite,
+			struct pc_scenario_ctx *base, struct pc_session *s, struct pc_report *r)
 {
 	int report_pipe[2], go_pipe[2], status;
 	struct pc_oracle_msg msg;
@@ -116,6 +153,7 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 	}
 	close(report_pipe[1]);
 	close(go_pipe[0]);
+	remember_pid(pid, suite, sc->name);
 	if (s->loaded)
 		pc_session_track(s, pid, track_flags(sc));
 	if (write(go_pipe[1], &go, 1) != 1)
@@ -127,6 +165,7 @@ static int run_scenario(const struct pc_scenario *sc, struct pc_scenario_ctx *ba
 
 		if (s->loaded)
 			pc_session_poll(s, 0);
+		pc_klog_poll(&klog, stderr, who_is, NULL);
 		if (poll(&p, 1, 100) <= 0)
 			continue;
 		n = read(report_pipe[0], &msg, sizeof(msg));
@@ -264,11 +303,12 @@ static void run_suite(const struct pc_suite *su, struct pc_scenario_ctx *ctx, st
 {
 	struct timespec t0;
 	int passes = 0, err;
+	char name[48];
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (int i = 0; i < *su->n_scenarios && !interrupted; i++) {
-			err = run_scenario(&su->scenarios[i], ctx, s, r);
+			err = run_scenario(&su->scenarios[i], su->name, ctx, s, r);
 			if (err)
 				pc_report_note(r, "scenario %s/%s not started: %s", su->name,
 					       su->scenarios[i].name, strerror(-err));
@@ -278,6 +318,11 @@ static void run_suite(const struct pc_suite *su, struct pc_scenario_ctx *ctx, st
 	if (stress_s)
 		pc_report_note(r, "stress: suite %s: %d passes of its %d scenarios in %.1f s",
 			       su->name, passes, *su->n_scenarios, seconds_since(&t0));
+	/* The scenarios' processes are reaped; their mms' teardown (where
+	   "Bad rss-counter state" is printed) may lag a context switch. */
+	usleep(50 * 1000);
+	snprintf(name, sizeof(name), "%s/kernel-log", su->name);
+	pc_klog_judge(&klog, r, name, who_is, NULL);
 }
 
 /* "--stress [SECONDS]": a number after the option is its value. */
@@ -307,11 +352,11 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: ptecheck run [--suite NAME] [--format text|json|tap] [--scale N]\n"
 		   "                    [--output FILE] [--fs-dir DIR] [--stress [SECONDS]]\n"
-		   "                    [--list]\n\n"
+		   "                    [--log-rules FILE] [--list]\n\n"
 		   "Runs the workloads of a suite under every check this kernel allows and\n"
 		   "prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		   "(with the reason), then the histograms.\n\n"
-		   "  --suite NAME    mremap, filemap or all (default: all)\n"
+		   "  --suite NAME    mremap, filemap, contpte or all (default: all)\n"
 		   "  --format F      text (default), json (schema docs/report-schema.json), tap\n"
 		   "  --scale N       divide workload sizes by N (slow emulated guests)\n"
 		   "  --output FILE   write the report to FILE instead of stdout\n"
@@ -321,6 +366,10 @@ static void usage(FILE *f)
 		   "                  divided by --scale) while background processes reclaim,\n"
 		   "                  compact, collapse, migrate, fork, mprotect and touch\n"
 		   "                  memory (docs/bad-input.md)\n"
+		   "  --log-rules F   kernel-log rules (fail/ignore NAME REGEX) consulted\n"
+		   "                  before the built-in ones (docs/kernel-log.md)\n"
+		   "  --log-user-lines  judge lines user space writes to /dev/kmsg too\n"
+		   "                  (to test the check by injecting a splat)\n"
 		   "  --list          list the scenarios and exit\n\n"
 		   "Exit: 0 all ran checks passed, 1 a check failed, 2 usage or privilege,\n"
 		   "      3 an operation failed, 4 nothing could be checked.\n\n"
@@ -339,11 +388,16 @@ int pc_cmd_run(int argc, char **argv)
 		{"fs-dir", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{"stress", optional_argument, NULL, 'T'},
+		{"log-rules", required_argument, NULL, 'R'},
+		{"log-user-lines", no_argument, NULL, 'U'},
 		{},
 	};
 	struct pc_session_opts so = {.filter_mode = PC_FILTER_TRACKED, .want_walk = true};
 	struct pc_scenario_ctx ctx = {.disturb_map_fd = -1, .scale = 1};
 	const char *suite = "all", *output = NULL, *fs_dir = NULL, *stress_arg = NULL;
+	const char *log_rules = NULL;
+	bool log_user = false;
+	char rules_err[512];
 	unsigned int stress_s = 0;
 	bool stress = false;
 	int lock_fd;
@@ -410,6 +464,12 @@ int pc_cmd_run(int argc, char **argv)
 			     (argv[optind][0] == '-' && isdigit((unsigned char)argv[optind][1]))))
 				stress_arg = argv[optind++];
 			break;
+		case 'R':
+			log_rules = optarg;
+			break;
+		case 'U':
+			log_user = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return PC_EXIT_PASS;
@@ -445,18 +505,24 @@ int pc_cmd_run(int argc, char **argv)
 			  "/proc/*/pagemap and /proc/kpageflags (CAP_SYS_ADMIN), mTHP sysfs");
 		return PC_EXIT_USAGE;
 	}
+	if (pc_klog_start(&klog, log_rules, log_user, rules_err, sizeof(rules_err))) {
+		pc_err(0, "--log-rules: %s", rules_err);
+		return PC_EXIT_USAGE;
+	}
 	if (output) {
 		out = pc_open_report(output);
 		if (!out) {
 			pc_err(errno, "cannot open %s%s", output,
 			       errno == ELOOP ? " (a symlink in a shared directory is refused)"
 					      : "");
+			pc_klog_stop(&klog);
 			return PC_EXIT_USAGE;
 		}
 	}
 	r = pc_report_new("run", suite);
 	if (!r) {
 		pc_err(ENOMEM, "report");
+		pc_klog_stop(&klog);
 		return PC_EXIT_ERROR;
 	}
 	r->scale = ctx.scale;
@@ -480,7 +546,16 @@ int pc_cmd_run(int argc, char **argv)
 	} else if (lock_fd < 0) {
 		pc_err(lock_fd, "cannot take /run/ptecheck.lock");
 		pc_report_free(r);
+		pc_klog_stop(&klog);
 		return PC_EXIT_ERROR;
+	}
+	/* Lines from before the run (or from the run we waited for) are not ours. */
+	pc_klog_skip_to_end(&klog);
+	{
+		char ptc[160];
+
+		pc_page_table_check(ptc, sizeof(ptc));
+		pc_report_note(r, "page_table_check: %s", ptc);
 	}
 	{
 		/* Say so when a killed run left changes (ptecheck restore). */
@@ -544,6 +619,11 @@ int pc_cmd_run(int argc, char **argv)
 	}
 	/* Before the scratch filesystems go: a stressor's file may be on one. */
 	pc_stress_stop(r);
+	if (stress_s) {
+		/* The stressors' teardown is part of the run too. */
+		usleep(50 * 1000);
+		pc_klog_judge(&klog, r, "stress/kernel-log", who_is, NULL);
+	}
 	pc_scratch_release_all();
 	rmdir(shmem_dir);
 	rmdir(blockfs_dir);
@@ -577,6 +657,7 @@ out:
 		code = PC_EXIT_ERROR;
 	}
 	pc_report_free(r);
+	pc_klog_stop(&klog);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	return code;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+#include "kernel_log.h"
 #include "privilege.h"
 #include "probe.h"
 #include "run.h"
@@ -36,7 +37,7 @@ static void usage(FILE *f, bool hist)
 
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C] [--duration S] [--format F]\n"
-		"                     [--user U] [-- CMD ARGS...]\n\n"
+		"                     [--user U] [--log-rules FILE] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
 		"  --comm C       only processes whose name is C\n"
@@ -45,7 +46,11 @@ static void usage(FILE *f, bool hist)
 		"  -- CMD ARGS    start CMD and follow it (not its children); with json/tap\n"
 		"                 its output goes to stderr\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
-		"                 capabilities, as strace -u does (default: as root)\n\n"
+		"                 capabilities, as strace -u does (default: as root)\n"
+		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
+		"                 kernel's memory-management splats are shown as they come\n"
+		"                 and fail the kernel-log check (docs/kernel-log.md)\n"
+		"  --log-user-lines  judge lines user space writes to /dev/kmsg too\n\n"
 		"Exit: 0 ok, 1 a violation was seen, 2 usage or privilege, 3 an operation\n"
 		"      failed, 4 nothing could be traced.\n\n"
 		"Examples:\n  sudo ptecheck %s -- ./build/workloads/mremap_folios --iterations "
@@ -62,6 +67,23 @@ static void usage(FILE *f, bool hist)
 		cmd, cmd);
 }
 
+/* The processes a watch follows, to name them in kernel-log evidence. */
+struct watched {
+	long pid;
+	pid_t child;
+};
+
+static const char *who_is(int pid, void *ctx)
+{
+	const struct watched *w = ctx;
+
+	if (w->child > 0 && pid == w->child)
+		return "the watched command";
+	if (w->pid > 0 && pid == w->pid)
+		return "the watched process";
+	return NULL;
+}
+
 int pc_cmd_watch(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -70,6 +92,8 @@ int pc_cmd_watch(int argc, char **argv)
 		{"duration", required_argument, NULL, 'd'},
 		{"format", required_argument, NULL, 'f'},
 		{"user", required_argument, NULL, 'u'},
+		{"log-rules", required_argument, NULL, 'R'},
+		{"log-user-lines", no_argument, NULL, 'U'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -82,12 +106,18 @@ int pc_cmd_watch(int argc, char **argv)
 	pid_t child = 0;
 	struct pc_user user;
 	bool as_user = false;
+	const char *log_rules = NULL;
+	bool log_user = false;
+	char rules_err[512];
+	struct pc_klog klog;
+	struct watched watched = {0};
+	pc_klog_who_fn watched_who = NULL;
 	struct timespec t0, now;
 	struct pc_session s;
 	struct pc_report *r;
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "+p:c:d:f:u:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:c:d:f:u:R:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -126,6 +156,12 @@ int pc_cmd_watch(int argc, char **argv)
 				return PC_EXIT_USAGE;
 			}
 			break;
+		case 'R':
+			log_rules = optarg;
+			break;
+		case 'U':
+			log_user = true;
+			break;
 		case 'u':
 			err = pc_user_lookup(optarg, &user);
 			if (err) {
@@ -162,17 +198,24 @@ int pc_cmd_watch(int argc, char **argv)
 		pc_err(0, "%s needs root (CAP_BPF and CAP_PERFMON)", argv[0]);
 		return PC_EXIT_USAGE;
 	}
+	/* From here on, the kernel's own complaints are part of the watch. */
+	if (pc_klog_start(&klog, log_rules, log_user, rules_err, sizeof(rules_err))) {
+		pc_err(0, "--log-rules: %s", rules_err);
+		return PC_EXIT_USAGE;
+	}
 	if (optind < argc) {
 		/* exec_pipe: closed by a successful exec, else carries its errno, so a
 		   command that exits 127 by itself is not taken for one not started. */
 		if (pipe2(go_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
 			pc_err(errno, "pipe");
+			pc_klog_stop(&klog);
 			return PC_EXIT_ERROR;
 		}
 		so.filter_mode = PC_FILTER_TRACKED;
 		child = fork();
 		if (child < 0) {
 			pc_err(errno, "fork");
+			pc_klog_stop(&klog);
 			return PC_EXIT_ERROR;
 		}
 		if (child == 0) {
@@ -199,9 +242,15 @@ int pc_cmd_watch(int argc, char **argv)
 		close(go_pipe[0]);
 		close(exec_pipe[1]);
 	}
+	watched.pid = pid;
+	watched.child = child;
+	/* Watching everything: no process is "not ours". */
+	watched_who = pid || child > 0 ? who_is : NULL;
 	r = pc_report_new(hist ? "hist" : "watch", "live");
-	if (!r)
+	if (!r) {
+		pc_klog_stop(&klog);
 		return PC_EXIT_ERROR;
+	}
 	pc_tracefs_ensure();
 	err = pc_session_open(&s, &so);
 	s.report = r;
@@ -212,6 +261,7 @@ int pc_cmd_watch(int argc, char **argv)
 			waitpid(child, NULL, 0);
 		}
 		pc_report_free(r);
+		pc_klog_stop(&klog);
 		return PC_EXIT_SKIP;
 	}
 	if (pid)
@@ -230,6 +280,8 @@ int pc_cmd_watch(int argc, char **argv)
 		int status;
 
 		pc_session_poll(&s, 100);
+		if (!hist)
+			pc_klog_poll(&klog, stderr, watched_who, &watched);
 		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
 			if (read(exec_pipe[0], &exec_errno, sizeof(exec_errno)) ==
 			    sizeof(exec_errno))
@@ -268,7 +320,9 @@ int pc_cmd_watch(int argc, char **argv)
 		   a live program may resize files or share them (track flags 0). */
 		pc_session_filemap_results(&s, r);
 		pc_session_contpte_results(&s, r);
+		pc_klog_judge(&klog, r, "kernel-log", watched_who, &watched);
 	}
+	pc_klog_stop(&klog);
 	pc_session_hists(&s, r, true);
 	pc_session_stats(&s, r);
 	pc_session_close(&s);

@@ -77,14 +77,14 @@ row "verify/vmtest --timeout -1" 2 "" "$src/verify/vmtest" --timeout -1
 row "watch --pid of no process" 2 "no process 999999999" "$pc" watch --pid 999999999
 row "hist --pid of no process" 2 "no process 999999999" "$pc" hist --pid 999999999
 sleep 1 &
-row "watch --pid of a process that exits mid-run" 4 "process $! exited" "$pc" watch --pid $!
+row "watch --pid of a process that exits mid-run (kernel-log judged)" 0 "process $! exited" "$pc" watch --pid $!
 sleep 1 &
 row "hist --pid of a process that exits mid-run" 0 "process $! exited" "$pc" hist --pid $!
 row "watch -- /nonexistent" 2 "cannot run /nonexistent: No such file or directory" \
 	"$pc" watch -- /nonexistent
 row "hist -- /nonexistent" 2 "the command could not be started: No such file or directory" \
 	"$pc" hist -- /nonexistent
-row "watch -- a command exiting 127 by itself is not 'not started'" 4 \
+row "watch -- a command exiting 127 by itself is not 'not started' (exit 0: kernel-log judged)" 0 \
 	"command exited with status 127" "$pc" watch -- sh -c 'exit 127'
 
 # --- no root ----------------------------------------------------------------------
@@ -97,7 +97,7 @@ row "watch --user of no such user" 2 "--user: no user 'no-such-user-pc'" \
 	"$pc" watch --user no-such-user-pc -- true
 row "watch --user without a command" 2 "--user applies to a command" \
 	"$pc" watch --user nobody --duration 1
-row "watch --user nobody runs the command as nobody (nothing to judge)" 4 "uid=65534" \
+row "watch --user nobody runs the command as nobody (kernel-log judged)" 0 "uid=65534" \
 	"$pc" watch --user nobody -- id
 # Under sudo the report is opened with the sudo user's rights.
 row "run --output under sudo into a directory the user cannot write" 2 \
