@@ -610,12 +610,28 @@ int pc_cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
-	for (int k = 0; k < pc_n_suites && !interrupted; k++) {
-		const struct pc_suite *su = &pc_suites[k];
+	/* Progress on stderr: a harness whose kernel dies mid-run (verify/vmtest)
+	   tells which suite it died in, and resumes with the ones after it. */
+	{
+		char names[128] = "";
+		int n_run = 0, i_run = 0;
 
-		if (strcmp(suite, "all") && strcmp(suite, su->name))
-			continue;
-		run_suite(su, &ctx, &s, r, stress_s);
+		for (int k = 0; k < pc_n_suites; k++) {
+			if (strcmp(suite, "all") && strcmp(suite, pc_suites[k].name))
+				continue;
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 n_run++ ? " " : "", pc_suites[k].name);
+		}
+		fprintf(stderr, "ptecheck: suites to run: %s\n", names);
+		for (int k = 0; k < pc_n_suites && !interrupted; k++) {
+			const struct pc_suite *su = &pc_suites[k];
+
+			if (strcmp(suite, "all") && strcmp(suite, su->name))
+				continue;
+			fprintf(stderr, "ptecheck: suite %s (%d of %d)\n", su->name, ++i_run,
+				n_run);
+			run_suite(su, &ctx, &s, r, stress_s);
+		}
 	}
 	/* Before the scratch filesystems go: a stressor's file may be on one. */
 	pc_stress_stop(r);

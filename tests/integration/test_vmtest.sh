@@ -163,6 +163,33 @@ t_panic() {
 	fi
 }
 
+# (2a) a crash during a suite of 'ptecheck run' is that suite's failure:
+# named, its console kept, and the suites after it run in fresh guests.
+# The guest command plays ptecheck run: its progress lines, then a crash
+# in the first suite; resumed, it says which suite it was given.
+t_resume() {
+	local d="a crash in suite one: named, exit 5, suites after it resumed in fresh guests"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --guest-cmd 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi
+echo "ptecheck: suites to run: one two three" >&2
+echo "ptecheck: suite one (1 of 3)" >&2
+sleep 1; echo c >/proc/sysrq-trigger'
+	if [ "$rc" -ne 5 ]; then
+		fail "$d" "exit $rc, not 5"
+	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed during suite one: ' "$tmp/err"; then
+		fail "$d" "no FAIL line naming suite one"
+	elif ! grep -qx 'resumed two' "$tmp/out" || ! grep -qx 'resumed three' "$tmp/out"; then
+		fail "$d" "suites two and three were not resumed: $(tr '\n' ' ' <"$tmp/out")"
+	elif ! grep -q 'console of the boot that died in suite one: .*/console.one.log' "$tmp/err"; then
+		fail "$d" "the crashed boot's console was not kept"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
 # (2b) a kernel that cannot start /init panics before any status.
 t_no_init() {
 	local d="rdinit=/nonexistent: panic before /init gives exit 5"
@@ -296,6 +323,7 @@ cases=(
 	"t_features"
 	"t_status"
 	"t_panic"
+	"t_resume"
 	"t_no_init"
 	"t_hang"
 	"t_modules"
