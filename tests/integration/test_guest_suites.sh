@@ -159,6 +159,14 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "arm64 6.12"; do
 		continue
 	fi
 	ok "$arch $spec guest: all suites pass ($why)"
+	# The kernel's own log is judged in every suite (docs/kernel-log.md).
+	for check in mremap/kernel-log filemap/kernel-log contpte/kernel-log; do
+		if why=$(query "$out.json" status "$check" oracle:kmsg pass); then
+			ok "$arch $spec guest: $check passes ($why)"
+		else
+			not_ok "$arch $spec guest: $check passes" "$why"
+		fi
+	done
 	case $spec in
 	7)
 		for check in filemap/batch-bounds filemap/ptes-set filemap/rmap-count; do

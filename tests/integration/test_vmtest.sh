@@ -190,6 +190,24 @@ sleep 1; echo c >/proc/sysrq-trigger'
 	fi
 }
 
+# (2c) --numa 2: the guest has two memory nodes (the stress migration
+# stressor needs another node to move pages to).
+t_numa() {
+	local d="--numa 2 gives the guest nodes 0-1"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --numa 2 --guest-cmd 'cat /sys/devices/system/node/has_memory'
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -qx '0-1' "$tmp/out"; then
+		fail "$d" "nodes with memory: $(cat "$tmp/out")"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
 # (2b) a kernel that cannot start /init panics before any status.
 t_no_init() {
 	local d="rdinit=/nonexistent: panic before /init gives exit 5"
@@ -324,6 +342,7 @@ cases=(
 	"t_status"
 	"t_panic"
 	"t_resume"
+	"t_numa"
 	"t_no_init"
 	"t_hang"
 	"t_modules"
