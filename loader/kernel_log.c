@@ -56,7 +56,7 @@ static void describe(const struct pc_kmsg_splat *sp, pc_klog_who_fn who, void *c
 		snprintf(buf, len, "%s: pid %d (%s)%s%s", sp->rule, sp->pid,
 			 sp->comm[0] ? sp->comm : "?",
 			 mine  ? ", "
-			 : who ? ", not a process of this run"
+			 : who ? ", not a process this run follows"
 			       : "",
 			 mine ? mine : "");
 	else

@@ -105,6 +105,10 @@ static const char *who_is(int pid, void *ctx)
 		if (n_scenario_pids - i >= sizeof(scenario_pids) / sizeof(scenario_pids[0]))
 			break;
 	}
+	if (pc_stress_name_of(pid)) {
+		snprintf(buf, sizeof(buf), "the %s stressor", pc_stress_name_of(pid));
+		return buf;
+	}
 	return NULL;
 }
 

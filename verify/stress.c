@@ -888,3 +888,11 @@ void pc_stress_stop(struct pc_report *r)
 	slots = NULL;
 	memset(&zram, 0, sizeof(zram));
 }
+
+const char *pc_stress_name_of(int pid)
+{
+	for (int i = 0; i < S__COUNT; i++)
+		if (pid > 0 && stressors[i].pid == pid)
+			return stressors[i].name;
+	return NULL;
+}

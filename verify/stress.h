@@ -46,5 +46,8 @@ bool pc_stress_running(void);
  * to call when nothing was started, and more than once.
  */
 void pc_stress_stop(struct pc_report *r);
+/* The stressor whose process pid is ("reclaim"), NULL if none is; their
+   children (fork-exit) carry the stressor's comm. */
+const char *pc_stress_name_of(int pid);
 
 #endif
