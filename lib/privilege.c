@@ -78,6 +78,11 @@ int pc_caps_limit(unsigned long long keep)
 	return 0;
 }
 
+int pc_caps_limit_if_privileged(unsigned long long keep)
+{
+	return pc_caps_effective() ? pc_caps_limit(keep) : 0;
+}
+
 int pc_user_lookup(const char *spec, struct pc_user *u)
 {
 	struct passwd *pw;

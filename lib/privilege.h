@@ -29,6 +29,10 @@
  */
 int pc_caps_limit(unsigned long long keep);
 
+/* pc_caps_limit() for a process that has capabilities (root); nothing for
+   one that has none.  The workloads call it once their options are read. */
+int pc_caps_limit_if_privileged(unsigned long long keep);
+
 /* Capabilities in this process's effective set, as a mask; 0 on error. */
 unsigned long long pc_caps_effective(void);
 

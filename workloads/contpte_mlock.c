@@ -24,6 +24,7 @@
 
 #include "procmm.h"
 #include "cli.h"
+#include "privilege.h"
 #include "settings.h"
 
 #ifndef MADV_COLD
@@ -339,6 +340,11 @@ static char *setup(const struct config *cfg)
 	}
 	/* Before anything is changed, so that every exit path restores. */
 	pc_settings_install_handlers();
+	/* Least privilege (docs/robustness.md): keep what the workload and
+	   the undo of its settings need (PFNs, mounts, mlock), shed the rest. */
+	errno = -pc_caps_limit_if_privileged(PC_CAPS_SCENARIO);
+	if (errno)
+		die_errno("dropping capabilities");
 	if (cfg->folio_kb == 4) {
 		err = posix_memalign(&p, cfg->align, cfg->size);
 		if (err) {

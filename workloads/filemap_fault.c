@@ -35,6 +35,7 @@
 
 #include "scratchfs.h"
 #include "cli.h"
+#include "privilege.h"
 #include "settings.h"
 
 #define PROG "filemap_fault"
@@ -825,6 +826,11 @@ int main(int argc, char **argv)
 
 	/* Before anything is changed, so that every exit path undoes it. */
 	pc_settings_install_handlers();
+	/* Least privilege (docs/robustness.md): keep what the workload and
+	   the undo of its settings need (PFNs, mounts, mlock), shed the rest. */
+	errno = -pc_caps_limit_if_privileged(PC_CAPS_SCENARIO);
+	if (errno)
+		die_errno("dropping capabilities");
 	dir = prepare_backing(total, fsdir, sizeof(fsdir));
 
 	tmpfs_like = cfg.backing == BK_TMPFS || cfg.backing == BK_TMPFS_HUGE ||

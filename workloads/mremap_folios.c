@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "privilege.h"
 #include "settings.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -364,6 +365,11 @@ int main(int argc, char **argv)
 
 	/* Before anything is changed, so that every exit path restores. */
 	pc_settings_install_handlers();
+	/* Least privilege (docs/robustness.md): keep what the workload and
+	   the undo of its settings need (PFNs, mounts, mlock), shed the rest. */
+	errno = -pc_caps_limit_if_privileged(PC_CAPS_SCENARIO);
+	if (errno)
+		die_errno("dropping capabilities");
 	if (cfg.folio_kb == 64) {
 		set_mthp(64, 0, "madvise");
 		if (cfg.variant == VAR_SHMEM)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "privilege.h"
 #include "settings.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -334,6 +335,11 @@ int main(int argc, char **argv)
 
 	/* Nothing is changed today; installed so a future setting is restored too. */
 	pc_settings_install_handlers();
+	/* Least privilege (docs/robustness.md): keep what the workload and
+	   the undo of its settings need (PFNs, mounts, mlock), shed the rest. */
+	errno = -pc_caps_limit_if_privileged(PC_CAPS_SCENARIO);
+	if (errno)
+		die_errno("dropping capabilities");
 
 	/* Allocated before choose_base(): nothing may map memory after it. */
 	aligned_ns = calloc(cfg.iterations, sizeof(*aligned_ns));
