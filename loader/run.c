@@ -584,6 +584,8 @@ int pc_cmd_run(int argc, char **argv)
 	s.report = r;
 	if (s.loaded && !s.disturbance_complete)
 		pc_report_note(r, "disturbance tracepoints missing: %s", s.missing_disturbance);
+	if (s.loaded && s.missing_tracepoints[0])
+		pc_report_note(r, "tracepoint programs not attached: %s", s.missing_tracepoints);
 	ctx.disturb_map_fd = s.loaded ? pc_session_disturb_fd(&s) : -1;
 	ctx.mthp_anon_64k = pc_mthp_set(64, 0, "madvise") == 0;
 	ctx.mthp_shmem_64k = pc_mthp_set(64, 1, "always") == 0;

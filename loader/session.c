@@ -242,6 +242,16 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 	}
 	s->loaded = true;
 	s->disturbance_complete = true;
+	s->locked_walks_traced = true;
+	s->cap_links = 0;
+	bpf_object__for_each_program(prog, s->skel->obj) s->cap_links++;
+	s->links = calloc(s->cap_links, sizeof(*s->links));
+	s->link_group = calloc(s->cap_links, sizeof(*s->link_group));
+	if (!s->links || !s->link_group) {
+		snprintf(s->load_error, sizeof(s->load_error), "links: %s", strerror(ENOMEM));
+		pc_session_close(s);
+		return -ENOMEM;
+	}
 	bpf_object__for_each_program(prog, s->skel->obj)
 	{
 		const char *sec = bpf_program__section_name(prog);
@@ -253,8 +263,7 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 
 		if (!bpf_program__autoload(prog))
 			continue;
-		if (s->n_links < PC_SESSION_MAX_LINKS)
-			link = bpf_program__attach(prog);
+		link = bpf_program__attach(prog);
 		if (group >= 0) {
 			if (link) {
 				s->link_group[s->n_links] = group;
@@ -280,6 +289,18 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 		}
 		s->n_attach_failed++;
 		pc_dbg("not attached: %s", event);
+		/* Nothing fails silently: the run notes every one (a check that
+		   needs one says so in its own result too). */
+		{
+			size_t used = strlen(s->missing_tracepoints);
+
+			snprintf(s->missing_tracepoints + used,
+				 sizeof(s->missing_tracepoints) - used, "%s%s", used ? ", " : "",
+				 event);
+		}
+		if (strncmp(bpf_program__name(prog), "cp_enter_", 9) == 0 ||
+		    strncmp(bpf_program__name(prog), "cp_exit_", 8) == 0)
+			s->locked_walks_traced = false;
 		if (disturbance) {
 			size_t used = strlen(s->missing_disturbance);
 
@@ -312,6 +333,11 @@ void pc_session_close(struct pc_session *s)
 	for (int i = 0; i < s->n_links; i++)
 		bpf_link__destroy(s->links[i]);
 	s->n_links = 0;
+	free(s->links);
+	free(s->link_group);
+	s->links = NULL;
+	s->link_group = NULL;
+	s->cap_links = 0;
 	ring_buffer__free(s->rb);
 	s->rb = NULL;
 	mremap_bpf__destroy(s->skel);
@@ -597,6 +623,14 @@ void pc_session_contpte_results(struct pc_session *s, struct pc_report *r)
 		if (checks[i] == PC_CHK_CP_YOUNG && !s->hook_live[PC_HOOK_CONTPTE_YOUNG]) {
 			pc_result_set(res, PC_STATUS_SKIP, "no hook on clear-young: %s",
 				      s->hooks[PC_HOOK_CONTPTE_YOUNG].reason);
+			continue;
+		}
+		if (checks[i] == PC_CHK_CP_GATHER && !s->locked_walks_traced) {
+			pc_result_set(
+				res, PC_STATUS_SKIP,
+				"the mlock/munlock/madvise tracepoints that mark locked walks "
+				"did not attach (%s)",
+				s->missing_tracepoints);
 			continue;
 		}
 		check_counts(s, checks[i], PC_TIER_KPROBE, &c);

@@ -36,10 +36,13 @@ struct pc_session {
 	/* Hooks beyond tracepoints: the mechanism chosen and whether it is live. */
 	struct pc_hook_choice hooks[PC_HOOK__COUNT];
 	bool hook_live[PC_HOOK__COUNT];
-#define PC_SESSION_MAX_LINKS 48
-	struct bpf_link *links[PC_SESSION_MAX_LINKS];
-	int link_group[PC_SESSION_MAX_LINKS]; /* enum pc_hook_group, or -1 */
-	int n_links;
+	/* One slot per program of the object (sized when it loads). */
+	struct bpf_link **links;
+	int *link_group; /* enum pc_hook_group, or -1 */
+	int n_links, cap_links;
+	/* Tracepoint programs that did not attach (events, comma-separated). */
+	char missing_tracepoints[400];
+	bool locked_walks_traced; /* the contpte locked-walk syscalls attached */
 	struct ring_buffer *rb;
 	struct pc_report *report; /* violation events go here */
 };
