@@ -164,8 +164,13 @@ static int empty_attach(struct empty_obj *e, char *why, size_t len)
 	{
 		struct bpf_link *l;
 
-		if (!bpf_program__autoload(p) || e->n >= 64)
+		if (!bpf_program__autoload(p))
 			continue;
+		if (e->n >= (int)(sizeof(e->links) / sizeof(e->links[0]))) {
+			snprintf(why, len, "empty BPF object: more programs than %zu link slots",
+				 sizeof(e->links) / sizeof(e->links[0]));
+			return -1; /* the caller destroys what is attached */
+		}
 		l = bpf_program__attach(p);
 		if (l)
 			e->links[e->n++] = l;
@@ -248,8 +253,10 @@ static int run_side(struct pc_bench *b, struct side *s, char *why, size_t len)
 	}
 	for (int i = 0; s->wrap != W_BPFTRACE && i < s->cmd->n; i++)
 		av_add(&a, "%s", s->cmd->v[i]);
-	if (s->wrap == W_EMPTY && empty_attach(&e, why, len))
+	if (s->wrap == W_EMPTY && empty_attach(&e, why, len)) {
+		empty_detach(&e);
 		return -1;
+	}
 	if (s->wrap == W_BPFTRACE) {
 		char *argv[] = {(char *)bt, "-e", prog, "-c", cmdline, NULL};
 
