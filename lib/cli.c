@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 
 bool pc_parse_size(const char *s, size_t max, size_t *out)
@@ -39,4 +41,23 @@ bool pc_parse_size(const char *s, size_t max, size_t *out)
 		return false;
 	*out = (size_t)(v << shift);
 	return true;
+}
+
+bool pc_parse_ulong(const char *s, unsigned long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return !errno && !*end;
+}
+
+void pc_die_errno(const char *prog, int code, const char *what)
+{
+	int err = errno;
+
+	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(err));
+	exit(code);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Command-line value parsing shared by the workloads. */
+/* Command-line value parsing and error exits shared by the workloads. */
 #ifndef PTECHECK_CLI_H
 #define PTECHECK_CLI_H
 
@@ -9,5 +9,13 @@
 /* "4096", "64K", "1M", "2G" (k/m/g too) -> bytes in *out; false when the
    text is malformed or the size exceeds max. */
 bool pc_parse_size(const char *s, size_t max, size_t *out);
+
+/* A whole decimal number: digits only (strtoul() alone takes "-1" and
+   leading blanks), no overflow. */
+bool pc_parse_ulong(const char *s, unsigned long *out);
+
+/* "PROG: WHAT: strerror(errno)" on stderr, then exit(code): exit(), not
+   _exit(), so the atexit() handler restores the settings. */
+void __attribute__((noreturn)) pc_die_errno(const char *prog, int code, const char *what);
 
 #endif

@@ -131,30 +131,15 @@ static void __attribute__((noreturn)) usage_error(const char *fmt, const char *a
 	exit(EXIT_USAGE);
 }
 
-/* exit() so the atexit() handler restores the settings. */
 static void __attribute__((noreturn)) die_errno(const char *what)
 {
-	int err = errno;
-
-	fprintf(stderr, PROG ": %s: %s\n", what, strerror(err));
-	exit(EXIT_SYSCALL);
+	pc_die_errno(PROG, EXIT_SYSCALL, what);
 }
 
 static void __attribute__((noreturn)) cannot_run(const char *what)
 {
 	fprintf(stderr, PROG ": cannot run here: %s\n", what);
 	exit(EXIT_CANNOT_RUN);
-}
-
-static bool parse_ulong(const char *s, unsigned long *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end;
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
@@ -175,7 +160,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			if (!parse_ulong(optarg, &cfg->iterations) || !cfg->iterations)
+			if (!pc_parse_ulong(optarg, &cfg->iterations) || !cfg->iterations)
 				usage_error("--iterations wants a positive integer, not '%s'",
 					    optarg);
 			break;

@@ -187,13 +187,9 @@ static void __attribute__((noreturn)) usage_error(const char *fmt, const char *a
 	exit(EXIT_USAGE);
 }
 
-/* exit() so the atexit() handler undoes settings and mounts. */
 static void __attribute__((noreturn)) die_errno(const char *what)
 {
-	int err = errno;
-
-	fprintf(stderr, PROG ": %s: %s\n", what, strerror(err));
-	exit(EXIT_ERROR);
+	pc_die_errno(PROG, EXIT_ERROR, what);
 }
 
 static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
