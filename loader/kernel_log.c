@@ -70,11 +70,17 @@ void pc_klog_poll(struct pc_klog *k, FILE *live, pc_klog_who_fn who, void *ctx)
 	unsigned long long records;
 	struct timespec now;
 	size_t n;
+	int err;
 
 	if (k->fd < 0 || !k->scan)
 		return;
-	if (pc_kmsg_drain(k->fd, k->scan) < 0)
-		return; /* counted as lost by the scanner where it can; judged later */
+	err = pc_kmsg_drain(k->fd, k->scan);
+	if (err < 0) {
+		/* Lines may be missing: the window's verdict cannot be a pass. */
+		if (!k->read_error)
+			k->read_error = -err;
+		return;
+	}
 	/* A splat is complete when the log has been quiet for a second: show
 	   it then rather than when the next report starts. */
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -159,6 +165,10 @@ void pc_klog_judge(struct pc_klog *k, struct pc_report *r, const char *name, pc_
 			      "%zu memory-management splat%s in the kernel log (%llu lines read)%s",
 			      found, found == 1 ? "" : "s", lines,
 			      lost ? "; records were also lost" : "");
+	else if (k->read_error)
+		pc_result_set(res, PC_STATUS_SKIP,
+			      "reading /dev/kmsg failed (%s): lines may be missing, so no verdict",
+			      strerror(k->read_error));
 	else if (lost)
 		pc_result_set(res, PC_STATUS_SKIP,
 			      "the kernel log lost records while being read (%llu loss event%s, "
@@ -171,6 +181,7 @@ void pc_klog_judge(struct pc_klog *k, struct pc_report *r, const char *name, pc_
 			      "splat (%llu lines matched ignore rules; %zu rules)",
 			      records, lines, ignored, pc_kmsg_rules_count(k->rules));
 	k->judged = *st;
+	k->read_error = 0;
 }
 
 void pc_klog_stop(struct pc_klog *k)

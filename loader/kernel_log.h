@@ -22,6 +22,7 @@ struct pc_klog {
 	size_t next_live;	     /* first splat not yet shown live */
 	size_t next_judged;	     /* first splat not yet in a result */
 	struct pc_kmsg_stats judged; /* the stats when the last result was made */
+	int read_error;		     /* errno of a failed read since the last verdict */
 	unsigned long long seen_records;
 	struct timespec quiet_since; /* no new record since */
 };
