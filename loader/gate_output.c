@@ -14,27 +14,9 @@
 #include <string.h>
 #include <jansson.h>
 #include "gate.h"
+#include "out.h"
 
 #define CLEAN_MAX 2048
-
-struct out {
-	FILE *f;
-	int err;
-};
-
-static void __attribute__((format(printf, 2, 3))) outf(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->err)
-		return;
-	va_start(ap, fmt);
-	n = vfprintf(o->f, fmt, ap);
-	va_end(ap);
-	if (n < 0 || ferror(o->f))
-		o->err = errno ? errno : EIO;
-}
 
 int pc_gate_format_parse(const char *s)
 {
@@ -234,12 +216,12 @@ static const char *first_problem(const struct pc_gate_rule_result *rr)
 
 /* ---- text ------------------------------------------------------------------ */
 
-static void write_text(struct out *o, const struct pc_gate_result *g)
+static void write_text(struct pc_out *o, const struct pc_gate_result *g)
 {
 	char label[160], rel[512];
 	int i, r, k, nimp = count_improvements(g);
 
-	outf(o, "%s\n", decision(g));
+	pc_outf(o, "%s\n", decision(g));
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 
@@ -248,65 +230,67 @@ static void write_text(struct out *o, const struct pc_gate_result *g)
 			const struct pc_gate_rule_result *rr = &grp->rules[r];
 
 			if (rr->verdict == PC_GATE_FAIL)
-				outf(o, "  because %s on %s: %s\n", pc_gate_rule_name(r),
-				     C(label, ESC_LINE), C(first_problem(rr), ESC_LINE));
+				pc_outf(o, "  because %s on %s: %s\n", pc_gate_rule_name(r),
+					C(label, ESC_LINE), C(first_problem(rr), ESC_LINE));
 		}
 	}
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 
 		group_label(grp, label, sizeof(label));
-		outf(o, "\n== %s ==\n", C(label, ESC_LINE));
+		pc_outf(o, "\n== %s ==\n", C(label, ESC_LINE));
 		releases(&grp->cand, rel, sizeof(rel));
-		outf(o, "candidate: %d run%s, kernel %s (%s%s)\n", grp->cand.n_runs,
-		     grp->cand.n_runs == 1 ? "" : "s", C(rel, ESC_LINE),
-		     C(grp->cand.files[0], ESC_LINE), grp->cand.n_runs > 1 ? ", ..." : "");
+		pc_outf(o, "candidate: %d run%s, kernel %s (%s%s)\n", grp->cand.n_runs,
+			grp->cand.n_runs == 1 ? "" : "s", C(rel, ESC_LINE),
+			C(grp->cand.files[0], ESC_LINE), grp->cand.n_runs > 1 ? ", ..." : "");
 		if (grp->has_baseline) {
 			releases(&grp->base, rel, sizeof(rel));
-			outf(o, "baseline:  %d run%s, kernel %s (%s%s)\n", grp->base.n_runs,
-			     grp->base.n_runs == 1 ? "" : "s", C(rel, ESC_LINE),
-			     C(grp->base.files[0], ESC_LINE), grp->base.n_runs > 1 ? ", ..." : "");
+			pc_outf(o, "baseline:  %d run%s, kernel %s (%s%s)\n", grp->base.n_runs,
+				grp->base.n_runs == 1 ? "" : "s", C(rel, ESC_LINE),
+				C(grp->base.files[0], ESC_LINE),
+				grp->base.n_runs > 1 ? ", ..." : "");
 		} else {
-			outf(o, "baseline:  none (allowed by the policy)\n");
+			pc_outf(o, "baseline:  none (allowed by the policy)\n");
 		}
 		for (r = 0; r < PC_GATE_RULE__COUNT; r++) {
 			const struct pc_gate_rule_result *rr = &grp->rules[r];
 
-			outf(o, "%-10s  %s", VERDICT(rr->verdict), pc_gate_rule_name(r));
+			pc_outf(o, "%-10s  %s", VERDICT(rr->verdict), pc_gate_rule_name(r));
 			if (rr->verdict == PC_GATE_NOT_JUDGED && rr->not_judged)
-				outf(o, ": %s", C(rr->not_judged, ESC_LINE));
-			outf(o, "\n");
+				pc_outf(o, ": %s", C(rr->not_judged, ESC_LINE));
+			pc_outf(o, "\n");
 			for (k = 0; k < rr->n_findings; k++) {
 				const struct pc_gate_finding *f = &rr->findings[k];
 
-				outf(o, "    %s %s\n", f->problem ? "!" : "-",
-				     C(f->text, ESC_LINE));
+				pc_outf(o, "    %s %s\n", f->problem ? "!" : "-",
+					C(f->text, ESC_LINE));
 				if (f->evidence)
-					outf(o, "        evidence: %s\n", C(f->evidence, ESC_LINE));
+					pc_outf(o, "        evidence: %s\n",
+						C(f->evidence, ESC_LINE));
 			}
 		}
 	}
-	outf(o, "\nimprovements:%s\n", nimp ? "" : " none");
+	pc_outf(o, "\nimprovements:%s\n", nimp ? "" : " none");
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 
 		for (r = 0; r < PC_GATE_RULE__COUNT; r++)
 			for (k = 0; k < grp->rules[r].n_improvements; k++)
-				outf(o, "  + %s: %s\n", C(grp->machine, ESC_LINE),
-				     C(grp->rules[r].improvements[k], ESC_LINE));
+				pc_outf(o, "  + %s: %s\n", C(grp->machine, ESC_LINE),
+					C(grp->rules[r].improvements[k], ESC_LINE));
 	}
-	outf(o, "\n%s\n", decision(g));
+	pc_outf(o, "\n%s\n", decision(g));
 }
 
 /* ---- TAP (kselftest style) --------------------------------------------------- */
 
-static void write_tap(struct out *o, const struct pc_gate_result *g)
+static void write_tap(struct pc_out *o, const struct pc_gate_result *g)
 {
 	int i, r, k, n = 0, npass = 0, nfail = 0, nskip = 0;
 	char label[160];
 
-	outf(o, "TAP version 13\n1..%d\n", g->n_groups * PC_GATE_RULE__COUNT);
-	outf(o, "# ptecheck gate: %s\n", decision(g));
+	pc_outf(o, "TAP version 13\n1..%d\n", g->n_groups * PC_GATE_RULE__COUNT);
+	pc_outf(o, "# ptecheck gate: %s\n", decision(g));
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 
@@ -318,55 +302,57 @@ static void write_tap(struct out *o, const struct pc_gate_result *g)
 			for (k = 0; k < rr->n_findings; k++) {
 				const struct pc_gate_finding *f = &rr->findings[k];
 
-				outf(o, "# %s%s\n", f->problem ? "" : "  ", C(f->text, ESC_LINE));
+				pc_outf(o, "# %s%s\n", f->problem ? "" : "  ",
+					C(f->text, ESC_LINE));
 				if (f->evidence)
-					outf(o, "#   evidence: %s\n", C(f->evidence, ESC_LINE));
+					pc_outf(o, "#   evidence: %s\n", C(f->evidence, ESC_LINE));
 			}
 			for (k = 0; k < rr->n_improvements; k++)
-				outf(o, "# improvement: %s\n", C(rr->improvements[k], ESC_LINE));
+				pc_outf(o, "# improvement: %s\n", C(rr->improvements[k], ESC_LINE));
 			switch (rr->verdict) {
 			case PC_GATE_FAIL:
 				nfail++;
-				outf(o, "not ok %d %s: %s\n", n, C(label, ESC_TAP),
-				     pc_gate_rule_name(r));
+				pc_outf(o, "not ok %d %s: %s\n", n, C(label, ESC_TAP),
+					pc_gate_rule_name(r));
 				break;
 			case PC_GATE_NOT_JUDGED:
 				nskip++;
-				outf(o, "ok %d %s: %s # SKIP %s\n", n, C(label, ESC_TAP),
-				     pc_gate_rule_name(r),
-				     C(rr->not_judged ? rr->not_judged : "not judged", ESC_TAP));
+				pc_outf(o, "ok %d %s: %s # SKIP %s\n", n, C(label, ESC_TAP),
+					pc_gate_rule_name(r),
+					C(rr->not_judged ? rr->not_judged : "not judged", ESC_TAP));
 				break;
 			default:
 				npass++;
-				outf(o, "ok %d %s: %s%s\n", n, C(label, ESC_TAP),
-				     pc_gate_rule_name(r),
-				     rr->verdict == PC_GATE_WARN ? " (warning, see above)" : "");
+				pc_outf(o, "ok %d %s: %s%s\n", n, C(label, ESC_TAP),
+					pc_gate_rule_name(r),
+					rr->verdict == PC_GATE_WARN ? " (warning, see above)" : "");
 				break;
 			}
 		}
 	}
-	outf(o, "# %s\n", decision(g));
-	outf(o, "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", npass, nfail, nskip);
+	pc_outf(o, "# %s\n", decision(g));
+	pc_outf(o, "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", npass, nfail,
+		nskip);
 }
 
 /* ---- JUnit XML ------------------------------------------------------------- */
 
-static void xml_findings(struct out *o, const struct pc_gate_rule_result *rr)
+static void xml_findings(struct pc_out *o, const struct pc_gate_rule_result *rr)
 {
 	int k;
 
 	for (k = 0; k < rr->n_findings; k++) {
 		const struct pc_gate_finding *f = &rr->findings[k];
 
-		outf(o, "%s %s\n", f->problem ? "!" : "-", C(f->text, ESC_XML));
+		pc_outf(o, "%s %s\n", f->problem ? "!" : "-", C(f->text, ESC_XML));
 		if (f->evidence)
-			outf(o, "    evidence: %s\n", C(f->evidence, ESC_XML));
+			pc_outf(o, "    evidence: %s\n", C(f->evidence, ESC_XML));
 	}
 	for (k = 0; k < rr->n_improvements; k++)
-		outf(o, "+ %s\n", C(rr->improvements[k], ESC_XML));
+		pc_outf(o, "+ %s\n", C(rr->improvements[k], ESC_XML));
 }
 
-static void write_junit(struct out *o, const struct pc_gate_result *g)
+static void write_junit(struct pc_out *o, const struct pc_gate_result *g)
 {
 	int i, r, nfail = 0, nskip = 0;
 	char label[160], rel[512];
@@ -376,11 +362,11 @@ static void write_junit(struct out *o, const struct pc_gate_result *g)
 			nfail += g->groups[i].rules[r].verdict == PC_GATE_FAIL;
 			nskip += g->groups[i].rules[r].verdict == PC_GATE_NOT_JUDGED;
 		}
-	outf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	outf(o,
-	     "<testsuites name=\"ptecheck gate: %s\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
-	     "skipped=\"%d\">\n",
-	     decision(g), g->n_groups * PC_GATE_RULE__COUNT, nfail, nskip);
+	pc_outf(o, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	pc_outf(o,
+		"<testsuites name=\"ptecheck gate: %s\" tests=\"%d\" failures=\"%d\" errors=\"0\" "
+		"skipped=\"%d\">\n",
+		decision(g), g->n_groups * PC_GATE_RULE__COUNT, nfail, nskip);
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 		int gf = 0, gs = 0;
@@ -390,51 +376,52 @@ static void write_junit(struct out *o, const struct pc_gate_result *g)
 			gs += grp->rules[r].verdict == PC_GATE_NOT_JUDGED;
 		}
 		group_label(grp, label, sizeof(label));
-		outf(o,
-		     "  <testsuite name=\"ptecheck gate %s\" tests=\"%d\" failures=\"%d\" "
-		     "errors=\"0\" skipped=\"%d\">\n",
-		     C(label, ESC_XML), PC_GATE_RULE__COUNT, gf, gs);
-		outf(o, "    <properties>\n");
-		outf(o, "      <property name=\"decision\" value=\"%s\"/>\n", decision(g));
+		pc_outf(o,
+			"  <testsuite name=\"ptecheck gate %s\" tests=\"%d\" failures=\"%d\" "
+			"errors=\"0\" skipped=\"%d\">\n",
+			C(label, ESC_XML), PC_GATE_RULE__COUNT, gf, gs);
+		pc_outf(o, "    <properties>\n");
+		pc_outf(o, "      <property name=\"decision\" value=\"%s\"/>\n", decision(g));
 		releases(&grp->cand, rel, sizeof(rel));
-		outf(o, "      <property name=\"candidate.kernel\" value=\"%s\"/>\n",
-		     C(rel, ESC_XML));
-		outf(o, "      <property name=\"candidate.runs\" value=\"%d\"/>\n",
-		     grp->cand.n_runs);
+		pc_outf(o, "      <property name=\"candidate.kernel\" value=\"%s\"/>\n",
+			C(rel, ESC_XML));
+		pc_outf(o, "      <property name=\"candidate.runs\" value=\"%d\"/>\n",
+			grp->cand.n_runs);
 		if (grp->has_baseline) {
 			releases(&grp->base, rel, sizeof(rel));
-			outf(o, "      <property name=\"baseline.kernel\" value=\"%s\"/>\n",
-			     C(rel, ESC_XML));
-			outf(o, "      <property name=\"baseline.runs\" value=\"%d\"/>\n",
-			     grp->base.n_runs);
+			pc_outf(o, "      <property name=\"baseline.kernel\" value=\"%s\"/>\n",
+				C(rel, ESC_XML));
+			pc_outf(o, "      <property name=\"baseline.runs\" value=\"%d\"/>\n",
+				grp->base.n_runs);
 		}
-		outf(o, "    </properties>\n");
+		pc_outf(o, "    </properties>\n");
 		for (r = 0; r < PC_GATE_RULE__COUNT; r++) {
 			const struct pc_gate_rule_result *rr = &grp->rules[r];
 
 			/* Dots separate packages in reporters' trees: machine.suite.scaleN. */
-			outf(o,
-			     "    <testcase classname=\"ptecheck.gate.%s.%s.scale%u\" name=\"%s\" "
-			     "time=\"0\">\n",
-			     C(grp->machine, ESC_XML), C(grp->suite, ESC_XML), grp->scale,
-			     pc_gate_rule_name(r));
+			pc_outf(o,
+				"    <testcase classname=\"ptecheck.gate.%s.%s.scale%u\" "
+				"name=\"%s\" "
+				"time=\"0\">\n",
+				C(grp->machine, ESC_XML), C(grp->suite, ESC_XML), grp->scale,
+				pc_gate_rule_name(r));
 			if (rr->verdict == PC_GATE_FAIL) {
-				outf(o, "      <failure type=\"%s\" message=\"%s\">",
-				     pc_gate_rule_name(r), C(first_problem(rr), ESC_XML));
+				pc_outf(o, "      <failure type=\"%s\" message=\"%s\">",
+					pc_gate_rule_name(r), C(first_problem(rr), ESC_XML));
 				xml_findings(o, rr);
-				outf(o, "</failure>\n");
+				pc_outf(o, "</failure>\n");
 			} else if (rr->verdict == PC_GATE_NOT_JUDGED) {
-				outf(o, "      <skipped message=\"not judged: %s\"/>\n",
-				     C(rr->not_judged ? rr->not_judged : "", ESC_XML));
+				pc_outf(o, "      <skipped message=\"not judged: %s\"/>\n",
+					C(rr->not_judged ? rr->not_judged : "", ESC_XML));
 			}
-			outf(o, "      <system-out>verdict: %s\n",
-			     pc_gate_verdict_name(rr->verdict));
+			pc_outf(o, "      <system-out>verdict: %s\n",
+				pc_gate_verdict_name(rr->verdict));
 			xml_findings(o, rr);
-			outf(o, "</system-out>\n    </testcase>\n");
+			pc_outf(o, "</system-out>\n    </testcase>\n");
 		}
-		outf(o, "  </testsuite>\n");
+		pc_outf(o, "  </testsuite>\n");
 	}
-	outf(o, "</testsuites>\n");
+	pc_outf(o, "</testsuites>\n");
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -582,7 +569,7 @@ static json_t *json_gate(const struct pc_gate_result *g)
 	return root;
 }
 
-static void write_json(struct out *o, const struct pc_gate_result *g)
+static void write_json(struct pc_out *o, const struct pc_gate_result *g)
 {
 	json_t *root = json_gate(g);
 
@@ -593,7 +580,7 @@ static void write_json(struct out *o, const struct pc_gate_result *g)
 	if (json_dumpf(root, o->f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
 		o->err = errno ? errno : EIO;
 	json_decref(root);
-	outf(o, "\n");
+	pc_outf(o, "\n");
 }
 
 /* ---- HTML ------------------------------------------------------------------ */
@@ -648,24 +635,24 @@ static const char *short_num(__u64 v, char *buf, size_t sz)
 }
 
 /* One side's bars as shares of its total, over the slots [first, last] both sides use. */
-static void svg_hist(struct out *o, const char *title, const struct pc_hist_report *h, __u32 kind,
-		     int first, int last, double ymax)
+static void svg_hist(struct pc_out *o, const char *title, const struct pc_hist_report *h,
+		     __u32 kind, int first, int last, double ymax)
 {
 	const int bw = 22, ph = 120, top = 20, bottom = 44, left = 36;
 	int n = last - first + 1, i, w = left + n * bw + 10;
 	__u64 t = total_of(h);
 	char num[32];
 
-	outf(o,
-	     "<div class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-	     "height=\"%d\" role=\"img\"><title>%s</title>",
-	     w, top + ph + bottom, C(title, ESC_XML));
-	outf(o, "<text x=\"%d\" y=\"14\" font-size=\"12\">%s (%llu events)</text>", left,
-	     C(title, ESC_XML), (unsigned long long)t);
-	outf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", left, top + ph,
-	     w - 5, top + ph);
-	outf(o, "<text x=\"2\" y=\"%d\" font-size=\"10\">%.0f%%</text>", top + 8, ymax);
-	outf(o, "<text x=\"2\" y=\"%d\" font-size=\"10\">0%%</text>", top + ph);
+	pc_outf(o,
+		"<div class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" role=\"img\"><title>%s</title>",
+		w, top + ph + bottom, C(title, ESC_XML));
+	pc_outf(o, "<text x=\"%d\" y=\"14\" font-size=\"12\">%s (%llu events)</text>", left,
+		C(title, ESC_XML), (unsigned long long)t);
+	pc_outf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", left,
+		top + ph, w - 5, top + ph);
+	pc_outf(o, "<text x=\"2\" y=\"%d\" font-size=\"10\">%.0f%%</text>", top + 8, ymax);
+	pc_outf(o, "<text x=\"2\" y=\"%d\" font-size=\"10\">0%%</text>", top + ph);
 	for (i = 0; i < n; i++) {
 		int slot = first + i;
 		__u64 cnt = h ? h->slots[slot] : 0;
@@ -675,21 +662,21 @@ static void svg_hist(struct out *o, const char *title, const struct pc_hist_repo
 
 		if (cnt && bh < 1)
 			bh = 1;
-		outf(o,
-		     "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#3b6fb6\">"
-		     "<title>%llu%s: %llu (%.1f%%)</title></rect>",
-		     left + i * bw + 2, top + ph - bh, bw - 4, bh, (unsigned long long)lo,
-		     hi > lo ? "+" : "", (unsigned long long)cnt, share);
-		outf(o,
-		     "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\" "
-		     "transform=\"rotate(-60 %d %d)\">%s%s</text>",
-		     left + i * bw + bw / 2 + 3, top + ph + 12, left + i * bw + bw / 2 + 3,
-		     top + ph + 12, short_num(lo, num, sizeof(num)), hi > lo ? "+" : "");
+		pc_outf(o,
+			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#3b6fb6\">"
+			"<title>%llu%s: %llu (%.1f%%)</title></rect>",
+			left + i * bw + 2, top + ph - bh, bw - 4, bh, (unsigned long long)lo,
+			hi > lo ? "+" : "", (unsigned long long)cnt, share);
+		pc_outf(o,
+			"<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\" "
+			"transform=\"rotate(-60 %d %d)\">%s%s</text>",
+			left + i * bw + bw / 2 + 3, top + ph + 12, left + i * bw + bw / 2 + 3,
+			top + ph + 12, short_num(lo, num, sizeof(num)), hi > lo ? "+" : "");
 	}
-	outf(o, "</svg></div>\n");
+	pc_outf(o, "</svg></div>\n");
 }
 
-static void html_hist_pair(struct out *o, const struct pc_gate_group *grp, const char *name)
+static void html_hist_pair(struct pc_out *o, const struct pc_gate_group *grp, const char *name)
 {
 	const struct pc_hist_report *bh = hist_by_name(grp->base.merged, name);
 	const struct pc_hist_report *ch = hist_by_name(grp->cand.merged, name);
@@ -715,73 +702,73 @@ static void html_hist_pair(struct out *o, const struct pc_gate_group *grp, const
 		if (ch && t && 100.0 * (double)ch->slots[i] / (double)t > ymax)
 			ymax = 100.0 * (double)ch->slots[i] / (double)t;
 	}
-	outf(o, "<h4>%s (%s)</h4>\n", C(name, ESC_XML), C(any->unit, ESC_XML));
+	pc_outf(o, "<h4>%s (%s)</h4>\n", C(name, ESC_XML), C(any->unit, ESC_XML));
 	if (last < 0) {
-		outf(o, "<p>no events on either side</p>\n");
+		pc_outf(o, "<p>no events on either side</p>\n");
 		return;
 	}
-	outf(o, "<div class=\"charts\">\n");
+	pc_outf(o, "<div class=\"charts\">\n");
 	snprintf(title, sizeof(title), "baseline%s", bh ? "" : ": absent");
 	svg_hist(o, title, bh, any->kind, first, last, ymax);
 	snprintf(title, sizeof(title), "candidate%s", ch ? "" : ": absent");
 	svg_hist(o, title, ch, any->kind, first, last, ymax);
-	outf(o, "</div>\n");
+	pc_outf(o, "</div>\n");
 }
 
-static void html_rule(struct out *o, const struct pc_gate_rule_result *rr)
+static void html_rule(struct pc_out *o, const struct pc_gate_rule_result *rr)
 {
 	int k;
 
-	outf(o, "<tr class=\"%s\"><td>%s</td><td>%s", pc_gate_verdict_name(rr->verdict),
-	     pc_gate_rule_name(rr->rule), VERDICT(rr->verdict));
+	pc_outf(o, "<tr class=\"%s\"><td>%s</td><td>%s", pc_gate_verdict_name(rr->verdict),
+		pc_gate_rule_name(rr->rule), VERDICT(rr->verdict));
 	if (rr->not_judged)
-		outf(o, ": %s", C(rr->not_judged, ESC_XML));
-	outf(o, "</td><td><ul>");
+		pc_outf(o, ": %s", C(rr->not_judged, ESC_XML));
+	pc_outf(o, "</td><td><ul>");
 	for (k = 0; k < rr->n_findings; k++) {
 		const struct pc_gate_finding *f = &rr->findings[k];
 
-		outf(o, "<li%s>%s", f->problem ? " class=\"problem\"" : "", C(f->text, ESC_XML));
+		pc_outf(o, "<li%s>%s", f->problem ? " class=\"problem\"" : "", C(f->text, ESC_XML));
 		if (f->evidence)
-			outf(o, "<br><span class=\"ev\">%s</span>", C(f->evidence, ESC_XML));
-		outf(o, "</li>");
+			pc_outf(o, "<br><span class=\"ev\">%s</span>", C(f->evidence, ESC_XML));
+		pc_outf(o, "</li>");
 	}
 	for (k = 0; k < rr->n_improvements; k++)
-		outf(o, "<li>+ %s</li>", C(rr->improvements[k], ESC_XML));
-	outf(o, "</ul></td></tr>\n");
+		pc_outf(o, "<li>+ %s</li>", C(rr->improvements[k], ESC_XML));
+	pc_outf(o, "</ul></td></tr>\n");
 }
 
-static void write_html(struct out *o, const struct pc_gate_result *g)
+static void write_html(struct pc_out *o, const struct pc_gate_result *g)
 {
 	char label[160], rel[512];
 	int i, r, k, nimp = count_improvements(g);
 
-	outf(o,
-	     "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	     "<title>ptecheck gate: %s</title><style>%s</style></head><body>\n",
-	     decision(g), html_style);
-	outf(o, "<h1 class=\"%s\">%s</h1>\n", g->ship ? "ship" : "noship", decision(g));
-	outf(o, "<ul>\n");
+	pc_outf(o,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>ptecheck gate: %s</title><style>%s</style></head><body>\n",
+		decision(g), html_style);
+	pc_outf(o, "<h1 class=\"%s\">%s</h1>\n", g->ship ? "ship" : "noship", decision(g));
+	pc_outf(o, "<ul>\n");
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 
 		group_label(grp, label, sizeof(label));
 		for (r = 0; r < PC_GATE_RULE__COUNT; r++)
 			if (grp->rules[r].verdict == PC_GATE_FAIL)
-				outf(o, "<li class=\"problem\">%s on %s: %s</li>\n",
-				     pc_gate_rule_name(r), C(label, ESC_XML),
-				     C(first_problem(&grp->rules[r]), ESC_XML));
+				pc_outf(o, "<li class=\"problem\">%s on %s: %s</li>\n",
+					pc_gate_rule_name(r), C(label, ESC_XML),
+					C(first_problem(&grp->rules[r]), ESC_XML));
 	}
 	if (g->ship)
-		outf(o, "<li>no rule failed</li>\n");
-	outf(o, "</ul>\n<h2>Improvements</h2>\n<ul>\n");
+		pc_outf(o, "<li>no rule failed</li>\n");
+	pc_outf(o, "</ul>\n<h2>Improvements</h2>\n<ul>\n");
 	if (!nimp)
-		outf(o, "<li>none</li>\n");
+		pc_outf(o, "<li>none</li>\n");
 	for (i = 0; i < g->n_groups; i++)
 		for (r = 0; r < PC_GATE_RULE__COUNT; r++)
 			for (k = 0; k < g->groups[i].rules[r].n_improvements; k++)
-				outf(o, "<li>%s: %s</li>\n", C(g->groups[i].machine, ESC_XML),
-				     C(g->groups[i].rules[r].improvements[k], ESC_XML));
-	outf(o, "</ul>\n");
+				pc_outf(o, "<li>%s: %s</li>\n", C(g->groups[i].machine, ESC_XML),
+					C(g->groups[i].rules[r].improvements[k], ESC_XML));
+	pc_outf(o, "</ul>\n");
 
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
@@ -789,21 +776,21 @@ static void write_html(struct out *o, const struct pc_gate_result *g)
 		int s;
 
 		group_label(grp, label, sizeof(label));
-		outf(o, "<h2>%s</h2>\n", C(label, ESC_XML));
+		pc_outf(o, "<h2>%s</h2>\n", C(label, ESC_XML));
 		releases(&grp->cand, rel, sizeof(rel));
-		outf(o, "<p>candidate: %d run(s), kernel %s<br>\n", grp->cand.n_runs,
-		     C(rel, ESC_XML));
+		pc_outf(o, "<p>candidate: %d run(s), kernel %s<br>\n", grp->cand.n_runs,
+			C(rel, ESC_XML));
 		if (grp->has_baseline) {
 			releases(&grp->base, rel, sizeof(rel));
-			outf(o, "baseline: %d run(s), kernel %s</p>\n", grp->base.n_runs,
-			     C(rel, ESC_XML));
+			pc_outf(o, "baseline: %d run(s), kernel %s</p>\n", grp->base.n_runs,
+				C(rel, ESC_XML));
 		} else {
-			outf(o, "baseline: none</p>\n");
+			pc_outf(o, "baseline: none</p>\n");
 		}
-		outf(o, "<table><tr><th>rule</th><th>verdict</th><th>reasons</th></tr>\n");
+		pc_outf(o, "<table><tr><th>rule</th><th>verdict</th><th>reasons</th></tr>\n");
 		for (r = 0; r < PC_GATE_RULE__COUNT; r++)
 			html_rule(o, &grp->rules[r]);
-		outf(o, "</table>\n<h3>Batch histograms</h3>\n");
+		pc_outf(o, "</table>\n<h3>Batch histograms</h3>\n");
 		/* Candidate's names first, then those only the baseline has. */
 		for (s = 0; s < 2; s++) {
 			for (k = 0; names[s] && k < names[s]->n_hists; k++) {
@@ -817,26 +804,26 @@ static void write_html(struct out *o, const struct pc_gate_result *g)
 				html_hist_pair(o, grp, name);
 			}
 		}
-		outf(o, "<h3>Checks</h3>\n<table><tr><th>check</th><th>tier</th>"
-			"<th>baseline</th><th>candidate</th></tr>\n");
+		pc_outf(o, "<h3>Checks</h3>\n<table><tr><th>check</th><th>tier</th>"
+			   "<th>baseline</th><th>candidate</th></tr>\n");
 		for (k = 0; k < grp->n_rows; k++) {
 			const struct pc_gate_check_row *row = &grp->rows[k];
 			const char *bs = grp->has_baseline ? pc_gate_status_name(row->base) : "-";
 			const char *cs = pc_gate_status_name(row->cand);
 
-			outf(o,
-			     "<tr><td>%s</td><td>%s</td><td class=\"%s\">%s</td>"
-			     "<td class=\"%s\">%s</td></tr>\n",
-			     C(row->check, ESC_XML), C(row->tier, ESC_XML), bs, bs, cs, cs);
+			pc_outf(o,
+				"<tr><td>%s</td><td>%s</td><td class=\"%s\">%s</td>"
+				"<td class=\"%s\">%s</td></tr>\n",
+				C(row->check, ESC_XML), C(row->tier, ESC_XML), bs, bs, cs, cs);
 		}
-		outf(o, "</table>\n");
+		pc_outf(o, "</table>\n");
 	}
-	outf(o, "</body></html>\n");
+	pc_outf(o, "</body></html>\n");
 }
 
 int pc_gate_write(const struct pc_gate_result *g, enum pc_gate_format fmt, FILE *f)
 {
-	struct out o = {.f = f, .err = 0};
+	struct pc_out o = {.f = f, .err = 0};
 
 	if (!g || !f)
 		return -EINVAL;

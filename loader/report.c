@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <jansson.h>
 #include <ptecheck/events.h>
+#include "out.h"
 #include "privilege.h"
 #include "report.h"
 
@@ -327,24 +328,6 @@ int pc_format_parse(const char *s)
 /* ---- output helpers ---------------------------------------------------- */
 
 /* Remembers the first write error; later output is skipped. */
-struct out {
-	FILE *f;
-	int err;
-};
-
-static void __attribute__((format(printf, 2, 3))) outf(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->err)
-		return;
-	va_start(ap, fmt);
-	n = vfprintf(o->f, fmt, ap);
-	va_end(ap);
-	if (n < 0 || ferror(o->f))
-		o->err = errno ? errno : EIO;
-}
 
 /*
  * jansson refuses invalid UTF-8 and TAP parsers may choke on it: replace
@@ -479,23 +462,24 @@ static int digits(__u64 v)
 }
 
 /* The libbpf-tools / bpftrace layout, each line behind a prefix ("# " for TAP). */
-static void write_hist(struct out *o, const struct pc_hist_report *h, const char *pfx)
+static void write_hist(struct pc_out *o, const struct pc_hist_report *h, const char *pfx)
 {
 	char unit[PC_CLEAN_MAX], label[64];
 	int first, last, i, width, stars, nstars, j;
 	__u64 lo, hi, vmax = 0;
 
-	outf(o, "%s%s", pfx, clean(unit, sizeof(unit), h->name, sizeof(h->name), CLEAN_LINE));
+	pc_outf(o, "%s%s", pfx, clean(unit, sizeof(unit), h->name, sizeof(h->name), CLEAN_LINE));
 	if (h->unit[0])
-		outf(o, " (%s)", clean(unit, sizeof(unit), h->unit, sizeof(h->unit), CLEAN_LINE));
-	outf(o, " \u2014 %s", h->in_kernel ? "kernel" : "derived");
+		pc_outf(o, " (%s)",
+			clean(unit, sizeof(unit), h->unit, sizeof(h->unit), CLEAN_LINE));
+	pc_outf(o, " \u2014 %s", h->in_kernel ? "kernel" : "derived");
 	if (h->source[0])
-		outf(o, ": %s",
-		     clean(unit, sizeof(unit), h->source, sizeof(h->source), CLEAN_LINE));
-	outf(o, "\n");
+		pc_outf(o, ": %s",
+			clean(unit, sizeof(unit), h->source, sizeof(h->source), CLEAN_LINE));
+	pc_outf(o, "\n");
 
 	if (!hist_range(h, &first, &last)) {
-		outf(o, "%s     (no events)\n", pfx);
+		pc_outf(o, "%s     (no events)\n", pfx);
 		return;
 	}
 	for (i = first; i <= last; i++)
@@ -507,7 +491,7 @@ static void write_hist(struct out *o, const struct pc_hist_report *h, const char
 	stars = width == 10 ? 40 : 20;
 
 	clean(unit, sizeof(unit), h->unit[0] ? h->unit : "value", sizeof(h->unit), CLEAN_LINE);
-	outf(o, "%s%*s%-*s : count    distribution\n", pfx, width - 5, "", width + 9, unit);
+	pc_outf(o, "%s%*s%-*s : count    distribution\n", pfx, width - 5, "", width + 9, unit);
 	for (i = first; i <= last; i++) {
 		hist_bounds(h, i, &lo, &hi);
 		if (lo == hi)
@@ -518,45 +502,45 @@ static void write_hist(struct out *o, const struct pc_hist_report *h, const char
 				 (unsigned long long)lo, width, (unsigned long long)hi);
 		/* Floating point: count * stars may not fit in 64 bits. */
 		nstars = (int)((long double)h->slots[i] * stars / vmax);
-		outf(o, "%s%s : %-8llu |", pfx, label, (unsigned long long)h->slots[i]);
+		pc_outf(o, "%s%s : %-8llu |", pfx, label, (unsigned long long)h->slots[i]);
 		for (j = 0; j < stars; j++)
-			outf(o, "%c", j < nstars ? '*' : ' ');
-		outf(o, "|\n");
+			pc_outf(o, "%c", j < nstars ? '*' : ' ');
+		pc_outf(o, "|\n");
 	}
 }
 
-static void write_stats(struct out *o, const struct pc_report *r, const char *pfx)
+static void write_stats(struct pc_out *o, const struct pc_report *r, const char *pfx)
 {
 	char buf[32];
 	int i, n = n_stats(r);
 
 	if (!n)
 		return;
-	outf(o, "%sstats:\n", pfx);
+	pc_outf(o, "%sstats:\n", pfx);
 	for (i = 0; i < n; i++)
-		outf(o, "%s  %-16s %llu\n", pfx, stat_name(i, buf, sizeof(buf)),
-		     (unsigned long long)r->stats[i]);
+		pc_outf(o, "%s  %-16s %llu\n", pfx, stat_name(i, buf, sizeof(buf)),
+			(unsigned long long)r->stats[i]);
 	/* Lost evidence must be loud: a clean result may be an incomplete one. */
 	if (n > PC_STAT_EVENTS_DROPPED && r->stats[PC_STAT_EVENTS_DROPPED])
-		outf(o, "%swarning: %llu violation records dropped (ring buffer full)\n", pfx,
-		     (unsigned long long)r->stats[PC_STAT_EVENTS_DROPPED]);
+		pc_outf(o, "%swarning: %llu violation records dropped (ring buffer full)\n", pfx,
+			(unsigned long long)r->stats[PC_STAT_EVENTS_DROPPED]);
 	if (n > PC_STAT_STATE_FULL && r->stats[PC_STAT_STATE_FULL])
-		outf(o, "%swarning: %llu calls not checked (no per-call state slot free)\n", pfx,
-		     (unsigned long long)r->stats[PC_STAT_STATE_FULL]);
+		pc_outf(o, "%swarning: %llu calls not checked (no per-call state slot free)\n", pfx,
+			(unsigned long long)r->stats[PC_STAT_STATE_FULL]);
 }
 
-static void write_notes(struct out *o, const struct pc_report *r, const char *pfx)
+static void write_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)
 {
 	char buf[PC_CLEAN_MAX];
 	int i;
 
 	for (i = 0; i < r->n_notes; i++)
-		outf(o, "%snote: %s\n", pfx,
-		     clean(buf, sizeof(buf), r->notes[i], PC_NOTE_MAX, CLEAN_LINE));
+		pc_outf(o, "%snote: %s\n", pfx,
+			clean(buf, sizeof(buf), r->notes[i], PC_NOTE_MAX, CLEAN_LINE));
 }
 
 /* Each of ev->lines as "PFX| line", cleaned like any free text. */
-static void write_evidence_lines(struct out *o, const struct pc_evidence *ev, const char *pfx)
+static void write_evidence_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
 {
 	char buf[PC_CLEAN_MAX];
 	const char *p = ev->lines, *end = ev->lines + strnlen(ev->lines, sizeof(ev->lines));
@@ -565,29 +549,30 @@ static void write_evidence_lines(struct out *o, const struct pc_evidence *ev, co
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		outf(o, "%s| %s\n", pfx, clean(buf, sizeof(buf), p, n, CLEAN_LINE));
+		pc_outf(o, "%s| %s\n", pfx, clean(buf, sizeof(buf), p, n, CLEAN_LINE));
 		p += n + 1;
 	}
 }
 
-static void write_evidence_line(struct out *o, const struct pc_evidence *ev, const char *pfx)
+static void write_evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
 {
 	char what[PC_CLEAN_MAX];
 
 	if (ev->lines[0]) {
-		outf(o, "%spid %d: %s\n", pfx, ev->pid,
-		     clean(what, sizeof(what), ev->what, sizeof(ev->what), CLEAN_LINE));
+		pc_outf(o, "%spid %d: %s\n", pfx, ev->pid,
+			clean(what, sizeof(what), ev->what, sizeof(ev->what), CLEAN_LINE));
 		write_evidence_lines(o, ev, pfx);
 		return;
 	}
-	outf(o, "%spid %d addr 0x%llx", pfx, ev->pid, (unsigned long long)ev->addr);
+	pc_outf(o, "%spid %d addr 0x%llx", pfx, ev->pid, (unsigned long long)ev->addr);
 	if (ev->new_addr)
-		outf(o, " -> 0x%llx", (unsigned long long)ev->new_addr);
-	outf(o, ": expected 0x%llx seen 0x%llx", (unsigned long long)ev->expected,
-	     (unsigned long long)ev->seen);
+		pc_outf(o, " -> 0x%llx", (unsigned long long)ev->new_addr);
+	pc_outf(o, ": expected 0x%llx seen 0x%llx", (unsigned long long)ev->expected,
+		(unsigned long long)ev->seen);
 	if (ev->what[0])
-		outf(o, " (%s)", clean(what, sizeof(what), ev->what, sizeof(ev->what), CLEAN_LINE));
-	outf(o, "\n");
+		pc_outf(o, " (%s)",
+			clean(what, sizeof(what), ev->what, sizeof(ev->what), CLEAN_LINE));
+	pc_outf(o, "\n");
 }
 
 static int n_evidence(const struct pc_result *res)
@@ -605,18 +590,18 @@ static double duration(const struct pc_report *r)
 
 /* ---- text -------------------------------------------------------------- */
 
-static void write_text(struct out *o, const struct pc_report *r)
+static void write_text(struct pc_out *o, const struct pc_report *r)
 {
 	static const char *const tag[] = {"PASS", "FAIL", "SKIP"};
 	char buf[PC_CLEAN_MAX];
 	int i, j, pass, fail, skip, wname = 0, wtier = 0;
 
-	outf(o, "ptecheck %.*s suite %.*s on %.*s %.*s\n", FLD(r->command), FLD(r->suite),
-	     FLD(r->kernel_release), FLD(r->machine));
-	outf(o, "started %.*s, %.3f s%s\n", FLD(r->started), duration(r),
-	     r->partial ? ", interrupted: partial results" : "");
+	pc_outf(o, "ptecheck %.*s suite %.*s on %.*s %.*s\n", FLD(r->command), FLD(r->suite),
+		FLD(r->kernel_release), FLD(r->machine));
+	pc_outf(o, "started %.*s, %.3f s%s\n", FLD(r->started), duration(r),
+		r->partial ? ", interrupted: partial results" : "");
 	if (r->n_results)
-		outf(o, "\n");
+		pc_outf(o, "\n");
 
 	for (i = 0; i < r->n_results; i++) {
 		int n = (int)strnlen(r->results[i].name, sizeof(r->results[i].name));
@@ -631,53 +616,54 @@ static void write_text(struct out *o, const struct pc_report *r)
 		int ne = n_evidence(res);
 
 		snprintf(buf, sizeof(buf), "[%.*s]", FLD(res->tier));
-		outf(o, "%s  %-*.*s  %-*s  %-9s", tag[st], wname, FLD(res->name), wtier, buf,
-		     res->in_kernel ? "(kernel)" : "(derived)");
+		pc_outf(o, "%s  %-*.*s  %-*s  %-9s", tag[st], wname, FLD(res->name), wtier, buf,
+			res->in_kernel ? "(kernel)" : "(derived)");
 		if (res->summary[0])
-			outf(o, "  %s",
-			     clean(buf, sizeof(buf), res->summary, sizeof(res->summary),
-				   CLEAN_LINE));
-		outf(o, "\n");
+			pc_outf(o, "  %s",
+				clean(buf, sizeof(buf), res->summary, sizeof(res->summary),
+				      CLEAN_LINE));
+		pc_outf(o, "\n");
 		if (st == PC_STATUS_FAIL || (st == PC_STATUS_PASS && res->inconclusive))
-			outf(o, "      checked %llu, violations %llu, inconclusive %llu\n",
-			     (unsigned long long)res->checked, (unsigned long long)res->violations,
-			     (unsigned long long)res->inconclusive);
+			pc_outf(o, "      checked %llu, violations %llu, inconclusive %llu\n",
+				(unsigned long long)res->checked,
+				(unsigned long long)res->violations,
+				(unsigned long long)res->inconclusive);
 		for (j = 0; j < ne; j++)
 			write_evidence_line(o, &res->evidence[j], "      ");
 		if (ne && res->violations > (__u64)ne)
-			outf(o, "      ... %llu more not shown\n",
-			     (unsigned long long)(res->violations - ne));
+			pc_outf(o, "      ... %llu more not shown\n",
+				(unsigned long long)(res->violations - ne));
 	}
 
 	for (i = 0; i < r->n_hists; i++) {
-		outf(o, "\n");
+		pc_outf(o, "\n");
 		write_hist(o, &r->hists[i], "");
 	}
 	if (r->n_notes)
-		outf(o, "\n");
+		pc_outf(o, "\n");
 	write_notes(o, r, "");
 
 	count_status(r, &pass, &fail, &skip);
-	outf(o, "\n");
+	pc_outf(o, "\n");
 	if (r->partial)
-		outf(o, "interrupted: results so far\n");
-	outf(o, "%d passed, %d failed, %d skipped\n", pass, fail, skip);
+		pc_outf(o, "interrupted: results so far\n");
+	pc_outf(o, "%d passed, %d failed, %d skipped\n", pass, fail, skip);
 	write_stats(o, r, "");
 }
 
 /* ---- TAP --------------------------------------------------------------- */
 
-static void write_tap(struct out *o, const struct pc_report *r)
+static void write_tap(struct pc_out *o, const struct pc_report *r)
 {
 	char buf[PC_CLEAN_MAX];
 	int i, j, pass, fail, skip;
 
-	outf(o, "TAP version 13\n");
-	outf(o, "1..%d\n", r->n_results);
-	outf(o, "# ptecheck %.*s suite %.*s on %.*s %.*s\n", FLD(r->command), FLD(r->suite),
-	     FLD(r->kernel_release), FLD(r->machine));
-	outf(o, "# started %.*s, %.3f s%s\n", FLD(r->started), duration(r),
-	     r->partial ? ", interrupted: partial results" : "");
+	pc_outf(o, "TAP version 13\n");
+	pc_outf(o, "1..%d\n", r->n_results);
+	pc_outf(o, "# ptecheck %.*s suite %.*s on %.*s %.*s\n", FLD(r->command), FLD(r->suite),
+		FLD(r->kernel_release), FLD(r->machine));
+	pc_outf(o, "# started %.*s, %.3f s%s\n", FLD(r->started), duration(r),
+		r->partial ? ", interrupted: partial results" : "");
 
 	for (i = 0; i < r->n_results; i++) {
 		const struct pc_result *res = &r->results[i];
@@ -685,51 +671,52 @@ static void write_tap(struct out *o, const struct pc_report *r)
 		int ne = n_evidence(res);
 
 		/* '#' in a name would start a directive: escape everything. */
-		outf(o, "%s %d %s", st == PC_STATUS_FAIL ? "not ok" : "ok", i + 1,
-		     clean(buf, sizeof(buf), res->name, sizeof(res->name), CLEAN_TAP));
-		outf(o, " [%s]", clean(buf, sizeof(buf), res->tier, sizeof(res->tier), CLEAN_TAP));
+		pc_outf(o, "%s %d %s", st == PC_STATUS_FAIL ? "not ok" : "ok", i + 1,
+			clean(buf, sizeof(buf), res->name, sizeof(res->name), CLEAN_TAP));
+		pc_outf(o, " [%s]",
+			clean(buf, sizeof(buf), res->tier, sizeof(res->tier), CLEAN_TAP));
 		clean(buf, sizeof(buf), res->summary, sizeof(res->summary),
 		      st == PC_STATUS_SKIP ? CLEAN_LINE : CLEAN_TAP);
 		if (st == PC_STATUS_SKIP)
-			outf(o, " # SKIP%s%s\n", buf[0] ? " " : "", buf);
+			pc_outf(o, " # SKIP%s%s\n", buf[0] ? " " : "", buf);
 		else
-			outf(o, "%s%s\n", buf[0] ? " " : "", buf);
+			pc_outf(o, "%s%s\n", buf[0] ? " " : "", buf);
 		if (st != PC_STATUS_FAIL)
 			continue;
 
-		outf(o, "# in_kernel: %s\n", res->in_kernel ? "true" : "false");
-		outf(o, "# checked: %llu\n", (unsigned long long)res->checked);
-		outf(o, "# violations: %llu\n", (unsigned long long)res->violations);
-		outf(o, "# inconclusive: %llu\n", (unsigned long long)res->inconclusive);
+		pc_outf(o, "# in_kernel: %s\n", res->in_kernel ? "true" : "false");
+		pc_outf(o, "# checked: %llu\n", (unsigned long long)res->checked);
+		pc_outf(o, "# violations: %llu\n", (unsigned long long)res->violations);
+		pc_outf(o, "# inconclusive: %llu\n", (unsigned long long)res->inconclusive);
 		if (ne)
-			outf(o, "# evidence:\n");
+			pc_outf(o, "# evidence:\n");
 		for (j = 0; j < ne; j++) {
 			const struct pc_evidence *ev = &res->evidence[j];
 
-			outf(o,
-			     "#   - {pid: %d, addr: 0x%llx, new_addr: 0x%llx, expected: 0x%llx, "
-			     "seen: 0x%llx, what: \"%s\"}\n",
-			     ev->pid, (unsigned long long)ev->addr,
-			     (unsigned long long)ev->new_addr, (unsigned long long)ev->expected,
-			     (unsigned long long)ev->seen,
-			     clean(buf, sizeof(buf), ev->what, sizeof(ev->what), CLEAN_DQUOTE));
+			pc_outf(o,
+				"#   - {pid: %d, addr: 0x%llx, new_addr: 0x%llx, expected: 0x%llx, "
+				"seen: 0x%llx, what: \"%s\"}\n",
+				ev->pid, (unsigned long long)ev->addr,
+				(unsigned long long)ev->new_addr, (unsigned long long)ev->expected,
+				(unsigned long long)ev->seen,
+				clean(buf, sizeof(buf), ev->what, sizeof(ev->what), CLEAN_DQUOTE));
 			write_evidence_lines(o, ev, "#     ");
 		}
 		if (ne && res->violations > (__u64)ne)
-			outf(o, "# evidence_not_shown: %llu\n",
-			     (unsigned long long)(res->violations - ne));
+			pc_outf(o, "# evidence_not_shown: %llu\n",
+				(unsigned long long)(res->violations - ne));
 	}
 
 	for (i = 0; i < r->n_hists; i++) {
-		outf(o, "#\n");
+		pc_outf(o, "#\n");
 		write_hist(o, &r->hists[i], "# ");
 	}
 	write_notes(o, r, "# ");
 	write_stats(o, r, "# ");
 	if (r->partial)
-		outf(o, "# interrupted: results so far\n");
+		pc_outf(o, "# interrupted: results so far\n");
 	count_status(r, &pass, &fail, &skip);
-	outf(o, "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", pass, fail, skip);
+	pc_outf(o, "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n", pass, fail, skip);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
@@ -913,7 +900,7 @@ static json_t *json_report(const struct pc_report *r)
 	return root;
 }
 
-static void write_json(struct out *o, const struct pc_report *r)
+static void write_json(struct pc_out *o, const struct pc_report *r)
 {
 	json_t *root = json_report(r);
 
@@ -924,12 +911,12 @@ static void write_json(struct out *o, const struct pc_report *r)
 	if (json_dumpf(root, o->f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
 		o->err = errno ? errno : EIO;
 	json_decref(root);
-	outf(o, "\n");
+	pc_outf(o, "\n");
 }
 
 int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out)
 {
-	struct out o = {.f = out, .err = 0};
+	struct pc_out o = {.f = out, .err = 0};
 
 	if (!r || !out)
 		return -EINVAL;
