@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
+#include "attempt.h"
 #include "oracle_compare.h"
 #include "procmm.h"
 #include "report.h"
@@ -82,9 +83,6 @@
 #define CHUNK	     (CHUNK_BLOCKS * BLOCK)
 #define CHUNK_OFF    (512 * KIB) /* chunk start past its 2 MiB boundary */
 #define MAX_CHUNKS   16
-
-#define PC_ATTEMPTS 3
-#define MAX_SLOTS   2
 
 #define TIER_DATA_LOSS	"oracle:data-loss"
 #define TIER_REFERENCED "oracle:smaps-referenced"
@@ -108,16 +106,6 @@ struct cp_mlock {
 	bool refold;		 /* each round: page 15 of each block read-only and back */
 };
 
-/* One attempt: a verdict per slot, and whether it can be trusted. */
-struct attempt {
-	struct pc_oracle_msg msg[MAX_SLOTS];
-	bool judged[MAX_SLOTS];
-	int n;
-	bool disturbed;
-	bool retry;
-	struct pc_window win; /* the measurement's disturbance window */
-};
-
 /* The region: 1 MiB chunks, each in its own 2 MiB extent, PROT_NONE between. */
 struct region {
 	char *resv;
@@ -129,55 +117,8 @@ struct region {
 
 /* ---- small helpers (as in the mremap suite) ------------------------------ */
 
-static __u8 pat(size_t page, __u8 salt)
-{
-	__u8 b = (__u8)(page * 31 + salt);
-
-	return b ? b : 1;
-}
-
 #define SALT_A 0x11
 #define SALT_B 0x77
-
-static void slot_init(struct attempt *a, int i, const struct pc_scenario_ctx *ctx, __u32 check,
-		      const char *tier)
-{
-	pc_oracle_msg_init(&a->msg[i], ctx->scenario, check, tier);
-	a->judged[i] = false;
-	if (i >= a->n)
-		a->n = i + 1;
-}
-
-static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (i < 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(a->msg[i].summary, sizeof(a->msg[i].summary), fmt, ap);
-	va_end(ap);
-	a->msg[i].status = PC_STATUS_SKIP;
-	a->judged[i] = true;
-}
-
-/* Every slot not judged yet: skipped for the same reason. */
-static void skip_all(struct attempt *a, const char *why)
-{
-	for (int i = 0; i < a->n; i++)
-		if (!a->judged[i])
-			slot_skip(a, i, "%s", why);
-}
-
-static int skip_rest(struct attempt *a, const char *what, int err)
-{
-	for (int i = 0; i < a->n; i++)
-		if (!a->judged[i])
-			slot_skip(a, i, "could not run: %s: %s", what, strerror(err));
-	return -err;
-}
 
 static void judge(struct pc_oracle_msg *m)
 {
@@ -224,19 +165,6 @@ static const char *not_here(char *buf, size_t len)
 }
 
 /* ---- CPU pinning ------------------------------------------------------------ */
-
-/* Keeps the process on one CPU so the LRU batches MADV_PAGEOUT drains are ours. */
-static bool pin_cpu(cpu_set_t *old)
-{
-	cpu_set_t one;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0 || sched_getaffinity(0, sizeof(*old), old))
-		return false;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one) == 0;
-}
 
 /* ---- the region ----------------------------------------------------------- */
 
@@ -458,7 +386,7 @@ static bool writes_page(const struct cp_pattern *p, int k)
 }
 
 static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern *p,
-			   struct attempt *a)
+			   struct pc_attempt *a)
 {
 	int s_data = -1, s_ref = -1, next = 0, ret;
 	/* A write sets young too: MADV_COLD takes it back where young is elsewhere. */
@@ -475,30 +403,32 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 
 	if (judge_data) {
 		s_data = next++;
-		slot_init(a, s_data, ctx, PC_CHK_CP_GATHER, TIER_DATA_LOSS);
+		pc_slot_init(a, s_data, ctx, PC_CHK_CP_GATHER, TIER_DATA_LOSS);
 	}
 	if (p->young != NONE) {
 		s_ref = next++;
-		slot_init(a, s_ref, ctx, PC_CHK_CP_GATHER, TIER_REFERENCED);
+		pc_slot_init(a, s_ref, ctx, PC_CHK_CP_GATHER, TIER_REFERENCED);
 	}
 	ret = region_map(&r, nblocks);
 	if (ret) {
-		ret = skip_rest(a, "mmap/madvise(MADV_HUGEPAGE)", -ret);
+		ret = pc_skip_rest(a, "mmap/madvise(MADV_HUGEPAGE)", -ret);
 		goto out;
 	}
-	pinned = pin_cpu(&oldmask);
+	/* One CPU, so the LRU batches MADV_PAGEOUT drains are ours. */
+	pinned = pc_pin_cpu(&oldmask);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	for (size_t b = 0; b < nblocks; b++)
 		for (int k = 0; k < CONT; k++)
-			memset(page_addr(&r, b, k), pat(b * CONT + (size_t)k, SALT_A), PAGE);
+			memset(page_addr(&r, b, k), pc_page_byte(b * CONT + (size_t)k, SALT_A),
+			       PAGE);
 	if (folios_missing(ctx, &r, why, sizeof(why), &pattern_64k)) {
-		skip_all(a, why);
+		pc_skip_all(a, why);
 		goto out;
 	}
 	/* Clean and old everywhere, lazyfree: reclaim may drop what stays clean. */
 	ret = region_madvise(&r, MADV_FREE);
 	if (ret) {
-		ret = skip_rest(a, ret == -EINVAL ? "MADV_FREE unsupported" : "MADV_FREE", -ret);
+		ret = pc_skip_rest(a, ret == -EINVAL ? "MADV_FREE unsupported" : "MADV_FREE", -ret);
 		goto out;
 	}
 	/* clear_refs also clears the folios' referenced flags smaps counts. */
@@ -506,33 +436,33 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 	if (!ret)
 		ret = region_bounce(&r); /* clear_refs does not flush the TLB */
 	if (ret) {
-		ret = skip_rest(a, "clear_refs/mprotect", -ret);
+		ret = pc_skip_rest(a, "clear_refs/mprotect", -ret);
 		goto out;
 	}
 	if (s_ref >= 0 && !cold) {
 		ret = region_referenced_pages(&r, &ref_idle);
 		if (ret) {
-			ret = skip_rest(a, "smaps", -ret);
+			ret = pc_skip_rest(a, "smaps", -ret);
 			goto out;
 		}
 	}
 	for (size_t b = 0; b < nblocks; b += 2)
 		for (int k = 0; k < CONT; k++)
 			if (writes_page(p, k))
-				memset(page_addr(&r, b, k), pat(b * CONT + (size_t)k, SALT_B),
-				       PAGE);
+				memset(page_addr(&r, b, k),
+				       pc_page_byte(b * CONT + (size_t)k, SALT_B), PAGE);
 	if (cold) {
 		/* Clears young (not dirty) and flushes the TLB when it saw young. */
 		ret = region_madvise(&r, MADV_COLD);
 		if (ret) {
-			ret = skip_rest(a, ret == -EINVAL ? "MADV_COLD unsupported" : "MADV_COLD",
-					-ret);
+			ret = pc_skip_rest(
+				a, ret == -EINVAL ? "MADV_COLD unsupported" : "MADV_COLD", -ret);
 			goto out;
 		}
 		if (s_ref >= 0) {
 			ret = region_referenced_pages(&r, &ref_idle);
 			if (ret) {
-				ret = skip_rest(a, "smaps", -ret);
+				ret = pc_skip_rest(a, "smaps", -ret);
 				goto out;
 			}
 		}
@@ -546,11 +476,11 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 			}
 	if (s_ref >= 0) {
 		if (ref_idle >= touched) {
-			slot_skip(a, s_ref,
-				  "liveness: %llu pages referenced right before the touches (>= "
-				  "%zu to touch): %s did nothing",
-				  (unsigned long long)ref_idle, touched,
-				  cold ? "MADV_COLD" : "clear_refs");
+			pc_slot_skip(a, s_ref,
+				     "liveness: %llu pages referenced right before the touches (>= "
+				     "%zu to touch): %s did nothing",
+				     (unsigned long long)ref_idle, touched,
+				     cold ? "MADV_COLD" : "clear_refs");
 			a->retry = true;
 		} else {
 			/* The gather under test: a lost young bit stays lost. */
@@ -558,7 +488,7 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 			if (!ret)
 				ret = region_referenced_pages(&r, &ref_after);
 			if (ret) {
-				ret = skip_rest(a, "mprotect/smaps", -ret);
+				ret = pc_skip_rest(a, "mprotect/smaps", -ret);
 				goto out;
 			}
 		}
@@ -580,8 +510,8 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 
 	ret = region_madvise(&r, MADV_PAGEOUT);
 	if (ret) {
-		ret = skip_rest(a, ret == -EINVAL ? "MADV_PAGEOUT unsupported" : "MADV_PAGEOUT",
-				-ret);
+		ret = pc_skip_rest(a, ret == -EINVAL ? "MADV_PAGEOUT unsupported" : "MADV_PAGEOUT",
+				   -ret);
 		goto out;
 	}
 	for (size_t b = 0; b < nblocks; b++) {
@@ -596,11 +526,11 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 
 			if (pattern && writes_page(p, k)) {
 				/* Redirtied after MADV_FREE: must survive reclaim. */
-				want = pat(pg, SALT_B);
+				want = pc_page_byte(pg, SALT_B);
 				written++;
 			} else {
 				/* Clean lazyfree: the old bytes, or zeros once discarded. */
-				want = q[0] == 0 ? 0 : pat(pg, SALT_A);
+				want = q[0] == 0 ? 0 : pc_page_byte(pg, SALT_A);
 				others++;
 			}
 			seen = pc_block_seen(q, PAGE, want, NULL);
@@ -636,10 +566,11 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 		 "old-or-zero: %zu not",
 		 written, lost, others, garbage);
 	if (discarded == 0 && a->msg[s_data].status == PC_STATUS_PASS) {
-		slot_skip(a, s_data,
-			  "probe inconclusive: MADV_PAGEOUT discarded none of %zu clean lazyfree "
-			  "blocks, so a lost dirty bit would not show",
-			  controls);
+		pc_slot_skip(
+			a, s_data,
+			"probe inconclusive: MADV_PAGEOUT discarded none of %zu clean lazyfree "
+			"blocks, so a lost dirty bit would not show",
+			controls);
 		a->retry = true;
 	} else {
 		pc_oracle_appendf(
@@ -661,7 +592,8 @@ out:
 
 /* ---- measure: the mlock loop (reference workload, scaled) ----------------- */
 
-static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml, struct attempt *a)
+static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
+			 struct pc_attempt *a)
 {
 	const int s_data = 0;
 	unsigned int s = ctx->scale ? ctx->scale : 1;
@@ -673,18 +605,19 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 	char why[200];
 	int ret;
 
-	slot_init(a, s_data, ctx, PC_CHK_CP_MLOCK, TIER_DATA);
+	pc_slot_init(a, s_data, ctx, PC_CHK_CP_MLOCK, TIER_DATA);
 	ret = region_map(&r, nblocks);
 	if (ret) {
-		ret = skip_rest(a, "mmap/madvise(MADV_HUGEPAGE)", -ret);
+		ret = pc_skip_rest(a, "mmap/madvise(MADV_HUGEPAGE)", -ret);
 		goto out;
 	}
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	for (size_t b = 0; b < nblocks; b++)
 		for (int k = 0; k < CONT; k++)
-			memset(page_addr(&r, b, k), pat(b * CONT + (size_t)k, SALT_A), PAGE);
+			memset(page_addr(&r, b, k), pc_page_byte(b * CONT + (size_t)k, SALT_A),
+			       PAGE);
 	if (folios_missing(ctx, &r, why, sizeof(why), &pattern_64k)) {
-		skip_all(a, why);
+		pc_skip_all(a, why);
 		goto out;
 	}
 	want_locked = (__u64)(npages - (ml->misaligned ? 2 * (size_t)r.nchunks : 0)) * (PAGE / KIB);
@@ -692,12 +625,12 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 		ret = region_mlock(&r, true, ml->misaligned);
 		if (ret) {
 			/* EPERM/ENOMEM: RLIMIT_MEMLOCK without CAP_IPC_LOCK */
-			ret = skip_rest(a, "mlock", -ret);
+			ret = pc_skip_rest(a, "mlock", -ret);
 			goto out;
 		}
 		ret = region_smaps(&r, SM_LOCKED, &locked_kb);
 		if (ret) {
-			ret = skip_rest(a, "smaps", -ret);
+			ret = pc_skip_rest(a, "smaps", -ret);
 			goto out;
 		}
 		if (locked_kb < locked_min)
@@ -706,7 +639,8 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 		for (size_t pg = 0; pg < npages; pg++) {
 			volatile __u8 *q =
 				(volatile __u8 *)page_addr(&r, pg / CONT, (int)(pg % CONT));
-			__u8 want = (__u8)(pat(pg, SALT_A) + it), seen = q[(pg * 67) % PAGE];
+			__u8 want = (__u8)(pc_page_byte(pg, SALT_A) + it),
+			     seen = q[(pg * 67) % PAGE];
 
 			a->msg[s_data].checked++;
 			if (pc_is_violation(pc_written_survives(want, seen))) {
@@ -728,14 +662,14 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 				ret = -errno;
 		}
 		if (ret) {
-			ret = skip_rest(a, "mprotect", -ret);
+			ret = pc_skip_rest(a, "mprotect", -ret);
 			goto out;
 		}
 		ret = region_mlock(&r, false, ml->misaligned);
 		if (!ret)
 			ret = region_smaps(&r, SM_LOCKED, &locked_left);
 		if (ret) {
-			ret = skip_rest(a, "munlock/smaps", -ret);
+			ret = pc_skip_rest(a, "munlock/smaps", -ret);
 			goto out;
 		}
 		checked_locked++;
@@ -748,7 +682,7 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 	/* The last writes, read after the last munlock. */
 	for (size_t pg = 0; pg < npages; pg++) {
 		const __u8 *q = (const __u8 *)page_addr(&r, pg / CONT, (int)(pg % CONT));
-		__u8 want = (__u8)(pat(pg, SALT_A) + iters), seen = q[(pg * 67) % PAGE];
+		__u8 want = (__u8)(pc_page_byte(pg, SALT_A) + iters), seen = q[(pg * 67) % PAGE];
 
 		a->msg[s_data].checked++;
 		if (pc_is_violation(pc_written_survives(want, seen))) {
@@ -767,10 +701,10 @@ static int measure_mlock(struct pc_scenario_ctx *ctx, const struct cp_mlock *ml,
 		 (unsigned long long)want_locked, (unsigned long long)locked_left);
 	if (a->msg[s_data].status == PC_STATUS_PASS && locked_min < want_locked) {
 		/* Liveness: the loop never ran with the range locked. */
-		slot_skip(a, s_data,
-			  "liveness: smaps Locked %llu kB while locked, wanted %llu: mlock did "
-			  "not lock the range",
-			  (unsigned long long)locked_min, (unsigned long long)want_locked);
+		pc_slot_skip(a, s_data,
+			     "liveness: smaps Locked %llu kB while locked, wanted %llu: mlock did "
+			     "not lock the range",
+			     (unsigned long long)locked_min, (unsigned long long)want_locked);
 	} else {
 		pc_oracle_appendf(&a->msg[s_data], "; %zu of %zu even blocks 64 KiB folios%s",
 				  pattern_64k, nblocks / 2,
@@ -785,30 +719,18 @@ out:
 
 /* ---- attempts and the final verdicts ------------------------------------- */
 
-static bool attempt_settled(const struct attempt *a)
-{
-	if (a->retry)
-		return false;
-	for (int i = 0; i < a->n; i++)
-		if (a->msg[i].status == PC_STATUS_FAIL)
-			return false;
-	return true;
-}
-
-typedef int (*measure_fn)(struct pc_scenario_ctx *ctx, const void *data, struct attempt *a);
-
-static int m_pattern(struct pc_scenario_ctx *ctx, const void *data, struct attempt *a)
+static int m_pattern(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
 	return measure_pattern(ctx, data, a);
 }
 
-static int m_mlock(struct pc_scenario_ctx *ctx, const void *data, struct attempt *a)
+static int m_mlock(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
 	return measure_mlock(ctx, data, a);
 }
 
 /* The checks a scenario reports, for the skips before any attempt. */
-static void report_skip(struct pc_scenario_ctx *ctx, measure_fn m, const void *data,
+static void report_skip(struct pc_scenario_ctx *ctx, pc_measure_fn m, const void *data,
 			const char *why)
 {
 	struct pc_oracle_msg msg;
@@ -833,13 +755,10 @@ static void report_skip(struct pc_scenario_ctx *ctx, measure_fn m, const void *d
 	}
 }
 
-static int run_measure(struct pc_scenario_ctx *ctx, measure_fn m, const void *data)
+static int run_measure(struct pc_scenario_ctx *ctx, pc_measure_fn m, const void *data)
 {
-	struct attempt *at;
-	struct pc_oracle_msg out;
 	char buf[160];
 	const char *why = not_here(buf, sizeof(buf));
-	int na = 0, ret = 0;
 
 	if (!why && !ctx->mthp_anon_64k)
 		why = "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)";
@@ -847,27 +766,7 @@ static int run_measure(struct pc_scenario_ctx *ctx, measure_fn m, const void *da
 		report_skip(ctx, m, data, why);
 		return 0;
 	}
-	at = calloc(PC_ATTEMPTS, sizeof(*at));
-	if (!at)
-		return -ENOMEM;
-	while (na < PC_ATTEMPTS) {
-		ret = m(ctx, data, &at[na++]);
-		if (ret || attempt_settled(&at[na - 1]))
-			break;
-	}
-	for (int i = 0; i < at[0].n; i++) {
-		const struct pc_oracle_msg *msgs[PC_ATTEMPTS];
-		bool disturbed[PC_ATTEMPTS];
-
-		for (int k = 0; k < na; k++) {
-			msgs[k] = &at[k].msg[i];
-			disturbed[k] = at[k].disturbed;
-		}
-		pc_oracle_combine(msgs, disturbed, na, PC_ATTEMPTS, &out);
-		pc_oracle_report(ctx, &out);
-	}
-	free(at);
-	return ret;
+	return pc_attempts_run(ctx, m, data);
 }
 
 static int run_pattern(struct pc_scenario_ctx *ctx, const void *data)

@@ -51,6 +51,7 @@
 #include <linux/magic.h>
 
 #include "scenario.h"
+#include "attempt.h"
 #include "oracle_compare.h"
 #include "procmm.h"
 #include "report.h"
@@ -61,9 +62,7 @@
 #define PMD	  ((size_t)PC_PMD_SIZE)
 #define FOLIO_64K (64 * KIB)
 
-#define PC_ATTEMPTS 3
-#define MAX_SLOTS   6
-#define NEIGHBOURS  16 /* pages of reservation checked on each side of the VMA */
+#define NEIGHBOURS 16 /* pages of reservation checked on each side of the VMA */
 
 #define TIER_PAGEMAP	"oracle:pagemap"
 #define TIER_DATA	"oracle:data"
@@ -111,56 +110,10 @@ struct fm_shape {
 
 /* ---- attempts (as in the mremap suite) ------------------------------------ */
 
-struct attempt {
-	struct pc_oracle_msg msg[MAX_SLOTS];
-	bool judged[MAX_SLOTS];
-	int n;
-	bool disturbed;
-	bool retry;
-	struct pc_window win; /* the measurement's disturbance window */
-};
-
 enum { S_PTES, S_DATA, S_RSS, S_BOUNDS, S_SIGBUS, S_RMAP };
 
-static void slot_init(struct attempt *a, int i, const struct pc_scenario_ctx *ctx, __u32 check,
-		      const char *tier)
-{
-	pc_oracle_msg_init(&a->msg[i], ctx->scenario, check, tier);
-	a->judged[i] = false;
-	if (i >= a->n)
-		a->n = i + 1;
-}
-
-static bool slot_used(const struct attempt *a, int i)
-{
-	return i < a->n && a->msg[i].tier[0];
-}
-
-static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!slot_used(a, i))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(a->msg[i].summary, sizeof(a->msg[i].summary), fmt, ap);
-	va_end(ap);
-	a->msg[i].status = PC_STATUS_SKIP;
-	a->judged[i] = true;
-}
-
-static int skip_rest(struct attempt *a, const char *what, int err)
-{
-	for (int i = 0; i < a->n; i++)
-		if (slot_used(a, i) && !a->judged[i])
-			slot_skip(a, i, "could not run: %s: %s", what, strerror(err));
-	return -err;
-}
-
 /* PASS or FAIL from the counts, SKIP when nothing was compared. */
-static void judge(struct attempt *a, int i)
+static void judge(struct pc_attempt *a, int i)
 {
 	struct pc_oracle_msg *m = &a->msg[i];
 
@@ -554,19 +507,6 @@ static bool rss_exact(long *seen37)
 	return *seen37 == 37 && rss_anon_probe(23) == 23;
 }
 
-/* Keeps the process on one CPU while counters are measured. */
-static bool pin_cpu(cpu_set_t *old)
-{
-	cpu_set_t one;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0 || sched_getaffinity(0, sizeof(*old), old))
-		return false;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one) == 0;
-}
-
 /* ---- pipes ------------------------------------------------------------------ */
 
 static ssize_t read_full(int fd, void *buf, size_t len)
@@ -648,7 +588,7 @@ static size_t page_mismatches(const char *page, __u64 idx, const unsigned char *
  * in a folio of nr pages (naturally aligned in the page cache) maps the
  * folio's head PFN + idx % nr: pc_fault_entry with k = idx % nr.
  */
-static void judge_ptes(const struct pc_scenario_ctx *ctx, struct attempt *a,
+static void judge_ptes(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 		       const struct fm_shape *sh, const struct fm_file *f, const struct fm_map *m,
 		       const bool *touched)
 {
@@ -747,7 +687,7 @@ static void judge_ptes(const struct pc_scenario_ctx *ctx, struct attempt *a,
 }
 
 /* batch-bounds, pagemap half: nothing outside the VMA, nothing past EOF. */
-static void judge_bounds(struct attempt *a, bool ctx_kpageflags, const struct fm_shape *sh,
+static void judge_bounds(struct pc_attempt *a, bool ctx_kpageflags, const struct fm_shape *sh,
 			 const struct fm_file *f, const struct fm_map *m, size_t *eof_folio_end,
 			 bool *eof_known_out)
 {
@@ -838,7 +778,7 @@ static void judge_bounds(struct attempt *a, bool ctx_kpageflags, const struct fm
 /* ---- shapes' fault patterns --------------------------------------------------- */
 
 /* Reads one byte of each page in [from, to); SIGBUS counts as a violation. */
-static void touch_range(struct attempt *a, const struct fm_map *m, size_t from, size_t to,
+static void touch_range(struct pc_attempt *a, const struct fm_map *m, size_t from, size_t to,
 			bool *touched)
 {
 	for (size_t i = from; i < to; i++) {
@@ -905,7 +845,7 @@ static void shared_stop(struct shared_run *s)
  * /proc/kpagecount must show nproc + 1 for each.  Judged only when every
  * mapper showed the same PFNs before and after the count.
  */
-static int judge_rmap(const struct pc_scenario_ctx *ctx, struct attempt *a,
+static int judge_rmap(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 		      const struct fm_shape *sh, const struct fm_file *f, struct fm_map *m,
 		      unsigned char *file)
 {
@@ -921,7 +861,7 @@ static int judge_rmap(const struct pc_scenario_ctx *ctx, struct attempt *a,
 		goto out;
 	}
 	if (!ctx->have_kpageflags) {
-		slot_skip(a, S_RMAP, "/proc/kpagecount not readable (needs root)");
+		pc_slot_skip(a, S_RMAP, "/proc/kpagecount not readable (needs root)");
 		goto out;
 	}
 	for (int k = 0; k < nproc; k++) {
@@ -1083,8 +1023,9 @@ static long truncate_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, 
 
 /* ---- one attempt ---------------------------------------------------------------- */
 
-static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struct attempt *a)
+static int measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
+	const struct fm_shape *sh = data;
 	struct fm_file f = {.fd = -1, .pin = {-1, -1}};
 	struct fm_map m = {0};
 	struct pc_status_rss r0, r1;
@@ -1099,31 +1040,31 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	cpu_set_t oldmask;
 	int ret;
 
-	slot_init(a, S_PTES, ctx, PC_CHK_FM_PTES_SET, TIER_PAGEMAP);
-	slot_init(a, S_DATA, ctx, PC_CHK_FM_PTES_SET, TIER_DATA);
-	slot_init(a, S_RSS, ctx, PC_CHK_FM_RSS, TIER_RSS);
+	pc_slot_init(a, S_PTES, ctx, PC_CHK_FM_PTES_SET, TIER_PAGEMAP);
+	pc_slot_init(a, S_DATA, ctx, PC_CHK_FM_PTES_SET, TIER_DATA);
+	pc_slot_init(a, S_RSS, ctx, PC_CHK_FM_RSS, TIER_RSS);
 	if (sh->kind == K_EOF || sh->kind == K_TRUNCATE || sh->kind == K_RANGE)
-		slot_init(a, S_BOUNDS, ctx, PC_CHK_FM_BOUNDS, TIER_PAGEMAP);
+		pc_slot_init(a, S_BOUNDS, ctx, PC_CHK_FM_BOUNDS, TIER_PAGEMAP);
 	if (sh->kind == K_EOF || sh->kind == K_TRUNCATE)
-		slot_init(a, S_SIGBUS, ctx, PC_CHK_FM_BOUNDS, TIER_SIGBUS);
+		pc_slot_init(a, S_SIGBUS, ctx, PC_CHK_FM_BOUNDS, TIER_SIGBUS);
 	if (sh->kind == K_SHARED)
-		slot_init(a, S_RMAP, ctx, PC_CHK_FM_RMAP, TIER_KPAGECOUNT);
+		pc_slot_init(a, S_RMAP, ctx, PC_CHK_FM_RMAP, TIER_KPAGECOUNT);
 
 	ret = file_open(ctx, sh, &f, why, sizeof(why));
 	if (ret == 1) {
 		for (int i = 0; i < a->n; i++)
-			slot_skip(a, i, "%s", why);
+			pc_slot_skip(a, i, "%s", why);
 		file_close(&f);
 		return 0;
 	}
 	if (ret) {
 		file_close(&f);
-		return skip_rest(a, "open the file", -ret);
+		return pc_skip_rest(a, "open the file", -ret);
 	}
 	ret = file_fill(&f, sh, len);
 	if (ret) {
 		file_close(&f);
-		return skip_rest(a, "fill the file", -ret);
+		return pc_skip_rest(a, "fill the file", -ret);
 	}
 	if (sh->kind == K_EOF || sh->kind == K_TRUNCATE)
 		i_size = len - sh->eof_tail;
@@ -1131,7 +1072,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 		ret = file_truncate_pinned(&f, i_size);
 		if (ret) {
 			file_close(&f);
-			return skip_rest(a, "vmsplice/ftruncate", -ret);
+			return pc_skip_rest(a, "vmsplice/ftruncate", -ret);
 		}
 	}
 	/* The VMA: past the populated length for EOF shapes (SIGBUS room). */
@@ -1145,11 +1086,12 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	file = malloc(len);
 	touched = calloc(mlen / PAGE, sizeof(*touched));
 	if (!file || !touched) {
-		ret = skip_rest(a, "malloc", ENOMEM);
+		ret = pc_skip_rest(a, "malloc", ENOMEM);
 		goto out_file;
 	}
 
-	pinned = pin_cpu(&oldmask);
+	/* One CPU, so the LRU batches MADV_PAGEOUT drains are ours. */
+	pinned = pc_pin_cpu(&oldmask);
 	rss_ok = rss_exact(&calib37);
 	/* Our own code and stack resident and locked: only the test VMA faults. */
 	locked = mlockall(MCL_CURRENT) == 0;
@@ -1159,12 +1101,12 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	if (sh->kind != K_TRUNCATE)
 		pc_window_begin(ctx, &a->win, &a->disturbed);
 	if (pc_status_rss_read(0, &r0)) {
-		ret = skip_rest(a, "/proc/self/status", EIO);
+		ret = pc_skip_rest(a, "/proc/self/status", EIO);
 		goto out;
 	}
 	ret = map_place(&m, f.fd, moff, mlen, sh->va_off);
 	if (ret) {
-		ret = skip_rest(a, "mmap", -ret);
+		ret = pc_skip_rest(a, "mmap", -ret);
 		goto out;
 	}
 	touch_to = m.npages;
@@ -1176,12 +1118,12 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 		touch_range(a, &m, 0, m.npages, touched);
 		for (size_t i = 0; i < m.npages; i++)
 			if (i % 3 && madvise(m.addr + i * PAGE, PAGE, MADV_DONTNEED)) {
-				ret = skip_rest(a, "MADV_DONTNEED", errno);
+				ret = pc_skip_rest(a, "MADV_DONTNEED", errno);
 				goto out;
 			}
 		ret = pc_pagemap_read(0, va(&m, 0), m.npages, m.premap);
 		if (ret) {
-			ret = skip_rest(a, "pagemap", -ret);
+			ret = pc_skip_rest(a, "pagemap", -ret);
 			goto out;
 		}
 		for (size_t i = 0; i < m.npages; i++)
@@ -1193,7 +1135,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	case K_TRUNCATE:
 		sigbus_race = truncate_race(ctx, &f, &m, i_size, pinned ? &oldmask : NULL, &rounds);
 		if (sigbus_race < 0) {
-			ret = skip_rest(a, "truncate race", (int)-sigbus_race);
+			ret = pc_skip_rest(a, "truncate race", (int)-sigbus_race);
 			goto out;
 		}
 		/* Quiescent from here: the last truncation left i_size. */
@@ -1210,22 +1152,23 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 		ret = pc_status_rss_read(0, &r1);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (ret == -ESTALE) {
-		ret = skip_rest(a, "kpageflags changed while read (split or reclaim)", ESTALE);
+		ret = pc_skip_rest(a, "kpageflags changed while read (split or reclaim)", ESTALE);
 		a->retry = true;
 		goto out;
 	}
 	if (ret) {
-		ret = skip_rest(a, "pagemap/kpageflags/status", -ret);
+		ret = pc_skip_rest(a, "pagemap/kpageflags/status", -ret);
 		goto out;
 	}
 
 	/* rss-count: this mm's RssFile/RssShmem grew by the pages now present. */
 	if (!rss_ok) {
-		slot_skip(a, S_RSS,
-			  "RssAnon not exact (37 anonymous pages touched: +%ld): RSS counters read "
-			  "approximately on this kernel (/proc/pid/status not summed per CPU), or "
-			  "sanitizer shadow pages",
-			  calib37);
+		pc_slot_skip(
+			a, S_RSS,
+			"RssAnon not exact (37 anonymous pages touched: +%ld): RSS counters read "
+			"approximately on this kernel (/proc/pid/status not summed per CPU), or "
+			"sanitizer shadow pages",
+			calib37);
 	} else {
 		struct pc_oracle_msg *rm = &a->msg[S_RSS];
 		__s64 before = (__s64)rss_pages(&r0, f.shmem),
@@ -1250,11 +1193,11 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 	}
 
 	judge_ptes(ctx, a, sh, &f, &m, touched);
-	if (slot_used(a, S_BOUNDS))
+	if (pc_slot_used(a, S_BOUNDS))
 		judge_bounds(a, ctx->have_kpageflags, sh, &f, &m, &eof_folio_end, &eof_known);
 
 	/* SIGBUS past EOF (shmem: past EOF's folio), after the pagemap judged it. */
-	if (slot_used(a, S_SIGBUS)) {
+	if (pc_slot_used(a, S_SIGBUS)) {
 		struct pc_oracle_msg *sb = &a->msg[S_SIGBUS];
 		size_t eof_pages = DIV_UP(f.i_size, PAGE);
 		/* shmem without EOF's folio known: past all that was ever cached */
@@ -1262,8 +1205,8 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 		int sig;
 
 		if (at >= m.first_idx + m.npages) {
-			slot_skip(a, S_SIGBUS, "%s: no page of the VMA lies past %s", f.what,
-				  f.shmem ? "EOF's folio" : "EOF");
+			pc_slot_skip(a, S_SIGBUS, "%s: no page of the VMA lies past %s", f.what,
+				     f.shmem ? "EOF's folio" : "EOF");
 		} else {
 			sig = probe_read(m.addr + (at - m.first_idx) * PAGE);
 			sb->checked++;
@@ -1290,7 +1233,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 
 		ret = pread_all(f.fd, file, f.i_size);
 		if (ret) {
-			ret = skip_rest(a, "pread", -ret);
+			ret = pc_skip_rest(a, "pread", -ret);
 			goto out;
 		}
 		for (size_t k = 0; k < f.i_size; k++)
@@ -1318,7 +1261,7 @@ static int measure(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struc
 		if (sh->kind == K_SHARED) {
 			ret = judge_rmap(ctx, a, sh, &f, &m, file);
 			if (ret) {
-				ret = skip_rest(a, "the other mappers", -ret);
+				ret = pc_skip_rest(a, "the other mappers", -ret);
 				goto out;
 			}
 		}
@@ -1348,45 +1291,9 @@ out_file:
 
 /* ---- attempts and the final verdicts --------------------------------------------- */
 
-static bool attempt_settled(const struct attempt *a)
-{
-	if (a->retry)
-		return false;
-	for (int i = 0; i < a->n; i++)
-		if (slot_used(a, i) && a->msg[i].status == PC_STATUS_FAIL)
-			return false;
-	return true;
-}
-
 static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
-	const struct fm_shape *sh = data;
-	struct attempt *at = calloc(PC_ATTEMPTS, sizeof(*at));
-	struct pc_oracle_msg out;
-	int na = 0, ret = 0;
-
-	if (!at)
-		return -ENOMEM;
-	while (na < PC_ATTEMPTS) {
-		ret = measure(ctx, sh, &at[na++]);
-		if (ret || attempt_settled(&at[na - 1]))
-			break;
-	}
-	for (int i = 0; i < at[0].n; i++) {
-		const struct pc_oracle_msg *msgs[PC_ATTEMPTS];
-		bool disturbed[PC_ATTEMPTS];
-
-		if (!slot_used(&at[0], i))
-			continue;
-		for (int k = 0; k < na; k++) {
-			msgs[k] = &at[k].msg[i];
-			disturbed[k] = at[k].disturbed;
-		}
-		pc_oracle_combine(msgs, disturbed, na, PC_ATTEMPTS, &out);
-		pc_oracle_report(ctx, &out);
-	}
-	free(at);
-	return ret;
+	return pc_attempts_run(ctx, measure, data);
 }
 
 /* ---- the scenarios ------------------------------------------------------------- */

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "scenario.h"
+#include "attempt.h"
 #include "oracle_compare.h"
 #include "procmm.h"
 #include "report.h"
@@ -40,9 +41,6 @@
 #define FOLIO_64K (64 * KIB)
 #define PAGES_64K (FOLIO_64K / PAGE)
 
-#define PC_ATTEMPTS 3
-#define MAX_SLOTS   4
-
 #define TIER_PAGEMAP	"oracle:pagemap"
 #define TIER_KPAGEFLAGS "oracle:kpageflags"
 #define TIER_DATA_LOSS	"oracle:data-loss"
@@ -51,23 +49,14 @@
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~((a)-1))
 
-/* One attempt: a verdict per slot, and whether it can be trusted. */
-struct attempt {
-	struct pc_oracle_msg msg[MAX_SLOTS];
-	bool judged[MAX_SLOTS];
-	int n;
-	bool disturbed;	      /* BPF or vmstat counters moved (or could not be read) */
-	bool retry;	      /* inconclusive: another attempt may settle it */
-	struct pc_window win; /* the measurement's disturbance window */
-};
-
 /* Mapping shape and placement of one scenario. */
 enum backing { B_ANON, B_SHMEM, B_FILE };
 
 struct shape;
-struct attempt;
+struct pc_attempt;
 /* One measured attempt of a scenario: set up, trigger, judge. */
-typedef int (*measure_fn)(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a);
+typedef int (*measure_fn)(struct pc_scenario_ctx *ctx, const struct shape *sh,
+			  struct pc_attempt *a);
 
 struct shape {
 	enum backing backing;
@@ -92,21 +81,13 @@ struct place {
 
 /* ---- small helpers ------------------------------------------------------ */
 
-/* A non-zero byte per page and salt; different salts never collide. */
-static __u8 pat(size_t page, __u8 salt)
-{
-	__u8 b = (__u8)(page * 31 + salt);
-
-	return b ? b : 1;
-}
-
 #define SALT_A 0x11
 #define SALT_B 0x77
 
 static void fill_pages(char *p, size_t first, size_t npages, __u8 salt)
 {
 	for (size_t i = 0; i < npages; i++)
-		memset(p + i * PAGE, pat(first + i, salt), PAGE);
+		memset(p + i * PAGE, pc_page_byte(first + i, salt), PAGE);
 }
 
 static size_t scaled_len(const struct pc_scenario_ctx *ctx, const struct shape *sh)
@@ -117,39 +98,6 @@ static size_t scaled_len(const struct pc_scenario_ctx *ctx, const struct shape *
 	if (len < sh->min_len)
 		len = sh->min_len;
 	return len & ~(sh->align - 1);
-}
-
-static void slot_init(struct attempt *a, int i, const struct pc_scenario_ctx *ctx, __u32 check,
-		      const char *tier)
-{
-	pc_oracle_msg_init(&a->msg[i], ctx->scenario, check, tier);
-	a->judged[i] = false;
-	if (i >= a->n)
-		a->n = i + 1;
-}
-
-static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void slot_skip(struct attempt *a, int i, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (i < 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(a->msg[i].summary, sizeof(a->msg[i].summary), fmt, ap);
-	va_end(ap);
-	a->msg[i].status = PC_STATUS_SKIP;
-	a->judged[i] = true;
-}
-
-/* Every slot not judged yet: could not run because what failed with err. */
-static int skip_rest(struct attempt *a, const char *what, int err)
-{
-	for (int i = 0; i < a->n; i++)
-		if (!a->judged[i])
-			slot_skip(a, i, "could not run: %s: %s", what, strerror(err));
-	return -err;
 }
 
 /* ---- placement --------------------------------------------------------- */
@@ -328,7 +276,7 @@ static bool no_large(enum folios_seen f)
  * presence can be compared: a lost or invented PTE still fails, but no
  * violation is only a SKIP, since "the same page" was not judged.
  */
-static void judge_moved(struct attempt *a, int slot, const struct snap *before,
+static void judge_moved(struct pc_attempt *a, int slot, const struct snap *before,
 			const struct snap *after, const struct snap *vacated, __u64 old_addr,
 			__u64 new_addr)
 {
@@ -349,7 +297,7 @@ static void judge_moved(struct attempt *a, int slot, const struct snap *before,
 			       (unsigned long long)m->checked);
 }
 
-static void judge_folios(struct attempt *a, int slot, bool ctx_kpageflags,
+static void judge_folios(struct pc_attempt *a, int slot, bool ctx_kpageflags,
 			 const struct snap *before, const struct snap *after, bool want_large,
 			 __u64 old_addr, __u64 new_addr)
 {
@@ -357,22 +305,23 @@ static void judge_folios(struct attempt *a, int slot, bool ctx_kpageflags,
 	size_t large;
 
 	if (!ctx_kpageflags || before->order_err == -ENODATA || after->order_err == -ENODATA) {
-		slot_skip(a, slot, "%s",
-			  !ctx_kpageflags
-				  ? "/proc/kpageflags not readable (needs root)"
-				  : "PFNs hidden by pagemap (no CAP_SYS_ADMIN): folios not found");
+		pc_slot_skip(
+			a, slot, "%s",
+			!ctx_kpageflags
+				? "/proc/kpageflags not readable (needs root)"
+				: "PFNs hidden by pagemap (no CAP_SYS_ADMIN): folios not found");
 		return;
 	}
 	if (before->order_err || after->order_err) {
 		/* ESTALE: a folio changed while read, likely reclaim or migration */
-		slot_skip(a, slot, "kpageflags walk failed: %s",
-			  strerror(-(before->order_err ? before->order_err : after->order_err)));
+		pc_slot_skip(a, slot, "kpageflags walk failed: %s",
+			     strerror(-(before->order_err ? before->order_err : after->order_err)));
 		a->retry = true;
 		return;
 	}
 	large = count_large(before);
 	if (want_large && large == 0) {
-		slot_skip(a, slot, "no 64 KiB folios formed: mTHP off?");
+		pc_slot_skip(a, slot, "no 64 KiB folios formed: mTHP off?");
 		return;
 	}
 	pc_compare_folio_orders(before->order, after->order, before->n, old_addr, new_addr, m);
@@ -384,7 +333,7 @@ static void pages_seen(const char *p, size_t first, size_t npages, __u8 salt, __
 		       __u8 *seen)
 {
 	for (size_t i = 0; i < npages; i++) {
-		written[i] = pat(first + i, salt);
+		written[i] = pc_page_byte(first + i, salt);
 		seen[i] = pc_block_seen((const __u8 *)p + i * PAGE, PAGE, written[i], NULL);
 	}
 }
@@ -463,7 +412,7 @@ static int open_backing(const struct pc_scenario_ctx *ctx, enum backing b, size_
 	return fd;
 }
 
-static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
 {
 	const int s_moved = 0;
 	int s_folio = -1, s_data = -1, next = 1;
@@ -477,34 +426,34 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	char *mv, *buf = NULL;
 	int fd = -1, ret;
 
-	slot_init(a, s_moved, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
+	pc_slot_init(a, s_moved, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
 	if (sh->folio_check) {
 		s_folio = next++;
-		slot_init(a, s_folio, ctx, PC_CHK_FOLIO_INTACT, TIER_KPAGEFLAGS);
+		pc_slot_init(a, s_folio, ctx, PC_CHK_FOLIO_INTACT, TIER_KPAGEFLAGS);
 	}
 	if (sh->backing != B_ANON) {
 		s_data = next++;
-		slot_init(a, s_data, ctx, PC_CHK_ADBITS, TIER_DATA_LOSS);
+		pc_slot_init(a, s_data, ctx, PC_CHK_ADBITS, TIER_DATA_LOSS);
 	}
 
 	mlen = len - sh->head - sh->tail;
 	npages = len / PAGE;
 	mpages = mlen / PAGE;
 	if (snap_alloc(&before, mpages) || snap_alloc(&after, mpages) || snap_alloc(&vac, mpages)) {
-		ret = skip_rest(a, "calloc", ENOMEM);
+		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}
 	/* The source stays folio aligned; dst_off places the moved part. */
 	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off - sh->head);
 	if (ret) {
-		ret = skip_rest(a, "mmap reservation", -ret);
+		ret = pc_skip_rest(a, "mmap reservation", -ret);
 		goto out;
 	}
 	if (sh->backing != B_ANON) {
 		fd = open_backing(ctx, sh->backing, len);
 		if (fd < 0) {
-			ret = skip_rest(a, sh->backing == B_SHMEM ? "memfd_create" : "tmpfile",
-					-fd);
+			ret = pc_skip_rest(a, sh->backing == B_SHMEM ? "memfd_create" : "tmpfile",
+					   -fd);
 			goto out;
 		}
 	}
@@ -513,7 +462,7 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, fd, sh->advice);
 	if (ret) {
-		ret = skip_rest(a, "mmap/madvise source", -ret);
+		ret = pc_skip_rest(a, "mmap/madvise source", -ret);
 		goto out;
 	}
 	fill_pages(pl.src, 0, npages, SALT_A);
@@ -526,7 +475,7 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	if (!ret)
 		ret = move_fixed(mv, mlen, pl.dst + sh->head);
 	if (ret) {
-		ret = skip_rest(a, "pagemap/mremap", -ret);
+		ret = pc_skip_rest(a, "pagemap/mremap", -ret);
 		goto out;
 	}
 	ret = snap_take(&after, ctx, pl.dst + sh->head, sh->folio_check);
@@ -536,7 +485,7 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 		ret = snap_take(&vac, ctx, mv, false);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (ret) {
-		ret = skip_rest(a, "pagemap after the move", -ret);
+		ret = pc_skip_rest(a, "pagemap after the move", -ret);
 		goto out;
 	}
 
@@ -560,7 +509,7 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 		if (!written || !seen || !buf) {
 			free(written);
 			free(seen);
-			ret = skip_rest(a, "malloc", ENOMEM);
+			ret = pc_skip_rest(a, "malloc", ENOMEM);
 			goto out;
 		}
 		/* The unmoved ends stay mapped: the kernel keeps them as they are. */
@@ -577,7 +526,7 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 		if (ret) {
 			free(written);
 			free(seen);
-			ret = skip_rest(a, "munmap/fsync/fadvise/pread", -ret);
+			ret = pc_skip_rest(a, "munmap/fsync/fadvise/pread", -ret);
 			goto out;
 		}
 		pages_seen(buf, 0, npages, SALT_A, written, seen);
@@ -587,9 +536,9 @@ static int measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 		if (sh->backing == B_FILE) {
 			if (res == (long)npages && a->msg[s_data].status == PC_STATUS_PASS) {
 				/* Read from the cache: a lost dirty bit would not show. */
-				slot_skip(a, s_data,
-					  "probe inconclusive: POSIX_FADV_DONTNEED evicted no "
-					  "page (tmpfs?); read back from the page cache");
+				pc_slot_skip(a, s_data,
+					     "probe inconclusive: POSIX_FADV_DONTNEED evicted no "
+					     "page (tmpfs?); read back from the page cache");
 				a->retry = true;
 			} else if (res >= 0) {
 				pc_oracle_appendf(&a->msg[s_data],
@@ -662,12 +611,13 @@ static void __attribute__((noreturn)) cow_child(const char *p, size_t npages, in
 	if (!seen || read_full(go_fd, &c, 1) != 1)
 		_exit(1); /* parent gone or failed: say nothing */
 	for (size_t i = 0; i < npages; i++)
-		seen[i] = pc_block_seen((const __u8 *)p + i * PAGE, PAGE, pat(i, SALT_A), NULL);
+		seen[i] = pc_block_seen((const __u8 *)p + i * PAGE, PAGE, pc_page_byte(i, SALT_A),
+					NULL);
 	/* _exit: no atexit handlers of the parent (settings restore) may run here */
 	_exit(write_full(res_fd, seen, npages) ? 1 : 0);
 }
 
-static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
 {
 	const int s_cow = 0, s_moved = 1;
 	struct snap before = {0}, after = {0}, vac = {0};
@@ -680,35 +630,35 @@ static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	pid_t pid = -1;
 	ssize_t got;
 
-	slot_init(a, s_cow, ctx, PC_CHK_PERMS, TIER_COW);
-	slot_init(a, s_moved, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
+	pc_slot_init(a, s_cow, ctx, PC_CHK_PERMS, TIER_COW);
+	pc_slot_init(a, s_moved, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
 	expected = malloc(npages);
 	seen = malloc(npages);
 	if (!expected || !seen || snap_alloc(&before, npages) || snap_alloc(&after, npages) ||
 	    snap_alloc(&vac, npages)) {
-		ret = skip_rest(a, "malloc", ENOMEM);
+		ret = pc_skip_rest(a, "malloc", ENOMEM);
 		goto out;
 	}
 	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off);
 	if (ret) {
-		ret = skip_rest(a, "mmap reservation", -ret);
+		ret = pc_skip_rest(a, "mmap reservation", -ret);
 		goto out;
 	}
 	stats_ok = pc_mthp_stat("anon_fault_alloc", &stats_before) == 0;
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, -1, sh->advice);
 	if (ret) {
-		ret = skip_rest(a, "mmap/madvise source", -ret);
+		ret = pc_skip_rest(a, "mmap/madvise source", -ret);
 		goto out;
 	}
 	fill_pages(pl.src, 0, npages, SALT_A);
 	if (pipe2(go, O_CLOEXEC) || pipe2(res, O_CLOEXEC)) {
-		ret = skip_rest(a, "pipe", errno);
+		ret = pc_skip_rest(a, "pipe", errno);
 		goto out;
 	}
 	pid = fork();
 	if (pid < 0) {
-		ret = skip_rest(a, "fork", errno);
+		ret = pc_skip_rest(a, "fork", errno);
 		goto out;
 	}
 	if (pid == 0) {
@@ -722,7 +672,7 @@ static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 
 	/* Every other page gets a private copy; the rest stay shared, read-only. */
 	for (size_t i = 0; i < npages; i += 2)
-		memset(pl.src + i * PAGE, pat(i, SALT_B), PAGE);
+		memset(pl.src + i * PAGE, pc_page_byte(i, SALT_B), PAGE);
 
 	/* Orders only for the note, read after: keep the measured window short. */
 	ret = snap_take(&before, ctx, pl.src, false);
@@ -735,20 +685,20 @@ static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	if (!ret)
 		ret = snap_take(&vac, ctx, pl.src, false);
 	if (ret) {
-		ret = skip_rest(a, "pagemap/mremap", -ret);
+		ret = pc_skip_rest(a, "pagemap/mremap", -ret);
 		goto out;
 	}
 	/* After the move the parent writes everywhere: none may reach the child. */
 	fill_pages(pl.dst, 0, npages, SALT_B);
 	for (size_t i = 0; i < npages; i++) {
-		expected[i] = pat(i, SALT_A);
+		expected[i] = pc_page_byte(i, SALT_A);
 		shared += (before.pm[i] & PC_PM_PRESENT) && !(before.pm[i] & PC_PM_EXCLUSIVE);
 	}
 	ret = write_full(go[1], "g", 1);
 	got = ret ? ret : read_full(res[0], seen, npages);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (got != (ssize_t)npages) {
-		ret = skip_rest(a, "sharing child did not report", got < 0 ? (int)-got : EPIPE);
+		ret = pc_skip_rest(a, "sharing child did not report", got < 0 ? (int)-got : EPIPE);
 		goto out;
 	}
 
@@ -756,9 +706,9 @@ static int measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	a->judged[s_cow] = true;
 	if (shared == 0 && a->msg[s_cow].status == PC_STATUS_PASS) {
 		/* Without a shared PTE at the move there was nothing to isolate. */
-		slot_skip(a, s_cow,
-			  "probe inconclusive: no page was shared with the child at "
-			  "the move (pagemap exclusive bit)");
+		pc_slot_skip(a, s_cow,
+			     "probe inconclusive: no page was shared with the child at "
+			     "the move (pagemap exclusive bit)");
 		a->retry = true;
 	} else {
 		pc_oracle_appendf(&a->msg[s_cow], "; %zu of %zu shared at the move, %s", shared,
@@ -792,20 +742,7 @@ out:
 
 /* ---- measure: dirty bits through MADV_FREE + reclaim (data loss) ---------- */
 
-/* Keeps the process on one CPU so the LRU batches MADV_PAGEOUT drains are ours. */
-static bool pin_cpu(cpu_set_t *old)
-{
-	cpu_set_t one;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0 || sched_getaffinity(0, sizeof(*old), old))
-		return false;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one) == 0;
-}
-
-static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
 {
 	const int s_data = 0;
 	struct snap before = {0};
@@ -820,59 +757,60 @@ static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 	bool stats_ok;
 	int ret;
 
-	slot_init(a, s_data, ctx, PC_CHK_ADBITS, TIER_DATA_LOSS);
+	pc_slot_init(a, s_data, ctx, PC_CHK_ADBITS, TIER_DATA_LOSS);
 	written = calloc(nfolios, 1);
 	seen = calloc(nfolios, 1);
 	was = calloc(nfolios, sizeof(*was));
 	if (!written || !seen || !was || snap_alloc(&before, npages)) {
-		ret = skip_rest(a, "malloc", ENOMEM);
+		ret = pc_skip_rest(a, "malloc", ENOMEM);
 		goto out;
 	}
 	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off);
 	if (ret) {
-		ret = skip_rest(a, "mmap reservation", -ret);
+		ret = pc_skip_rest(a, "mmap reservation", -ret);
 		goto out;
 	}
-	pinned = pin_cpu(&oldmask);
+	/* One CPU while counters are measured. */
+	pinned = pc_pin_cpu(&oldmask);
 	stats_ok = pc_mthp_stat("anon_fault_alloc", &stats_before) == 0;
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, -1, sh->advice);
 	if (ret) {
-		ret = skip_rest(a, "mmap/madvise source", -ret);
+		ret = pc_skip_rest(a, "mmap/madvise source", -ret);
 		goto unpin;
 	}
 	fill_pages(pl.src, 0, npages, SALT_A);
 	ret = snap_take(&before, ctx, pl.src, true);
 	if (ret) {
-		ret = skip_rest(a, "pagemap", -ret);
+		ret = pc_skip_rest(a, "pagemap", -ret);
 		goto unpin;
 	}
 	fs = folios_formed(&before, stats_ok, stats_before, "anon_fault_alloc");
 	if (no_large(fs)) {
-		slot_skip(a, s_data, "no 64 KiB folios formed: mTHP off?");
+		pc_slot_skip(a, s_data, "no 64 KiB folios formed: mTHP off?");
 		goto unpin;
 	}
 	/* Clean PTEs, lazyfree folios: reclaim may now drop what is not redirtied. */
 	if (madvise(pl.src, len, MADV_FREE)) {
-		ret = skip_rest(a, "MADV_FREE", errno);
+		ret = pc_skip_rest(a, "MADV_FREE", errno);
 		goto unpin;
 	}
 	/* Redirty page 2 of every other folio: the 3rd PTE of a batch. */
 	for (size_t f = 0; f < nfolios; f += 2) {
 		size_t pg = f * PAGES_64K + 2;
 
-		memset(pl.src + pg * PAGE, pat(pg, SALT_B), PAGE);
+		memset(pl.src + pg * PAGE, pc_page_byte(pg, SALT_B), PAGE);
 		was[f] = true;
 	}
 	ret = move_fixed(pl.src, len, pl.dst);
 	pc_window_end(ctx, &a->win,
 		      &a->disturbed); /* our own MADV_PAGEOUT below is reclaim: not a disturbance */
 	if (ret) {
-		ret = skip_rest(a, "mremap", -ret);
+		ret = pc_skip_rest(a, "mremap", -ret);
 		goto unpin;
 	}
 	if (madvise(pl.dst, len, MADV_PAGEOUT)) {
-		ret = skip_rest(a, "MADV_PAGEOUT", errno);
+		ret = pc_skip_rest(a, "MADV_PAGEOUT", errno);
 		goto unpin;
 	}
 	for (size_t f = 0; f < nfolios; f++) {
@@ -880,7 +818,7 @@ static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 		const __u8 *p = (const __u8 *)pl.dst + pg * PAGE;
 
 		if (was[f]) {
-			written[f] = pat(pg, SALT_B);
+			written[f] = pc_page_byte(pg, SALT_B);
 			seen[f] = pc_block_seen(p, PAGE, written[f], NULL);
 		} else {
 			/* Liveness: a discarded folio reads back as the zero page. */
@@ -892,10 +830,10 @@ static int measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 			   &a->msg[s_data]);
 	a->judged[s_data] = true;
 	if (discarded == 0 && a->msg[s_data].status == PC_STATUS_PASS) {
-		slot_skip(a, s_data,
-			  "probe inconclusive: reclaim discarded no clean lazyfree folio "
-			  "(%zu not redirtied)",
-			  unwritten);
+		pc_slot_skip(a, s_data,
+			     "probe inconclusive: reclaim discarded no clean lazyfree folio "
+			     "(%zu not redirtied)",
+			     unwritten);
 		a->retry = true;
 	} else {
 		pc_oracle_appendf(&a->msg[s_data],
@@ -930,7 +868,7 @@ static int referenced_pages(const char *addr, __u64 *pages)
 	return 0;
 }
 
-static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, struct attempt *a)
+static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
 {
 	const int s_ref = 0;
 	struct snap before = {0};
@@ -942,57 +880,57 @@ static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 	bool stats_ok;
 	int ret;
 
-	slot_init(a, s_ref, ctx, PC_CHK_ADBITS, TIER_REFERENCED);
+	pc_slot_init(a, s_ref, ctx, PC_CHK_ADBITS, TIER_REFERENCED);
 	if (snap_alloc(&before, npages)) {
-		ret = skip_rest(a, "malloc", ENOMEM);
+		ret = pc_skip_rest(a, "malloc", ENOMEM);
 		goto out;
 	}
 	ret = place_reserve(&pl, len, sh->src_off, sh->dst_off);
 	if (ret) {
-		ret = skip_rest(a, "mmap reservation", -ret);
+		ret = pc_skip_rest(a, "mmap reservation", -ret);
 		goto out;
 	}
 	stats_ok = pc_mthp_stat("anon_fault_alloc", &stats_before) == 0;
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = place_map_src(&pl, -1, sh->advice);
 	if (ret) {
-		ret = skip_rest(a, "mmap/madvise source", -ret);
+		ret = pc_skip_rest(a, "mmap/madvise source", -ret);
 		goto out;
 	}
 	fill_pages(pl.src, 0, npages, SALT_A);
 	ret = snap_take(&before, ctx, pl.src, true);
 	if (ret) {
-		ret = skip_rest(a, "pagemap", -ret);
+		ret = pc_skip_rest(a, "pagemap", -ret);
 		goto out;
 	}
 	fs = folios_formed(&before, stats_ok, stats_before, "anon_fault_alloc");
 	if (no_large(fs)) {
-		slot_skip(a, s_ref, "no 64 KiB folios formed: mTHP off?");
+		pc_slot_skip(a, s_ref, "no 64 KiB folios formed: mTHP off?");
 		goto out;
 	}
 	ret = pc_clear_refs();
 	if (ret) {
-		ret = skip_rest(a, "clear_refs", -ret);
+		ret = pc_skip_rest(a, "clear_refs", -ret);
 		goto out;
 	}
 	/* clear_refs does not flush the TLB; a cached translation sets no bit. */
 	if (mprotect(pl.src, len, PROT_NONE) || mprotect(pl.src, len, PROT_READ | PROT_WRITE)) {
-		ret = skip_rest(a, "mprotect", errno);
+		ret = pc_skip_rest(a, "mprotect", errno);
 		goto out;
 	}
 	ret = referenced_pages(pl.src, &ref_idle);
 	if (ret) {
-		ret = skip_rest(a, "smaps", -ret);
+		ret = pc_skip_rest(a, "smaps", -ret);
 		goto out;
 	}
 	vp = pl.src;
 	for (size_t i = 0; i < npages; i += 4, touched++)
 		(void)vp[i * PAGE + 100];
 	if (ref_idle >= touched) {
-		slot_skip(a, s_ref,
-			  "liveness: %llu pages referenced right after clear_refs (>= %zu to "
-			  "touch): clear_refs did nothing",
-			  (unsigned long long)ref_idle, touched);
+		pc_slot_skip(a, s_ref,
+			     "liveness: %llu pages referenced right after clear_refs (>= %zu to "
+			     "touch): clear_refs did nothing",
+			     (unsigned long long)ref_idle, touched);
 		a->retry = true;
 		goto out;
 	}
@@ -1001,7 +939,7 @@ static int measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, st
 		ret = referenced_pages(pl.dst, &ref_after);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (ret) {
-		ret = skip_rest(a, "mremap/smaps", -ret);
+		ret = pc_skip_rest(a, "mremap/smaps", -ret);
 		goto out;
 	}
 	pc_compare_referenced(ref_after, touched, (__u64)(uintptr_t)pl.dst, &a->msg[s_ref]);
@@ -1018,44 +956,18 @@ out:
 
 /* ---- attempts and the final verdicts ------------------------------------- */
 
-static bool attempt_settled(const struct attempt *a)
+/* A shape's own measurement, as the shared loop calls it. */
+static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
-	if (a->retry)
-		return false;
-	for (int i = 0; i < a->n; i++)
-		if (a->msg[i].status == PC_STATUS_FAIL)
-			return false;
-	return true;
+	const struct shape *sh = data;
+
+	return sh->measure(ctx, sh, a);
 }
 
 /* Runs a scenario's measurement up to PC_ATTEMPTS times and reports. */
 static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
-	const struct shape *sh = data;
-	struct attempt *at = calloc(PC_ATTEMPTS, sizeof(*at));
-	struct pc_oracle_msg out;
-	int na = 0, ret = 0;
-
-	if (!at)
-		return -ENOMEM;
-	while (na < PC_ATTEMPTS) {
-		ret = sh->measure(ctx, sh, &at[na++]);
-		if (ret || attempt_settled(&at[na - 1]))
-			break;
-	}
-	for (int i = 0; i < at[0].n; i++) {
-		const struct pc_oracle_msg *msgs[PC_ATTEMPTS];
-		bool disturbed[PC_ATTEMPTS];
-
-		for (int k = 0; k < na; k++) {
-			msgs[k] = &at[k].msg[i];
-			disturbed[k] = at[k].disturbed;
-		}
-		pc_oracle_combine(msgs, disturbed, na, PC_ATTEMPTS, &out);
-		pc_oracle_report(ctx, &out);
-	}
-	free(at);
-	return ret;
+	return pc_attempts_run(ctx, measure_shape, data);
 }
 
 /* ---- the scenarios -------------------------------------------------------- */

@@ -46,9 +46,11 @@ struct pc_scenario_ctx {
 	int report_fd;	      /* pipe to the parent */
 	const char *scenario; /* name of the running scenario */
 	/*
-	 * Map fd of the BPF disturbance counter (array, 1 entry, __u64), or -1
-	 * without BPF.  A changed value across a window means reclaim,
-	 * migration or writeback ran meanwhile: retry before judging.
+	 * Map fd of the BPF disturbance counter (array of __u64: [0] the
+	 * generation, [1] long operations in progress), or -1 without BPF.
+	 * A changed generation across a window, or an operation in progress,
+	 * means reclaim, migration, swapoff or writeback ran meanwhile: retry
+	 * before judging.
 	 */
 	int disturb_map_fd;
 	bool mthp_anon_64k;   /* parent enabled 64 KiB anon mTHP */
