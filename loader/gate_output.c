@@ -847,9 +847,5 @@ int pc_gate_write(const struct pc_gate_result *g, enum pc_gate_format fmt, FILE 
 	default:
 		return -EINVAL;
 	}
-	if (fflush(f) != 0 && !o.err)
-		o.err = errno ? errno : EIO;
-	if (ferror(f) && !o.err)
-		o.err = EIO;
-	return o.err ? -o.err : 0;
+	return pc_out_finish(&o);
 }

@@ -16,3 +16,12 @@ void pc_outf(struct pc_out *o, const char *fmt, ...)
 	if (n < 0 || ferror(o->f))
 		o->err = errno ? errno : EIO;
 }
+
+int pc_out_finish(struct pc_out *o)
+{
+	if (fflush(o->f) != 0 && !o->err)
+		o->err = errno ? errno : EIO;
+	if (ferror(o->f) && !o->err)
+		o->err = EIO;
+	return o->err ? -o->err : 0;
+}

@@ -17,4 +17,8 @@ struct pc_out {
 /* fprintf() to o->f unless a write failed already. */
 void pc_outf(struct pc_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* After the last pc_outf(): flushes o->f and returns 0 or -errno of the
+   first failure (buffered data fails only here: ENOSPC, EPIPE). */
+int pc_out_finish(struct pc_out *o);
+
 #endif

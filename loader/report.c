@@ -935,12 +935,7 @@ int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out)
 	default:
 		return -EINVAL;
 	}
-	/* Buffered data fails only here, e.g. ENOSPC on a full disk or pipe errors. */
-	if (fflush(out) != 0 && !o.err)
-		o.err = errno ? errno : EIO;
-	if (ferror(out) && !o.err)
-		o.err = EIO;
-	return o.err ? -o.err : 0;
+	return pc_out_finish(&o);
 }
 
 /*
