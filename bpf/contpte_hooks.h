@@ -49,10 +49,8 @@ struct cp_state {
 	struct pc_fold_state fold;
 	__u32 reads; /* entries the kernel's gather loop reads (derived) */
 	__s32 first_young, first_dirty;
-	__u32 events_sent;
 	struct pc_check_counts c[3]; /* gather, fold, clear-young */
-	__u32 v_check, v_verdict, v_index;
-	__u64 v_addr, v_expected, v_seen;
+	struct pc_pending pv;	     /* the violation to send */
 };
 
 struct {
@@ -85,33 +83,6 @@ static __always_inline struct cp_state *cp_get(bool create)
 	return st;
 }
 
-static __noinline void cp_emit(struct cp_state *st)
-{
-	struct pc_violation_event *ev;
-
-	if (!st || st->events_sent >= PC_MAX_EVENTS_PER_CALL)
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev) {
-		stat_add(PC_STAT_EVENTS_DROPPED, 1);
-		return;
-	}
-	st->events_sent++;
-	ev->check = st->v_check;
-	ev->verdict = st->v_verdict;
-	ev->tier = PC_TIER_KPROBE;
-	ev->tgid = bpf_get_current_pid_tgid() >> 32;
-	ev->tid = (__u32)bpf_get_current_pid_tgid();
-	ev->index = st->v_index;
-	ev->old_addr = st->v_addr;
-	ev->new_addr = st->v_addr;
-	ev->expected = st->v_expected;
-	ev->seen = st->v_seen;
-	ev->call_seq = 0;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	bpf_ringbuf_submit(ev, 0);
-}
-
 /* slot 0 gather, 1 fold, 2 clear-young; flushed to the counts map at once. */
 static __always_inline void cp_judge(struct cp_state *st, __u32 slot, int verdict, __u64 where,
 				     __u32 index, __u64 expected, __u64 seen)
@@ -133,13 +104,14 @@ static __always_inline void cp_judge(struct cp_state *st, __u32 slot, int verdic
 				c.inconclusive = 1;
 			} else {
 				c.violations = 1;
-				st->v_check = ids[slot];
-				st->v_verdict = verdict;
-				st->v_addr = where;
-				st->v_index = index;
-				st->v_expected = expected;
-				st->v_seen = seen;
-				cp_emit(st);
+				st->pv.check = ids[slot];
+				st->pv.verdict = verdict;
+				st->pv.old_addr = where;
+				st->pv.new_addr = where;
+				st->pv.index = index;
+				st->pv.expected = expected;
+				st->pv.seen = seen;
+				emit_pending(&st->pv, PC_TIER_KPROBE);
 			}
 		}
 	}

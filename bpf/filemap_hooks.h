@@ -44,12 +44,10 @@ struct fm_state {
 	__u64 rmap_folio;
 	__s64 rmap_before;
 	__u64 rmap_gen;
-	__u32 events_sent;
 	/* Per-batch verdict counters, flushed at the end of each batch. */
 	struct pc_check_counts c[3]; /* bounds, ptes-set, rmap */
-	__u32 v_check, v_verdict, v_index;
-	__u64 v_addr, v_expected, v_seen;
-	__u64 first_pfn; /* ptes-set: PFN of the batch's first PTE */
+	struct pc_pending pv;	     /* the violation to send */
+	__u64 first_pfn;	     /* ptes-set: PFN of the batch's first PTE */
 	bool prot_write, write_fault, unreliable;
 };
 
@@ -116,33 +114,6 @@ static __always_inline __s64 folio_mapcount(struct folio *folio, bool large)
 	return (__s64)BPF_CORE_READ(folio, _mapcount.counter) + 1;
 }
 
-static __noinline void fm_emit(struct fm_state *st)
-{
-	struct pc_violation_event *ev;
-
-	if (!st || st->events_sent >= PC_MAX_EVENTS_PER_CALL)
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev) {
-		stat_add(PC_STAT_EVENTS_DROPPED, 1);
-		return;
-	}
-	st->events_sent++;
-	ev->check = st->v_check;
-	ev->verdict = st->v_verdict;
-	ev->tier = filemap_tier;
-	ev->tgid = bpf_get_current_pid_tgid() >> 32;
-	ev->tid = (__u32)bpf_get_current_pid_tgid();
-	ev->index = st->v_index;
-	ev->old_addr = st->v_addr;
-	ev->new_addr = st->v_addr;
-	ev->expected = st->v_expected;
-	ev->seen = st->v_seen;
-	ev->call_seq = 0;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	bpf_ringbuf_submit(ev, 0);
-}
-
 /* slot: 0 batch-bounds, 1 ptes-set, 2 rmap-count.  enforced: the scenario
    rules out the legitimate race of this check. */
 static __always_inline void fm_judge(struct fm_state *st, __u32 slot, int verdict, bool enforced,
@@ -165,15 +136,16 @@ static __always_inline void fm_judge(struct fm_state *st, __u32 slot, int verdic
 		return;
 	}
 	c->violations++;
-	st->v_check = slot == 0	  ? PC_CHK_FM_BOUNDS
-		      : slot == 1 ? PC_CHK_FM_PTES_SET
-				  : PC_CHK_FM_RMAP;
-	st->v_verdict = verdict;
-	st->v_addr = addr;
-	st->v_index = index;
-	st->v_expected = expected;
-	st->v_seen = seen;
-	fm_emit(st);
+	st->pv.check = slot == 0   ? PC_CHK_FM_BOUNDS
+		       : slot == 1 ? PC_CHK_FM_PTES_SET
+				   : PC_CHK_FM_RMAP;
+	st->pv.verdict = verdict;
+	st->pv.old_addr = addr;
+	st->pv.new_addr = addr;
+	st->pv.index = index;
+	st->pv.expected = expected;
+	st->pv.seen = seen;
+	emit_pending(&st->pv, filemap_tier);
 }
 
 static __always_inline void fm_flush(struct fm_state *st)

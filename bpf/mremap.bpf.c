@@ -60,21 +60,26 @@ static __always_inline __u64 call_key(__u32 tid, __u64 kind)
 	return (__u64)tid | (kind << 32);
 }
 
+/* A violation on its way to the ring buffer, and how many of them a call
+   (or a thread's hook state) has sent so far. */
+struct pc_pending {
+	__u32 events_sent;
+	__u32 check, verdict, index;
+	__u64 old_addr, new_addr, expected, seen;
+};
+
 struct cmp_ctx {
 	__u64 key;
-	__u32 tgid;
 	__u32 tier;
 	__u64 pgd;
 	__u64 new_addr;
 	bool unreliable; /* disturbed window or shared mm */
-	__u32 events_sent;
 	__u64 present_moved;
 	__u64 uncovered;
 	__u64 new_fill; /* value of slots without a PTE table */
 	bool new_is_table;
 	__u32 walk_errors;
-	__u32 v_check, v_verdict, v_index; /* the violation emit() sends */
-	__u64 v_expected, v_seen;
+	struct pc_pending pv;	     /* the violation judge() sends */
 	struct pc_check_counts c[3]; /* moved, ad-bits, perms */
 };
 
@@ -104,9 +109,7 @@ struct batch_ctx {
 	__u32 set_nr;
 	__u64 batched_ptes; /* sum of nr over batches of 2 or more */
 	__u64 batches;
-	__u32 events_sent;
-	__u32 v_check, v_verdict, v_index; /* the violation emit_batch() sends */
-	__u64 v_addr, v_expected, v_seen;
+	struct pc_pending pv;	     /* the violation judge_batch() sends */
 	struct pc_check_counts c[2]; /* ad-bits (gather), batch */
 };
 
@@ -488,28 +491,28 @@ int mremap_enter(struct trace_event_raw_sys_enter *ctx)
 
 /* ---- comparison at exit ----------------------------------------------- */
 
-static __noinline void emit(struct cmp_ctx *cc, __u64 old_base)
+static __noinline void emit_pending(struct pc_pending *v, __u32 tier)
 {
 	struct pc_violation_event *ev;
 
-	if (!cc || cc->events_sent >= PC_MAX_EVENTS_PER_CALL)
+	if (!v || v->events_sent >= PC_MAX_EVENTS_PER_CALL)
 		return;
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		stat_add(PC_STAT_EVENTS_DROPPED, 1);
 		return;
 	}
-	cc->events_sent++;
-	ev->check = cc->v_check;
-	ev->verdict = cc->v_verdict;
-	ev->tier = cc->tier;
-	ev->tgid = cc->tgid;
-	ev->tid = (__u32)cc->key;
-	ev->index = cc->v_index;
-	ev->old_addr = old_base + ((__u64)cc->v_index << PC_PAGE_SHIFT);
-	ev->new_addr = cc->new_addr + ((__u64)cc->v_index << PC_PAGE_SHIFT);
-	ev->expected = cc->v_expected;
-	ev->seen = cc->v_seen;
+	v->events_sent++;
+	ev->check = v->check;
+	ev->verdict = v->verdict;
+	ev->tier = tier;
+	ev->tgid = bpf_get_current_pid_tgid() >> 32;
+	ev->tid = (__u32)bpf_get_current_pid_tgid();
+	ev->index = v->index;
+	ev->old_addr = v->old_addr;
+	ev->new_addr = v->new_addr;
+	ev->expected = v->expected;
+	ev->seen = v->seen;
 	ev->call_seq = 0;
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	bpf_ringbuf_submit(ev, 0);
@@ -544,12 +547,14 @@ static __always_inline void judge(struct cmp_ctx *cc, struct call_state *st, __u
 		return;
 	}
 	c->violations++;
-	cc->v_check = check;
-	cc->v_verdict = verdict;
-	cc->v_index = index;
-	cc->v_expected = expected;
-	cc->v_seen = seen;
-	emit(cc, st->old_addr);
+	cc->pv.check = check;
+	cc->pv.verdict = verdict;
+	cc->pv.index = index;
+	cc->pv.old_addr = st->old_addr + ((__u64)index << PC_PAGE_SHIFT);
+	cc->pv.new_addr = cc->new_addr + ((__u64)index << PC_PAGE_SHIFT);
+	cc->pv.expected = expected;
+	cc->pv.seen = seen;
+	emit_pending(&cc->pv, cc->tier);
 }
 
 static long compare_slot(__u32 i, void *data)
@@ -727,7 +732,6 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 	__builtin_memset(cc, 0, sizeof(*cc));
 	cc->key = key;
 	cc->tier = tier;
-	cc->tgid = bpf_get_current_pid_tgid() >> 32;
 	cc->pgd = current_pgd();
 	cc->new_addr = new_addr;
 	cc->unreliable = unreliable;
@@ -927,33 +931,6 @@ static long gather_entry(__u32 i, void *data)
 	return 0;
 }
 
-static __noinline void emit_batch(struct batch_ctx *bc)
-{
-	struct pc_violation_event *ev;
-
-	if (!bc || bc->events_sent >= PC_MAX_EVENTS_PER_CALL)
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev) {
-		stat_add(PC_STAT_EVENTS_DROPPED, 1);
-		return;
-	}
-	bc->events_sent++;
-	ev->check = bc->v_check;
-	ev->verdict = bc->v_verdict;
-	ev->tier = batch_tier;
-	ev->tgid = bpf_get_current_pid_tgid() >> 32;
-	ev->tid = (__u32)bpf_get_current_pid_tgid();
-	ev->index = bc->v_index;
-	ev->old_addr = bc->v_addr;
-	ev->new_addr = bc->v_addr;
-	ev->expected = bc->v_expected;
-	ev->seen = bc->v_seen;
-	ev->call_seq = 0;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	bpf_ringbuf_submit(ev, 0);
-}
-
 /* One verdict of a per-batch check (slot 0 ad-bits, 1 batch). */
 static __always_inline void judge_batch(struct call_state *st, __u32 slot, int verdict, __u64 addr,
 					__u32 index, __u64 expected, __u64 seen)
@@ -977,13 +954,14 @@ static __always_inline void judge_batch(struct call_state *st, __u32 slot, int v
 		return;
 	}
 	c->violations++;
-	bc->v_check = slot == 0 ? PC_CHK_ADBITS : PC_CHK_BATCH;
-	bc->v_verdict = verdict;
-	bc->v_addr = addr;
-	bc->v_index = index;
-	bc->v_expected = expected;
-	bc->v_seen = seen;
-	emit_batch(bc);
+	bc->pv.check = slot == 0 ? PC_CHK_ADBITS : PC_CHK_BATCH;
+	bc->pv.verdict = verdict;
+	bc->pv.old_addr = addr;
+	bc->pv.new_addr = addr;
+	bc->pv.index = index;
+	bc->pv.expected = expected;
+	bc->pv.seen = seen;
+	emit_pending(&bc->pv, batch_tier);
 }
 
 static __always_inline struct call_state *mremap_state(__u64 *key)
