@@ -18,4 +18,9 @@ bool pc_parse_ulong(const char *s, unsigned long *out);
    _exit(), so the atexit() handler restores the settings. */
 void __attribute__((noreturn)) pc_die_errno(const char *prog, int code, const char *what);
 
+/* vsnprintf() into err (a caller's message buffer); nothing when err is
+   NULL or errlen 0. */
+void pc_set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif

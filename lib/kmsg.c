@@ -37,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "kmsg.h"
 
 /* Lines kept outside splats, looked back on for a splat's leading lines. */
@@ -99,18 +100,6 @@ static int starts(const char *s, const char *prefix)
 static int is_blank(char c)
 {
 	return c == ' ' || c == '\t';
-}
-
-static __attribute__((format(printf, 3, 4))) void set_err(char *err, size_t errlen, const char *fmt,
-							  ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 /* ---- rules --------------------------------------------------------------- */
@@ -190,15 +179,15 @@ static int parse_rule_line(struct pc_kmsg_rules *r, char *line, const char *orig
 	} else if (vlen == 6 && !strncmp(verb, "ignore", 6)) {
 		verdict = PC_KMSG_IGNORE;
 	} else {
-		set_err(err, errlen, "%s:%u: unknown verb '%.*s' (expected fail or ignore)", origin,
-			lineno, (int)(vlen > 40 ? 40 : vlen), verb);
+		pc_set_err(err, errlen, "%s:%u: unknown verb '%.*s' (expected fail or ignore)",
+			   origin, lineno, (int)(vlen > 40 ? 40 : vlen), verb);
 		return -EINVAL;
 	}
 	while (is_blank(*p))
 		p++;
 	if (!*p) {
-		set_err(err, errlen, "%s:%u: missing rule name and regular expression", origin,
-			lineno);
+		pc_set_err(err, errlen, "%s:%u: missing rule name and regular expression", origin,
+			   lineno);
 		return -EINVAL;
 	}
 	name = p;
@@ -206,16 +195,16 @@ static int parse_rule_line(struct pc_kmsg_rules *r, char *line, const char *orig
 		p++;
 	nlen = p - name;
 	if (!valid_name(name, nlen)) {
-		set_err(err, errlen,
-			"%s:%u: bad rule name '%.*s' (expected 1 to %d of a-z, 0-9, -)", origin,
-			lineno, (int)(nlen > 40 ? 40 : nlen), name, PC_KMSG_NAME_MAX - 1);
+		pc_set_err(err, errlen,
+			   "%s:%u: bad rule name '%.*s' (expected 1 to %d of a-z, 0-9, -)", origin,
+			   lineno, (int)(nlen > 40 ? 40 : nlen), name, PC_KMSG_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	while (is_blank(*p))
 		p++;
 	if (!*p) {
-		set_err(err, errlen, "%s:%u: rule %.*s: missing regular expression", origin, lineno,
-			(int)nlen, name);
+		pc_set_err(err, errlen, "%s:%u: rule %.*s: missing regular expression", origin,
+			   lineno, (int)nlen, name);
 		return -EINVAL;
 	}
 
@@ -234,8 +223,8 @@ static int parse_rule_line(struct pc_kmsg_rules *r, char *line, const char *orig
 		char msg[256];
 
 		regerror(rc, &rule->re, msg, sizeof(msg));
-		set_err(err, errlen, "%s:%u: rule %.*s: bad regular expression '%s': %s", origin,
-			lineno, (int)nlen, name, p, msg);
+		pc_set_err(err, errlen, "%s:%u: rule %.*s: bad regular expression '%s': %s", origin,
+			   lineno, (int)nlen, name, p, msg);
 		return -EINVAL;
 	}
 	rule->verdict = verdict;
@@ -253,12 +242,12 @@ int pc_kmsg_rules_add_text(struct pc_kmsg_rules *r, const char *text, const char
 	char *copy, *p, *nl;
 	int ret = 0;
 
-	set_err(err, errlen, "%s", "");
+	pc_set_err(err, errlen, "%s", "");
 	if (!origin)
 		origin = "rules";
 	copy = strdup(text);
 	if (!copy) {
-		set_err(err, errlen, "%s: out of memory", origin);
+		pc_set_err(err, errlen, "%s: out of memory", origin);
 		return -ENOMEM;
 	}
 	for (p = copy; *p && !ret; p = nl ? nl + 1 : p + strlen(p)) {
@@ -267,7 +256,7 @@ int pc_kmsg_rules_add_text(struct pc_kmsg_rules *r, const char *text, const char
 			*nl = '\0';
 		ret = parse_rule_line(r, p, origin, ++lineno, err, errlen);
 		if (ret == -ENOMEM)
-			set_err(err, errlen, "%s:%u: out of memory", origin, lineno);
+			pc_set_err(err, errlen, "%s:%u: out of memory", origin, lineno);
 	}
 	free(copy);
 	if (ret)
@@ -285,7 +274,7 @@ int pc_kmsg_rules_add_file(struct pc_kmsg_rules *r, const char *path, char *err,
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
+		pc_set_err(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
 	for (;;) {
@@ -293,7 +282,7 @@ int pc_kmsg_rules_add_file(struct pc_kmsg_rules *r, const char *path, char *err,
 		if (n > 0) {
 			if (sb_add(&b, chunk, n)) {
 				ret = -ENOMEM;
-				set_err(err, errlen, "%s: out of memory", path);
+				pc_set_err(err, errlen, "%s: out of memory", path);
 				break;
 			}
 			continue;
@@ -303,12 +292,12 @@ int pc_kmsg_rules_add_file(struct pc_kmsg_rules *r, const char *path, char *err,
 		if (errno == EINTR)
 			continue;
 		ret = -errno;
-		set_err(err, errlen, "%s: %s", path, strerror(-ret));
+		pc_set_err(err, errlen, "%s: %s", path, strerror(-ret));
 		break;
 	}
 	close(fd);
 	if (!ret && b.len && memchr(b.p, '\0', b.len)) {
-		set_err(err, errlen, "%s: contains a NUL byte: not a rule file", path);
+		pc_set_err(err, errlen, "%s: contains a NUL byte: not a rule file", path);
 		ret = -EINVAL;
 	}
 	if (!ret)

@@ -17,19 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "cli.h"
 #include "gate.h"
-
-static void __attribute__((format(printf, 3, 4)))
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* Copies at most sz-1 bytes without cutting a UTF-8 sequence in two. */
 static void u8copy(char *dst, size_t sz, const char *src, size_t len)
@@ -52,16 +41,16 @@ char *pc_gate_read_file(const char *path, size_t max, size_t *len, char *err, si
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		seterr(err, errlen, "cannot open: %s", strerror(errno));
+		pc_set_err(err, errlen, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0) {
-		seterr(err, errlen, "cannot read: %s", strerror(errno));
+		pc_set_err(err, errlen, "cannot read: %s", strerror(errno));
 		close(fd);
 		return NULL;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		seterr(err, errlen, "cannot read: is a directory");
+		pc_set_err(err, errlen, "cannot read: is a directory");
 		close(fd);
 		return NULL;
 	}
@@ -71,7 +60,7 @@ char *pc_gate_read_file(const char *path, size_t max, size_t *len, char *err, si
 		      : 65536;
 	buf = malloc(cap);
 	if (!buf) {
-		seterr(err, errlen, "out of memory");
+		pc_set_err(err, errlen, "out of memory");
 		close(fd);
 		return NULL;
 	}
@@ -82,12 +71,12 @@ char *pc_gate_read_file(const char *path, size_t max, size_t *len, char *err, si
 			char *nb;
 
 			if (cap > max) {
-				seterr(err, errlen, "too large (more than %zu bytes)", max);
+				pc_set_err(err, errlen, "too large (more than %zu bytes)", max);
 				goto fail;
 			}
 			nb = realloc(buf, cap * 2);
 			if (!nb) {
-				seterr(err, errlen, "out of memory");
+				pc_set_err(err, errlen, "out of memory");
 				goto fail;
 			}
 			buf = nb;
@@ -97,7 +86,7 @@ char *pc_gate_read_file(const char *path, size_t max, size_t *len, char *err, si
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			seterr(err, errlen, "cannot read: %s", strerror(errno));
+			pc_set_err(err, errlen, "cannot read: %s", strerror(errno));
 			goto fail;
 		}
 		if (r == 0)
@@ -105,7 +94,7 @@ char *pc_gate_read_file(const char *path, size_t max, size_t *len, char *err, si
 		n += (size_t)r;
 	}
 	if (n > max) {
-		seterr(err, errlen, "too large (more than %zu bytes)", max);
+		pc_set_err(err, errlen, "too large (more than %zu bytes)", max);
 		goto fail;
 	}
 	close(fd);
@@ -125,18 +114,18 @@ static json_t *parse_json(const char *buf, size_t len, char *err, size_t errlen)
 	json_t *root;
 
 	if (len == 0) {
-		seterr(err, errlen, "empty file (no JSON)");
+		pc_set_err(err, errlen, "empty file (no JSON)");
 		return NULL;
 	}
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (root)
 		return root;
 	if (je.position >= 0 && (size_t)je.position >= len && je.line >= 0)
-		seterr(err, errlen, "truncated file: JSON ends early at line %d column %d: %s",
-		       je.line, je.column, je.text);
+		pc_set_err(err, errlen, "truncated file: JSON ends early at line %d column %d: %s",
+			   je.line, je.column, je.text);
 	else
-		seterr(err, errlen, "malformed JSON at line %d column %d: %s", je.line, je.column,
-		       je.text);
+		pc_set_err(err, errlen, "malformed JSON at line %d column %d: %s", je.line,
+			   je.column, je.text);
 	return NULL;
 }
 
@@ -149,8 +138,8 @@ struct ctx {
 };
 
 #define FERR(c, key, fmt, ...)                                                                     \
-	seterr((c)->err, (c)->errlen, "%s%s%s: " fmt, (c)->where, (c)->where[0] ? "." : "", key,   \
-	       ##__VA_ARGS__)
+	pc_set_err((c)->err, (c)->errlen, "%s%s%s: " fmt, (c)->where, (c)->where[0] ? "." : "",    \
+		   key, ##__VA_ARGS__)
 
 static json_t *need(struct ctx *c, json_t *o, const char *key)
 {
@@ -322,7 +311,8 @@ static int parse_evidence(struct ctx *c, json_t *e, struct pc_evidence *ev)
 	json_t *pid;
 
 	if (!json_is_object(e)) {
-		seterr(c->err, c->errlen, "%s: expected an object, got %s", c->where, type_name(e));
+		pc_set_err(c->err, c->errlen, "%s: expected an object, got %s", c->where,
+			   type_name(e));
 		return -1;
 	}
 	pid = need(c, e, "pid");
@@ -374,7 +364,8 @@ static int parse_result(struct ctx *c, json_t *o, struct pc_report *r)
 	size_t i;
 
 	if (!json_is_object(o)) {
-		seterr(c->err, c->errlen, "%s: expected an object, got %s", c->where, type_name(o));
+		pc_set_err(c->err, c->errlen, "%s: expected an object, got %s", c->where,
+			   type_name(o));
 		return -1;
 	}
 	if (get_str(c, o, "check", name, sizeof(name), true) ||
@@ -387,7 +378,7 @@ static int parse_result(struct ctx *c, json_t *o, struct pc_report *r)
 	}
 	res = pc_report_add_result(r, name, tier, in_kernel);
 	if (!res) {
-		seterr(c->err, c->errlen, "out of memory");
+		pc_set_err(c->err, c->errlen, "out of memory");
 		return -1;
 	}
 	res->status = st;
@@ -439,7 +430,8 @@ static int parse_hist(struct ctx *c, json_t *o, struct pc_report *r)
 	size_t i;
 
 	if (!json_is_object(o)) {
-		seterr(c->err, c->errlen, "%s: expected an object, got %s", c->where, type_name(o));
+		pc_set_err(c->err, c->errlen, "%s: expected an object, got %s", c->where,
+			   type_name(o));
 		return -1;
 	}
 	if (get_str(c, o, "name", name, sizeof(name), true) ||
@@ -466,7 +458,7 @@ static int parse_hist(struct ctx *c, json_t *o, struct pc_report *r)
 	}
 	h = pc_report_add_hist(r, name, unit, source, in_kernel, kind);
 	if (!h) {
-		seterr(c->err, c->errlen, "out of memory");
+		pc_set_err(c->err, c->errlen, "out of memory");
 		return -1;
 	}
 	json_array_foreach(buckets, i, b)
@@ -477,7 +469,7 @@ static int parse_hist(struct ctx *c, json_t *o, struct pc_report *r)
 
 		snprintf(c->where + wl, sizeof(c->where) - wl, ".buckets[%zu]", i);
 		if (!json_is_object(b)) {
-			seterr(c->err, c->errlen, "%s: expected an object", c->where);
+			pc_set_err(c->err, c->errlen, "%s: expected an object", c->where);
 			return -1;
 		}
 		if (get_count(c, b, "low", &lo) || get_count(c, b, "high", &hi) ||
@@ -487,12 +479,13 @@ static int parse_hist(struct ctx *c, json_t *o, struct pc_report *r)
 		slot = pc_hist_slot(kind, lo);
 		if (pc_hist_slot_low(kind, slot) != lo ||
 		    json_sat(pc_hist_slot_high(kind, slot)) != hi) {
-			seterr(c->err, c->errlen, "%s: %llu..%llu is not a %s bucket", c->where,
-			       (unsigned long long)lo, (unsigned long long)hi, kindname);
+			pc_set_err(c->err, c->errlen, "%s: %llu..%llu is not a %s bucket", c->where,
+				   (unsigned long long)lo, (unsigned long long)hi, kindname);
 			return -1;
 		}
 		if ((int)slot <= prev) {
-			seterr(c->err, c->errlen, "%s: buckets out of order or repeated", c->where);
+			pc_set_err(c->err, c->errlen, "%s: buckets out of order or repeated",
+				   c->where);
 			return -1;
 		}
 		prev = (int)slot;
@@ -533,16 +526,16 @@ static int check_summary(struct ctx *c, json_t *root, const struct pc_report *r)
 	}
 	/* A summary that disagrees with the results is an edited report. */
 	if (passed != np || failed != nf || skipped != ns) {
-		seterr(c->err, c->errlen,
-		       "summary says %llu passed, %llu failed, %llu skipped, but the results "
-		       "have %llu, %llu, %llu",
-		       (unsigned long long)passed, (unsigned long long)failed,
-		       (unsigned long long)skipped, (unsigned long long)np, (unsigned long long)nf,
-		       (unsigned long long)ns);
+		pc_set_err(c->err, c->errlen,
+			   "summary says %llu passed, %llu failed, %llu skipped, but the results "
+			   "have %llu, %llu, %llu",
+			   (unsigned long long)passed, (unsigned long long)failed,
+			   (unsigned long long)skipped, (unsigned long long)np,
+			   (unsigned long long)nf, (unsigned long long)ns);
 		return -1;
 	}
 	if (exit_code != 0 && exit_code != 1 && exit_code != 4) {
-		seterr(c->err, c->errlen, "summary.exit_code: expected 0, 1 or 4");
+		pc_set_err(c->err, c->errlen, "summary.exit_code: expected 0, 1 or 4");
 		return -1;
 	}
 	return 0;
@@ -558,8 +551,8 @@ static int check_strings(struct ctx *c, json_t *root, const char *key)
 	json_array_foreach(a, i, v)
 	{
 		if (!json_is_string(v)) {
-			seterr(c->err, c->errlen, "%s[%zu]: expected a string, got %s", key, i,
-			       type_name(v));
+			pc_set_err(c->err, c->errlen, "%s[%zu]: expected a string, got %s", key, i,
+				   type_name(v));
 			return -1;
 		}
 	}
@@ -574,13 +567,13 @@ static int check_stats(struct ctx *c, json_t *root)
 	if (!s)
 		return 0;
 	if (!json_is_object(s)) {
-		seterr(c->err, c->errlen, "stats: expected an object, got %s", type_name(s));
+		pc_set_err(c->err, c->errlen, "stats: expected an object, got %s", type_name(s));
 		return -1;
 	}
 	json_object_foreach(s, key, v)
 	{
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			seterr(c->err, c->errlen, "stats.%.63s: expected a count", key);
+			pc_set_err(c->err, c->errlen, "stats.%.63s: expected a count", key);
 			return -1;
 		}
 	}
@@ -594,46 +587,47 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r, s
 	size_t i;
 
 	if (!json_is_object(root)) {
-		seterr(c->err, c->errlen, "not a ptecheck report: the JSON is %s, not an object",
-		       type_name(root));
+		pc_set_err(c->err, c->errlen,
+			   "not a ptecheck report: the JSON is %s, not an object", type_name(root));
 		return -1;
 	}
 	v = json_object_get(root, "schema");
 	if (!v || !json_is_string(v)) {
-		seterr(c->err, c->errlen,
-		       "not a ptecheck report: no \"schema\": \"ptecheck-report\"");
+		pc_set_err(c->err, c->errlen,
+			   "not a ptecheck report: no \"schema\": \"ptecheck-report\"");
 		return -1;
 	}
 	u8copy(schema, sizeof(schema), json_string_value(v),
 	       strnlen(json_string_value(v), json_string_length(v)));
 	if (strcmp(schema, "ptecheck-report") != 0 ||
 	    json_string_length(v) != strlen("ptecheck-report")) {
-		seterr(c->err, c->errlen,
-		       "not a ptecheck report: schema \"%s\", expected \"ptecheck-report\"",
-		       schema);
+		pc_set_err(c->err, c->errlen,
+			   "not a ptecheck report: schema \"%s\", expected \"ptecheck-report\"",
+			   schema);
 		return -1;
 	}
 	v = need(c, root, "schema_version");
 	if (!v)
 		return -1;
 	if (!json_is_integer(v)) {
-		seterr(c->err, c->errlen, "schema_version: expected an integer, got %s",
-		       type_name(v));
+		pc_set_err(c->err, c->errlen, "schema_version: expected an integer, got %s",
+			   type_name(v));
 		return -1;
 	}
 	if (json_integer_value(v) != PC_REPORT_SCHEMA_VERSION) {
-		seterr(c->err, c->errlen,
-		       "schema_version %lld is not supported (this ptecheck reads schema_version "
-		       "%d)",
-		       (long long)json_integer_value(v), PC_REPORT_SCHEMA_VERSION);
+		pc_set_err(
+			c->err, c->errlen,
+			"schema_version %lld is not supported (this ptecheck reads schema_version "
+			"%d)",
+			(long long)json_integer_value(v), PC_REPORT_SCHEMA_VERSION);
 		return -1;
 	}
 	if (get_str(c, root, "command", command, sizeof(command), false))
 		return -1;
 	if (strcmp(command, "run") != 0) {
-		seterr(c->err, c->errlen,
-		       "a report of `ptecheck %s`, the gate compares reports of `ptecheck run`",
-		       command);
+		pc_set_err(c->err, c->errlen,
+			   "a report of `ptecheck %s`, the gate compares reports of `ptecheck run`",
+			   command);
 		return -1;
 	}
 	snprintf(r->command, sizeof(r->command), "run");
@@ -650,14 +644,15 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r, s
 		return -1;
 	c->where[0] = '\0';
 	if (!r->machine[0] || !r->suite[0]) {
-		seterr(c->err, c->errlen, "empty %s", r->machine[0] ? "suite" : "kernel.machine");
+		pc_set_err(c->err, c->errlen, "empty %s",
+			   r->machine[0] ? "suite" : "kernel.machine");
 		return -1;
 	}
 	v = need(c, root, "duration_s");
 	if (!v)
 		return -1;
 	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0) {
-		seterr(c->err, c->errlen, "duration_s: expected a number >= 0");
+		pc_set_err(c->err, c->errlen, "duration_s: expected a number >= 0");
 		return -1;
 	}
 	r->duration_s = json_number_value(v);
@@ -667,7 +662,7 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r, s
 		r->scale = 1;
 	} else if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 		   json_integer_value(v) > UINT_MAX) {
-		seterr(c->err, c->errlen, "scale: expected an integer >= 1");
+		pc_set_err(c->err, c->errlen, "scale: expected an integer >= 1");
 		return -1;
 	} else {
 		r->scale = (unsigned int)json_integer_value(v);
@@ -679,12 +674,12 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r, s
 	if (!a)
 		return -1;
 	if (json_array_size(a) == 0) {
-		seterr(c->err, c->errlen, "empty report: no results");
+		pc_set_err(c->err, c->errlen, "empty report: no results");
 		return -1;
 	}
 	if (json_array_size(a) > PC_GATE_MAX_RESULTS) {
-		seterr(c->err, c->errlen, "results: %zu results, at most %d", json_array_size(a),
-		       PC_GATE_MAX_RESULTS);
+		pc_set_err(c->err, c->errlen, "results: %zu results, at most %d",
+			   json_array_size(a), PC_GATE_MAX_RESULTS);
 		return -1;
 	}
 	json_array_foreach(a, i, o)
@@ -698,8 +693,8 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r, s
 	if (!a)
 		return -1;
 	if (json_array_size(a) > PC_GATE_MAX_HISTS) {
-		seterr(c->err, c->errlen, "histograms: %zu histograms, at most %d",
-		       json_array_size(a), PC_GATE_MAX_HISTS);
+		pc_set_err(c->err, c->errlen, "histograms: %zu histograms, at most %d",
+			   json_array_size(a), PC_GATE_MAX_HISTS);
 		return -1;
 	}
 	json_array_foreach(a, i, o)
@@ -713,9 +708,10 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r, s
 		return -1;
 	/* Last: a partial report is otherwise valid, say only that. */
 	if (r->partial && !allow_partial) {
-		seterr(c->err, c->errlen,
-		       "partial report (the run was interrupted); set \"allow_partial\": true in "
-		       "the policy to gate on it anyway");
+		pc_set_err(
+			c->err, c->errlen,
+			"partial report (the run was interrupted); set \"allow_partial\": true in "
+			"the policy to gate on it anyway");
 		return -1;
 	}
 	return 0;
@@ -735,7 +731,7 @@ int pc_gate_report_parse(const char *buf, size_t len, bool allow_partial, struct
 	r = pc_report_new("run", "");
 	if (!r) {
 		json_decref(root);
-		seterr(err, errlen, "out of memory");
+		pc_set_err(err, errlen, "out of memory");
 		return -1;
 	}
 	if (parse_report(root, allow_partial, r, &c)) {
@@ -815,7 +811,7 @@ static int pol_action(json_t *v, const char *key, enum pc_gate_action *dst, char
 	else if (s && !strcmp(s, "report"))
 		*dst = PC_GATE_ACTION_REPORT;
 	else {
-		seterr(err, errlen, "policy key \"%s\": expected \"fail\" or \"report\"", key);
+		pc_set_err(err, errlen, "policy key \"%s\": expected \"fail\" or \"report\"", key);
 		return -1;
 	}
 	return 0;
@@ -827,13 +823,14 @@ static int pol_number(json_t *v, const char *key, double lo, double hi, double *
 	double d;
 
 	if (!json_is_number(v)) {
-		seterr(err, errlen, "policy key \"%s\": expected a number, got %s", key,
-		       type_name(v));
+		pc_set_err(err, errlen, "policy key \"%s\": expected a number, got %s", key,
+			   type_name(v));
 		return -1;
 	}
 	d = json_number_value(v);
 	if (!isfinite(d) || d < lo || d > hi) {
-		seterr(err, errlen, "policy key \"%s\": %g out of range [%g, %g]", key, d, lo, hi);
+		pc_set_err(err, errlen, "policy key \"%s\": %g out of range [%g, %g]", key, d, lo,
+			   hi);
 		return -1;
 	}
 	*dst = d;
@@ -843,8 +840,8 @@ static int pol_number(json_t *v, const char *key, double lo, double hi, double *
 static int pol_bool(json_t *v, const char *key, bool *dst, char *err, size_t errlen)
 {
 	if (!json_is_boolean(v)) {
-		seterr(err, errlen, "policy key \"%s\": expected true or false, got %s", key,
-		       type_name(v));
+		pc_set_err(err, errlen, "policy key \"%s\": expected true or false, got %s", key,
+			   type_name(v));
 		return -1;
 	}
 	*dst = json_is_true(v);
@@ -856,13 +853,13 @@ static int pol_name(json_t *v, const char *key, char *dst, size_t sz, char *err,
 	size_t n;
 
 	if (!json_is_string(v)) {
-		seterr(err, errlen, "policy key \"%s\": expected a string, got %s", key,
-		       type_name(v));
+		pc_set_err(err, errlen, "policy key \"%s\": expected a string, got %s", key,
+			   type_name(v));
 		return -1;
 	}
 	n = strnlen(json_string_value(v), json_string_length(v));
 	if (n == 0 || n >= sz) {
-		seterr(err, errlen, "policy key \"%s\": expected 1 to %zu bytes", key, sz - 1);
+		pc_set_err(err, errlen, "policy key \"%s\": expected 1 to %zu bytes", key, sz - 1);
 		return -1;
 	}
 	u8copy(dst, sz, json_string_value(v), n);
@@ -892,8 +889,8 @@ static int pol_key(struct pc_gate_policy *p, const char *key, json_t *v, char *e
 		return pol_number(v, key, 0, 1e6, &p->perf_threshold_pct, err, errlen);
 	if (!strcmp(key, "perf_min_runs")) {
 		if (!json_is_integer(v)) {
-			seterr(err, errlen, "policy key \"%s\": expected an integer, got %s", key,
-			       type_name(v));
+			pc_set_err(err, errlen, "policy key \"%s\": expected an integer, got %s",
+				   key, type_name(v));
 			return -1;
 		}
 		if (pol_number(v, key, 1, 1000, &d, err, errlen))
@@ -910,14 +907,14 @@ static int pol_key(struct pc_gate_policy *p, const char *key, json_t *v, char *e
 				errlen);
 	if (!strcmp(key, "batch_histograms")) {
 		if (!json_is_array(v)) {
-			seterr(err, errlen,
-			       "policy key \"%s\": expected an array of strings, got %s", key,
-			       type_name(v));
+			pc_set_err(err, errlen,
+				   "policy key \"%s\": expected an array of strings, got %s", key,
+				   type_name(v));
 			return -1;
 		}
 		if (json_array_size(v) > PC_GATE_MAX_BATCH_NAMES) {
-			seterr(err, errlen, "policy key \"%s\": at most %d names", key,
-			       PC_GATE_MAX_BATCH_NAMES);
+			pc_set_err(err, errlen, "policy key \"%s\": at most %d names", key,
+				   PC_GATE_MAX_BATCH_NAMES);
 			return -1;
 		}
 		p->n_batch_names = 0;
@@ -930,7 +927,7 @@ static int pol_key(struct pc_gate_policy *p, const char *key, json_t *v, char *e
 		}
 		return 0;
 	}
-	seterr(err, errlen, "unknown policy key \"%.63s\" (known: %s)", key, policy_keys);
+	pc_set_err(err, errlen, "unknown policy key \"%.63s\" (known: %s)", key, policy_keys);
 	return -1;
 }
 
@@ -945,7 +942,7 @@ int pc_gate_policy_parse(struct pc_gate_policy *p, const char *buf, size_t len, 
 	if (!root)
 		return -1;
 	if (!json_is_object(root)) {
-		seterr(err, errlen, "a policy is a JSON object, not %s", type_name(root));
+		pc_set_err(err, errlen, "a policy is a JSON object, not %s", type_name(root));
 		json_decref(root);
 		return -1;
 	}

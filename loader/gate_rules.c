@@ -12,21 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "gate.h"
 
 #define MSG_MAX 1024
-
-static void __attribute__((format(printf, 3, 4)))
-seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 const char *pc_gate_rule_name(enum pc_gate_rule_id id)
 {
@@ -263,12 +252,13 @@ static int merge_side(struct pc_gate_side *s, const char *suite, char *err, size
 				if (!m)
 					goto oom;
 			} else if (m->kind != src->kind) {
-				seterr(err, errlen,
-				       "%s: histogram \"%s\" is %s here but %s in %s: runs of "
-				       "different ptecheck versions cannot be merged",
-				       s->files[i], src->name,
-				       src->kind == PC_HIST_LINLOG ? "linlog" : "log2",
-				       m->kind == PC_HIST_LINLOG ? "linlog" : "log2", s->files[0]);
+				pc_set_err(err, errlen,
+					   "%s: histogram \"%s\" is %s here but %s in %s: runs of "
+					   "different ptecheck versions cannot be merged",
+					   s->files[i], src->name,
+					   src->kind == PC_HIST_LINLOG ? "linlog" : "log2",
+					   m->kind == PC_HIST_LINLOG ? "linlog" : "log2",
+					   s->files[0]);
 				return -1;
 			}
 			for (k = 0; k < PC_HIST_SLOTS; k++)
@@ -277,7 +267,7 @@ static int merge_side(struct pc_gate_side *s, const char *suite, char *err, size
 	}
 	return 0;
 oom:
-	seterr(err, errlen, "out of memory");
+	pc_set_err(err, errlen, "out of memory");
 	return -1;
 }
 
@@ -811,18 +801,20 @@ static int match_baselines(const struct pc_gate_input *in, struct pc_gate_result
 		for (j = 0; j < g->n_groups; j++) {
 			if (strcmp(g->groups[j].machine, b->machine) != 0)
 				continue;
-			seterr(err, errlen,
-			       "%s: different workloads: suite %s scale %u vs suite %s scale %u "
-			       "(candidate vs baseline %s, %s)",
-			       g->groups[j].cand.files[0], g->groups[j].suite, g->groups[j].scale,
-			       b->suite, b->scale, in->base_files[i], b->machine);
+			pc_set_err(
+				err, errlen,
+				"%s: different workloads: suite %s scale %u vs suite %s scale %u "
+				"(candidate vs baseline %s, %s)",
+				g->groups[j].cand.files[0], g->groups[j].suite, g->groups[j].scale,
+				b->suite, b->scale, in->base_files[i], b->machine);
 			return -1;
 		}
 		/* A candidate job that produced nothing must not pass silently. */
-		seterr(err, errlen,
-		       "%s: baseline for %s (suite %s scale %u) has no candidate report of that "
-		       "machine",
-		       in->base_files[i], b->machine, b->suite, b->scale);
+		pc_set_err(
+			err, errlen,
+			"%s: baseline for %s (suite %s scale %u) has no candidate report of that "
+			"machine",
+			in->base_files[i], b->machine, b->suite, b->scale);
 		return -1;
 	}
 	for (i = 0; i < g->n_groups; i++) {
@@ -833,24 +825,25 @@ static int match_baselines(const struct pc_gate_input *in, struct pc_gate_result
 		for (j = 0; j < in->n_base; j++) {
 			if (strcmp(in->base[j]->machine, grp->machine) != 0)
 				continue;
-			seterr(err, errlen,
-			       "%s: different workloads: suite %s scale %u vs suite %s scale %u "
-			       "(candidate vs baseline %s, %s)",
-			       grp->cand.files[0], grp->suite, grp->scale, in->base[j]->suite,
-			       in->base[j]->scale, in->base_files[j], grp->machine);
+			pc_set_err(
+				err, errlen,
+				"%s: different workloads: suite %s scale %u vs suite %s scale %u "
+				"(candidate vs baseline %s, %s)",
+				grp->cand.files[0], grp->suite, grp->scale, in->base[j]->suite,
+				in->base[j]->scale, in->base_files[j], grp->machine);
 			return -1;
 		}
 		if (!in->policy.allow_no_baseline) {
-			seterr(err, errlen,
-			       "%s: no baseline for %s (suite %s scale %u): give one with "
-			       "--baseline, or set \"allow_no_baseline\": true in the policy",
-			       grp->cand.files[0], grp->machine, grp->suite, grp->scale);
+			pc_set_err(err, errlen,
+				   "%s: no baseline for %s (suite %s scale %u): give one with "
+				   "--baseline, or set \"allow_no_baseline\": true in the policy",
+				   grp->cand.files[0], grp->machine, grp->suite, grp->scale);
 			return -1;
 		}
 	}
 	return 0;
 oom:
-	seterr(err, errlen, "out of memory");
+	pc_set_err(err, errlen, "out of memory");
 	return -1;
 }
 
@@ -862,7 +855,7 @@ int pc_gate_evaluate(const struct pc_gate_input *in, struct pc_gate_result **out
 
 	*out = NULL;
 	if (in->n_cand <= 0) {
-		seterr(err, errlen, "no candidate report");
+		pc_set_err(err, errlen, "no candidate report");
 		return -1;
 	}
 	g = calloc(1, sizeof(*g));
@@ -911,7 +904,7 @@ int pc_gate_evaluate(const struct pc_gate_input *in, struct pc_gate_result **out
 	*out = g;
 	return 0;
 oom:
-	seterr(err, errlen, "out of memory");
+	pc_set_err(err, errlen, "out of memory");
 fail:
 	pc_gate_result_free(g);
 	return -1;
