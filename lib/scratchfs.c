@@ -64,19 +64,6 @@ struct pc_scratch {
 static struct pc_scratch scratch[PC_MAX_SCRATCH];
 static volatile sig_atomic_t nr_scratch;
 
-static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-static void block_fatal(sigset_t *old)
-{
-	sigset_t block;
-	size_t i;
-
-	sigemptyset(&block);
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaddset(&block, fatal_signals[i]);
-	sigprocmask(SIG_BLOCK, &block, old);
-}
-
 /* Publishes a finished step to a signal handler. */
 static void set_flag(struct pc_scratch *s, int flag)
 {
@@ -142,7 +129,7 @@ int pc_scratch_release_all(void)
 	int n, rc, err = 0;
 
 	/* Called directly, a signal must not start a second release halfway. */
-	block_fatal(&old);
+	pc_block_fatal_signals(&old);
 	atomic_signal_fence(memory_order_acquire);
 	for (n = nr_scratch - 1; n >= 0; n--) {
 		if (scratch[n].owner != self)
@@ -219,7 +206,7 @@ static struct pc_scratch *new_record(const char *dir, const char *suffix, sigset
 		snprintf(why, why_len, "registering the release: %s", strerror(-*err));
 		return NULL;
 	}
-	block_fatal(old);
+	pc_block_fatal_signals(old);
 	n = nr_scratch;
 	if (n >= PC_MAX_SCRATCH) {
 		sigprocmask(SIG_SETMASK, old, NULL);

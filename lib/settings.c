@@ -51,7 +51,7 @@ static volatile sig_atomic_t nr_undos;
 
 static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-static void block_fatal(sigset_t *old)
+void pc_block_fatal_signals(sigset_t *old)
 {
 	sigset_t block;
 	size_t i;
@@ -434,7 +434,7 @@ int pc_journal_add(int *id, const char *kind, const char *a1, const char *a2)
 	*id = -1;
 	if (!kind || !a1)
 		return -EINVAL;
-	block_fatal(&old);
+	pc_block_fatal_signals(&old);
 	if (jstate == J_UNKNOWN)
 		journal_init();
 	if (jstate == J_NONE)
@@ -561,7 +561,7 @@ int pc_setting_set(const char *path, const char *value)
 	if (!path || !value)
 		return -EINVAL;
 	/* A handler sees the setting recorded and journaled, or neither. */
-	block_fatal(&old);
+	pc_block_fatal_signals(&old);
 	if (find_setting(path, self) < 0) {
 		n = nr_settings;
 		err = -ENOSPC;
@@ -601,17 +601,14 @@ out:
 
 int pc_settings_add_undo(int (*undo)(void))
 {
-	sigset_t block, old;
+	sigset_t old;
 	pid_t self = getpid();
 	int i, n, err = 0;
 
 	if (!undo)
 		return -EINVAL;
 	/* A handler must not run the list while it grows. */
-	sigemptyset(&block);
-	for (i = 0; i < (int)(sizeof(fatal_signals) / sizeof(fatal_signals[0])); i++)
-		sigaddset(&block, fatal_signals[i]);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	pc_block_fatal_signals(&old);
 	n = nr_undos;
 	for (i = 0; i < n; i++)
 		if (undos[i].fn == undo && undos[i].owner == self)
@@ -631,16 +628,12 @@ out:
 
 int pc_settings_restore_all(void)
 {
-	sigset_t block, old;
+	sigset_t old;
 	pid_t self = getpid();
-	size_t i;
 	int n, err = 0, rc;
 
 	/* A signal during an atexit() restore waits until the records are consistent. */
-	sigemptyset(&block);
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
-		sigaddset(&block, fatal_signals[i]);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	pc_block_fatal_signals(&old);
 	atomic_signal_fence(memory_order_acquire);
 	/* Undos first: what they release (mounts) was made under the settings. */
 	for (n = nr_undos - 1; n >= 0; n--) {

@@ -9,6 +9,7 @@
 #ifndef PTECHECK_SETTINGS_H
 #define PTECHECK_SETTINGS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -18,6 +19,9 @@ int pc_setting_set(const char *path, const char *value);
 int pc_settings_restore_all(void);
 /* atexit() and signal handlers that restore, then die by the same signal. */
 void pc_settings_install_handlers(void);
+/* Blocks SIGINT, SIGTERM, SIGHUP and SIGQUIT (whose handlers restore
+   everything) while a record is half written; old: the mask to restore. */
+void pc_block_fatal_signals(sigset_t *old);
 /* Number of settings currently changed. */
 int pc_settings_changed(void);
 
