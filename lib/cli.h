@@ -18,6 +18,10 @@ bool pc_parse_ulong(const char *s, unsigned long *out);
    _exit(), so the atexit() handler restores the settings. */
 void __attribute__((noreturn)) pc_die_errno(const char *prog, int code, const char *what);
 
+/* "PROG: <message>" and "Try 'PROG --help'." on stderr, then exit(2). */
+void __attribute__((noreturn, format(printf, 2, 3)))
+pc_usage_error(const char *prog, const char *fmt, ...);
+
 /* vsnprintf() into err (a caller's message buffer); nothing when err is
    NULL or errlen 0. */
 void pc_set_err(char *err, size_t errlen, const char *fmt, ...)

@@ -114,13 +114,8 @@ static void usage(FILE *out)
 		     "  " PROG " --folio 64k --variant fork-mixed --size 2M\n");
 }
 
-static void __attribute__((noreturn)) usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '" PROG " --help'.\n");
-	exit(EXIT_USAGE);
-}
+/* Exits EXIT_USAGE (2) with the message and a pointer to --help. */
+#define usage_error(...) pc_usage_error(PROG, __VA_ARGS__)
 
 static void __attribute__((noreturn)) die_errno(const char *what)
 {
