@@ -2,7 +2,7 @@
 /*
  * arm64 contiguous PTEs (v6.9+), included by mremap.bpf.c.  kprobes only:
  * these functions pass or return pte_t by value, which BPF trampolines
- * refuse (the loader finds that out by trying, see loader/hooks.c).
+ * refuse (the loader finds that out by trying, see trace/hooks.c).
  *
  *   contpte_ptep_get(ptep, orig)        gather: the block's bits at entry
  *                                       are in the result (contpte/gather)

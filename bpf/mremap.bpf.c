@@ -30,6 +30,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include <ptecheck/events.h>
+#include <ptecheck/disturb.h>
 #include "ptwalk.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -1198,23 +1199,7 @@ int filemap_map_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx
 		return 0;                                                                          \
 	}
 
-DISTURBANCE(vmscan, mm_vmscan_lru_isolate)
-DISTURBANCE(vmscan, mm_vmscan_reclaim_pages)
-DISTURBANCE_SPAN(vmscan, mm_vmscan_kswapd_wake, mm_vmscan_kswapd_sleep)
-DISTURBANCE_SPAN(vmscan, mm_vmscan_direct_reclaim_begin, mm_vmscan_direct_reclaim_end)
-DISTURBANCE_SPAN(vmscan, mm_vmscan_memcg_reclaim_begin, mm_vmscan_memcg_reclaim_end)
-DISTURBANCE_SPAN(vmscan, mm_vmscan_node_reclaim_begin, mm_vmscan_node_reclaim_end)
-DISTURBANCE_SPAN(migrate, mm_migrate_pages_start, mm_migrate_pages)
-DISTURBANCE(migrate, set_migration_pte)
-DISTURBANCE_SPAN(compaction, mm_compaction_begin, mm_compaction_end)
-DISTURBANCE(huge_memory, mm_collapse_huge_page_isolate)
-DISTURBANCE(huge_memory, mm_collapse_huge_page)
-DISTURBANCE(ksm, ksm_merge_one_page)
-DISTURBANCE(writeback, sb_mark_inode_writeback)
-DISTURBANCE(writeback, writeback_single_inode_start)
-/* swapoff swaps every entry of every mm back in, without a fault. */
-DISTURBANCE_SPAN(syscalls, sys_enter_swapoff, sys_exit_swapoff)
-DISTURBANCE_SPAN(syscalls, sys_enter_process_madvise, sys_exit_process_madvise)
+PC_DISTURB_EVENTS(DISTURBANCE, DISTURBANCE_SPAN)
 
 #include "filemap_hooks.h"
 #include "contpte_hooks.h"

@@ -2,7 +2,7 @@
 #   scripts/install-deps --cross
 #   cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
 #         -DPTECHECK_STATIC=ON
-# (scripts/build-guest arm64 does both.)  Only the userspace C code is
+# (guest/build-guest arm64 does both.)  Only the userspace C code is
 # cross-compiled: the BPF objects and skeletons are built with the host's
 # clang and bpftool (CMakeLists.txt), with -D__TARGET_ARCH_arm64.
 set(CMAKE_SYSTEM_NAME Linux)

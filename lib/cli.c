@@ -6,6 +6,8 @@
 #include <string.h>
 #include "cli.h"
 
+int pc_verbose;
+
 bool pc_parse_size(const char *s, size_t max, size_t *out)
 {
 	unsigned long long v;

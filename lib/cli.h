@@ -1,10 +1,38 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Command-line value parsing and error exits shared by the workloads. */
+/*
+ * What every command-line program of ptecheck shares: the exit codes of
+ * the ptecheck commands, error messages, value parsing and the error
+ * exits of the workloads.
+ */
 #ifndef PTECHECK_CLI_H
 #define PTECHECK_CLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Exit codes of every ptecheck command (documented in README and docs/). */
+enum pc_exit {
+	PC_EXIT_PASS = 0,  /* every check that ran passed */
+	PC_EXIT_FAIL = 1,  /* at least one check failed */
+	PC_EXIT_USAGE = 2, /* bad arguments, no privilege, bad input */
+	PC_EXIT_ERROR = 3, /* could not run: an operation failed (errno said) */
+	PC_EXIT_SKIP = 4,  /* nothing could run: every check skipped */
+};
+
+/* -v: pc_dbg() prints. */
+extern int pc_verbose;
+
+/* Message on stderr with the errno text when err != 0 (err is -errno or errno). */
+#define pc_err(err, fmt, ...)                                                                      \
+	fprintf(stderr, "ptecheck: " fmt "%s%s\n", ##__VA_ARGS__, (err) ? ": " : "",               \
+		(err) ? strerror((err) < 0 ? -(err) : (err)) : "")
+#define pc_dbg(fmt, ...)                                                                           \
+	do {                                                                                       \
+		if (pc_verbose)                                                                    \
+			fprintf(stderr, "ptecheck: " fmt "\n", ##__VA_ARGS__);                     \
+	} while (0)
 
 /* "4096", "64K", "1M", "2G" (k/m/g too) -> bytes in *out; false when the
    text is malformed or the size exceeds max. */

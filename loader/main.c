@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ptecheck: one dispatcher, one function per subcommand. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "bench.h"
-#include "common.h"
+#include "cli.h"
+#include "report.h"
 #include "gate.h"
-#include "probe.h"
+#include "cmd_features.h"
 #include "restore.h"
-#include "run.h"
-
-int pc_verbose;
+#include "cmd_run.h"
+#include "cmd_watch.h"
 
 static const struct {
 	const char *name;

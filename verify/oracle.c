@@ -26,6 +26,7 @@ void pc_oracle_report(const struct pc_scenario_ctx *ctx, const struct pc_oracle_
 	m.scenario[sizeof(m.scenario) - 1] = 0;
 	m.tier[sizeof(m.tier) - 1] = 0;
 	m.summary[sizeof(m.summary) - 1] = 0;
+	m.pid = getpid();
 	/* One message is below PIPE_BUF, so a pipe takes it whole; loop anyway. */
 	while (left > 0) {
 		ssize_t w = write(ctx->report_fd, p, left);

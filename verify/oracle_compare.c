@@ -17,22 +17,6 @@ void pc_oracle_msg_init(struct pc_oracle_msg *m, const char *scenario, __u32 che
 	snprintf(m->tier, sizeof(m->tier), "%s", tier ? tier : "");
 }
 
-void pc_oracle_add_evidence(struct pc_oracle_msg *m, __u64 addr, __u64 new_addr, __u64 expected,
-			    __u64 seen, const char *what)
-{
-	const __u32 cap = sizeof(m->evidence) / sizeof(m->evidence[0]);
-
-	m->violations++;
-	if (m->n_evidence >= cap)
-		return;
-	m->evidence[m->n_evidence].addr = addr;
-	m->evidence[m->n_evidence].new_addr = new_addr;
-	m->evidence[m->n_evidence].expected = expected;
-	m->evidence[m->n_evidence].seen = seen;
-	snprintf(m->evidence[m->n_evidence].what, sizeof(m->evidence[0].what), "%s", what);
-	m->n_evidence++;
-}
-
 static void vformat(char *buf, size_t len, bool append, const char *fmt, va_list ap)
 {
 	size_t used = append ? strnlen(buf, len) : 0;
@@ -61,42 +45,24 @@ void pc_oracle_appendf(struct pc_oracle_msg *m, const char *fmt, ...)
 	va_end(ap);
 }
 
-const char *pc_oracle_verdict_name(int verdict)
+void pc_oracle_add_evidence(struct pc_oracle_msg *m, int verdict, __u64 addr, __u64 new_addr,
+			    __u64 expected, __u64 seen, const char *fmt, ...)
 {
-	static const char *const names[PC_V__COUNT] = {
-		[PC_OK] = "ok",
-		[PC_NOT_APPLICABLE] = "not applicable",
-		[PC_V_PTE_LOST] = "pte lost",
-		[PC_V_PTE_INVENTED] = "pte invented",
-		[PC_V_PFN_CHANGED] = "pfn changed",
-		[PC_V_KIND_CHANGED] = "entry kind changed",
-		[PC_V_YOUNG_LOST] = "young bit lost",
-		[PC_V_DIRTY_LOST] = "dirty bit lost",
-		[PC_V_WRITE_GAINED] = "write permission gained",
-		[PC_V_WRITE_LOST] = "write permission lost",
-		[PC_V_PMD_NOT_MOVED] = "pmd not moved",
-		[PC_V_ORDER_CHANGED] = "folio order changed",
-		[PC_V_BATCH_EMPTY] = "empty batch",
-		[PC_V_BATCH_OUTSIDE_FOLIO] = "batch outside folio",
-		[PC_V_BATCH_CROSSES_PMD] = "batch crosses pmd",
-		[PC_V_BATCH_SUM] = "batch sum mismatch",
-		[PC_V_DATA_LOST] = "written data lost",
-		[PC_V_REFERENCED_SHORT] = "referenced pages short",
-		[PC_V_COW_BROKEN] = "cow isolation broken",
-		[PC_V_BATCH_NR_MISMATCH] = "batch nr mismatch",
-		[PC_V_OUTSIDE_VMA] = "mapped outside the vma",
-		[PC_V_PAST_EOF] = "mapped past eof",
-		[PC_V_MAPCOUNT] = "mapcount wrong",
-		[PC_V_RSS] = "rss counter wrong",
-		[PC_V_DATA_MISMATCH] = "data differs from the file",
-		[PC_V_PARTIAL_FOLD] = "partial fold",
-		[PC_V_FOLD_MISMATCH] = "fold mismatch",
-		[PC_V_YOUNG_UNREPORTED] = "young unreported",
-	};
+	const __u32 cap = sizeof(m->evidence) / sizeof(m->evidence[0]);
+	va_list ap;
 
-	if (verdict < 0 || verdict >= PC_V__COUNT || !names[verdict])
-		return "unknown verdict";
-	return names[verdict];
+	m->violations++;
+	if (m->n_evidence >= cap)
+		return;
+	m->evidence[m->n_evidence].verdict = (__u32)verdict;
+	m->evidence[m->n_evidence].addr = addr;
+	m->evidence[m->n_evidence].new_addr = new_addr;
+	m->evidence[m->n_evidence].expected = expected;
+	m->evidence[m->n_evidence].seen = seen;
+	va_start(ap, fmt);
+	vformat(m->evidence[m->n_evidence].detail, sizeof(m->evidence[0].detail), false, fmt, ap);
+	va_end(ap);
+	m->n_evidence++;
 }
 
 /* PASS or FAIL from the counts; SKIP when nothing was compared. */
@@ -113,10 +79,7 @@ static void judge(struct pc_oracle_msg *m)
 static void evidence_at(struct pc_oracle_msg *m, int v, size_t i, __u64 addr, __u64 new_addr,
 			__u64 expected, __u64 seen)
 {
-	char what[96];
-
-	snprintf(what, sizeof(what), "%s (page %zu)", pc_oracle_verdict_name(v), i);
-	pc_oracle_add_evidence(m, addr, new_addr, expected, seen, what);
+	pc_oracle_add_evidence(m, v, addr, new_addr, expected, seen, "page %zu", i);
 }
 
 /* What evidence shows of an entry: the PFN when present, else the kind. */
@@ -158,13 +121,10 @@ void pc_compare_vacated(const struct pc_pte *old_after, size_t n, __u64 old_addr
 		int v = pc_moved_entry(empty, old_after[i]);
 
 		m->checked++;
-		if (pc_is_violation(v)) {
-			char what[96];
-
-			snprintf(what, sizeof(what), "old range still mapped (page %zu)", i);
-			pc_oracle_add_evidence(m, old_addr + off, 0, PC_PTE_NONE,
-					       pte_shown(old_after[i]), what);
-		}
+		if (pc_is_violation(v))
+			pc_oracle_add_evidence(m, v, old_addr + off, 0, PC_PTE_NONE,
+					       pte_shown(old_after[i]),
+					       "old range still mapped at page %zu", i);
 	}
 	judge(m);
 	pc_oracle_appendf(m, "; old range: %llu of %zu still mapped",
@@ -238,8 +198,8 @@ void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 ne
 
 	m->checked++;
 	if (pc_is_violation(v))
-		pc_oracle_add_evidence(m, new_addr, new_addr, touched_pages, referenced_pages,
-				       pc_oracle_verdict_name(v));
+		pc_oracle_add_evidence(m, v, new_addr, new_addr, touched_pages, referenced_pages,
+				       "referenced pages (seen) against pages touched (expected)");
 	judge(m);
 	snprintf(m->summary, sizeof(m->summary),
 		 "%llu pages referenced in the new VMA, %llu touched after clear_refs",

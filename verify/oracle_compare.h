@@ -2,7 +2,7 @@
 /*
  * Pure comparison logic of the userspace oracles: before/after snapshots in,
  * a filled struct pc_oracle_msg out.  Every element is judged by one of the
- * shared predicates of <ptecheck/invariants.h>, so the unit tests exercise
+ * shared predicates of <ptecheck/checks.h>, so the unit tests exercise
  * the very decisions the scenarios make, with crafted data.
  */
 #ifndef PTECHECK_ORACLE_COMPARE_H
@@ -18,17 +18,18 @@
 /* Empties m and names the scenario, check and tier; status SKIP until judged. */
 void pc_oracle_msg_init(struct pc_oracle_msg *m, const char *scenario, __u32 check,
 			const char *tier);
-/* Counts a violation; keeps the first four as evidence. */
-void pc_oracle_add_evidence(struct pc_oracle_msg *m, __u64 addr, __u64 new_addr, __u64 expected,
-			    __u64 seen, const char *what);
+/* Counts a violation of verdict; keeps the first four as evidence, with
+   the detail that says where (the parent names the verdict, in the
+   check's words: report/checks.c). */
+void pc_oracle_add_evidence(struct pc_oracle_msg *m, int verdict, __u64 addr, __u64 new_addr,
+			    __u64 expected, __u64 seen, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
 /* Status SKIP, summary = the reason. */
 void pc_oracle_skip(struct pc_oracle_msg *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Appends to the summary (truncating). */
 void pc_oracle_appendf(struct pc_oracle_msg *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Short name of a pc_verdict ("pte lost", "pfn changed", ...). */
-const char *pc_oracle_verdict_name(int verdict);
 
 /*
  * mremap/moved: slot i of the old range at entry (before[i], at old_addr +

@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <ptecheck/types.h>
-#include <ptecheck/invariants.h>
+#include <ptecheck/checks.h>
 
 /* What a scenario needs the parent to set up before the child starts. */
 #define PC_NEEDS_MTHP_ANON_64K	(1U << 0) /* hugepages-64kB/enabled = madvise */
@@ -29,7 +29,8 @@
 /* One oracle verdict, sent child -> parent through a pipe as is. */
 struct pc_oracle_msg {
 	__u32 check;   /* enum pc_check_id */
-	__u32 status;  /* enum pc_status (loader/report.h) */
+	__u32 status;  /* enum pc_status (report/report.h) */
+	__s32 pid;     /* the scenario process (pc_oracle_report sets it) */
 	char tier[48]; /* "oracle:pagemap", "oracle:kpageflags", ... */
 	char scenario[32];
 	char summary[200]; /* what was checked, or why skipped */
@@ -38,7 +39,8 @@ struct pc_oracle_msg {
 	__u32 n_evidence;
 	struct {
 		__u64 addr, new_addr, expected, seen;
-		char what[96];
+		__u32 verdict;	 /* enum pc_verdict: what was violated */
+		char detail[80]; /* where and how: "page 3", "index 7, folio of 16" */
 	} evidence[4];
 };
 
@@ -96,25 +98,15 @@ struct pc_scenario {
 	const void *data; /* the scenario's parameters */
 };
 
-/* The mremap suite (verify/mremap_scenarios.c). */
-extern const struct pc_scenario pc_mremap_scenarios[];
-extern const int pc_mremap_n_scenarios;
-/* The filemap suite (verify/filemap_scenarios.c). */
-extern const struct pc_scenario pc_filemap_scenarios[];
-extern const int pc_filemap_n_scenarios;
-/* The contpte suite (verify/contpte_scenarios.c). */
-extern const struct pc_scenario pc_contpte_scenarios[];
-extern const int pc_contpte_n_scenarios;
-
-/* Suites by name, in run order (verify/suites.c). */
+/* A path's suite: its scenarios in run order (verify/mremap.c, ...). */
 struct pc_suite {
-	const char *name;
+	const char *name; /* the path: "mremap", "filemap", "contpte" */
 	const char *description;
 	const struct pc_scenario *scenarios;
-	const int *n_scenarios;
+	int n_scenarios;
 };
-extern const struct pc_suite pc_suites[];
-extern const int pc_n_suites;
-const struct pc_suite *pc_suite_find(const char *name);
+extern const struct pc_suite pc_mremap_suite;
+extern const struct pc_suite pc_filemap_suite;
+extern const struct pc_suite pc_contpte_suite;
 
 #endif

@@ -57,7 +57,7 @@ struct pattern {
 	int young; /* entry young at the check: 0..15, ALL or NONE */
 };
 
-/* The contpte suite's patterns (verify/contpte_scenarios.c). */
+/* The contpte suite's patterns (verify/contpte.c). */
 static const struct pattern patterns[] = {
 	{"dirty-0", 0, NONE},	   {"dirty-1", 1, NONE},	{"dirty-7", 7, NONE},
 	{"dirty-15", 15, NONE},	   {"young-0", NONE, 0},	{"young-1", NONE, 1},

@@ -7,7 +7,7 @@
 #define PTECHECK_EVENTS_H
 
 #include "types.h"
-#include "invariants.h"
+#include "checks.h"
 #include "hist.h"
 
 /* How a check observed the kernel. */

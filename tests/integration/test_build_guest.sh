@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# scripts/build-guest: its usage errors, and static builds for both guest
+# guest/build-guest: its usage errors, and static builds for both guest
 # architectures (x86_64 natively, arm64 cross) into a temporary directory,
 # checked with `file`; the arm64 ptecheck runs its --help under qemu-aarch64
 # user emulation when that is installed (scripts/install-deps --guest).
@@ -21,7 +21,7 @@ if [ -z "$BUILD_DIR" ]; then
 	exit 2
 fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BG=$ROOT/scripts/build-guest
+BG=$ROOT/guest/build-guest
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_build_guest.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT

@@ -15,7 +15,7 @@
 # Two guests boot under TCG, about 10 s each; under a minute in all.
 #
 # Usage: bash test_gate_e2e.sh BUILD_DIR   (BUILD_DIR/ptecheck gates; the
-# guests get static builds of their own from scripts/build-guest)
+# guests get static builds of their own from guest/build-guest)
 # Prints TAP; exits 0 all passed, 1 something failed, 4 skipped (no
 # 'ptecheck gate' yet, no QEMU, or no kernel in the cache and no network).
 
@@ -56,14 +56,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_e2e.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
 for spec in 6.1 7; do
-	if ! "$ROOT/verify/kernel-fetch" fetch --arch amd64 "$spec" >/dev/null 2>"$tmp/fetch-$spec.err"; then
+	if ! "$ROOT/guest/kernel-fetch" fetch --arch amd64 "$spec" >/dev/null 2>"$tmp/fetch-$spec.err"; then
 		echo "1..0 # SKIP kernel $spec (amd64) not cached and not downloadable"
 		exit 4
 	fi
 done
 
-if ! build=$("$ROOT/scripts/build-guest" x86_64 2>"$tmp/build.err" | tail -n 1) || [ ! -x "$build/ptecheck" ]; then
-	not_ok "static x86_64 build for the guest" "scripts/build-guest x86_64 failed" "$tmp/build.err"
+if ! build=$("$ROOT/guest/build-guest" x86_64 2>"$tmp/build.err" | tail -n 1) || [ ! -x "$build/ptecheck" ]; then
+	not_ok "static x86_64 build for the guest" "guest/build-guest x86_64 failed" "$tmp/build.err"
 	done_tap
 fi
 ok "static x86_64 build for the guest ($build)"
@@ -71,7 +71,7 @@ ok "static x86_64 build for the guest ($build)"
 # The two guest reports.
 for spec in 6.1 7; do
 	out=$tmp/x86_64-$spec
-	"$ROOT/verify/vmtest" --arch x86_64 --package "$spec" --build-dir "$build" --timeout 300 \
+	"$ROOT/guest/vmtest" --arch x86_64 --package "$spec" --build-dir "$build" --timeout 300 \
 		--format json --output "$out.json" -- run --suite mremap --scale 4 2>"$out.err"
 	rc=$?
 	if [ $rc -ne 0 ] || [ ! -s "$out.json" ]; then

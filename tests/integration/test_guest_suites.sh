@@ -25,7 +25,7 @@
 # Each guest boots under TCG in a few seconds; ~2.5 minutes in all.
 #
 # Usage: bash test_guest_suites.sh BUILD_DIR   (unused: guests get static
-# builds of their own from scripts/build-guest)
+# builds of their own from guest/build-guest)
 # Prints TAP; exits 0 all passed, 1 something failed, 4 nothing could run
 # (no QEMU, or no kernel in the cache and no network).
 
@@ -117,8 +117,8 @@ fi
 
 # Static guest builds once (seconds when up to date).
 for arch in x86_64 arm64; do
-	if ! dir=$("$ROOT/scripts/build-guest" "$arch" 2>"$tmp/build-$arch.err" | tail -n 1); then
-		not_ok "static $arch build for the guest" "scripts/build-guest $arch failed" \
+	if ! dir=$("$ROOT/guest/build-guest" "$arch" 2>"$tmp/build-$arch.err" | tail -n 1); then
+		not_ok "static $arch build for the guest" "guest/build-guest $arch failed" \
 			"$tmp/build-$arch.err"
 		continue
 	fi
@@ -133,11 +133,11 @@ guest() {
 	[ "$arch" = arm64 ] && deb_arch=arm64
 	build_var=build_$arch
 	[ -n "${!build_var:-}" ] || return 99
-	if ! "$ROOT/verify/kernel-fetch" fetch --arch "$deb_arch" "$spec" >/dev/null \
+	if ! "$ROOT/guest/kernel-fetch" fetch --arch "$deb_arch" "$spec" >/dev/null \
 		2>"$out.fetch"; then
 		return 100
 	fi
-	"$ROOT/verify/vmtest" --arch "$arch" --package "$spec" --build-dir "${!build_var}" \
+	"$ROOT/guest/vmtest" --arch "$arch" --package "$spec" --build-dir "${!build_var}" \
 		--timeout 300 --output "$out.json" -- \
 		run --scale 4 --format json 2>"$out.err"
 }
@@ -246,9 +246,9 @@ done
 
 # Zero false positives under stress, in the guest where every hook tier is
 # live, with two NUMA nodes so that pages also migrate (docs/bad-input.md).
-if [ -n "${build_arm64:-}" ] && "$ROOT/verify/kernel-fetch" fetch --arch arm64 7 >/dev/null 2>&1; then
+if [ -n "${build_arm64:-}" ] && "$ROOT/guest/kernel-fetch" fetch --arch arm64 7 >/dev/null 2>&1; then
 	out=$tmp/arm64-7-stress
-	"$ROOT/verify/vmtest" --arch arm64 --package 7 --build-dir "$build_arm64" --numa 2 \
+	"$ROOT/guest/vmtest" --arch arm64 --package 7 --build-dir "$build_arm64" --numa 2 \
 		--timeout 600 --output "$out.json" -- run --stress 10 --scale 4 --format json \
 		2>"$out.err"
 	rc=$?

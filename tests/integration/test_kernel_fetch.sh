@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration tests of verify/kernel-fetch: a 7.x amd64 kernel comes out
+# Integration tests of guest/kernel-fetch: a 7.x amd64 kernel comes out
 # bootable-looking (bzImage, modules), a cached kernel is served without
 # apt-get, bad SPECs exit 2, uncached or half-built kernels exit 3 from
 # `path`, two concurrent fetches share one download, and busybox for arm64
@@ -10,7 +10,7 @@
 set -uo pipefail
 build=${1:?usage: test_kernel_fetch.sh BUILD_DIR}
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-kf=$src/verify/kernel-fetch
+kf=$src/guest/kernel-fetch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# verify/vmtest, the QEMU guest harness, on an x86_64 guest under TCG: a
+# guest/vmtest, the QEMU guest harness, on an x86_64 guest under TCG: a
 # report that comes back over virtio-serial, a guest's exit status that
 # becomes vmtest's, a panic (exit 5) and a hang (exit 6) that are failures
 # with the console tail, kernel modules loaded with their dependencies,
@@ -10,7 +10,7 @@
 # documented test hook --guest-cmd.
 #
 # Usage: bash test_vmtest.sh BUILD_DIR   (the native build; unused: the
-# guest gets a static build of its own, made in seconds by scripts/build-guest)
+# guest gets a static build of its own, made in seconds by guest/build-guest)
 # Prints TAP 13; exits 0 all passed, 1 something failed, 4 nothing could run.
 
 # The cases are called through the table at the bottom.
@@ -24,7 +24,7 @@ if [ -z "$BUILD_DIR" ]; then
 	exit 2
 fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-VMTEST=$ROOT/verify/vmtest
+VMTEST=$ROOT/guest/vmtest
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_vmtest.XXXXXX") || exit 1
 nr=0
@@ -79,8 +79,8 @@ command -v cpio >/dev/null || why_no_qemu="no cpio (scripts/install-deps --guest
 kdir=
 why_no_kernel=$why_no_qemu
 if [ -z "$why_no_kernel" ]; then
-	if kdir=$("$ROOT/verify/kernel-fetch" fetch --arch amd64 7 2>"$tmp/kf.err" | tail -n1) &&
-		[ -f "$kdir/vmlinuz" ] && bb=$("$ROOT/verify/kernel-fetch" busybox --arch amd64 2>>"$tmp/kf.err" | tail -n1); then
+	if kdir=$("$ROOT/guest/kernel-fetch" fetch --arch amd64 7 2>"$tmp/kf.err" | tail -n1) &&
+		[ -f "$kdir/vmlinuz" ] && bb=$("$ROOT/guest/kernel-fetch" busybox --arch amd64 2>>"$tmp/kf.err" | tail -n1); then
 		:
 	else
 		why_no_kernel="no 7.x amd64 kernel or busybox from kernel-fetch: $(tail -n1 "$tmp/kf.err")"
@@ -89,10 +89,10 @@ fi
 guest=
 why_no_guest=$why_no_kernel
 if [ -z "$why_no_guest" ]; then
-	if "$ROOT/scripts/build-guest" --no-deps --dir "$tmp/guest" x86_64 >"$tmp/bg.out" 2>&1; then
+	if "$ROOT/guest/build-guest" --no-deps --dir "$tmp/guest" x86_64 >"$tmp/bg.out" 2>&1; then
 		guest=$(tail -n1 "$tmp/bg.out")
 	else
-		why_no_guest="scripts/build-guest x86_64 failed: $(tail -n1 "$tmp/bg.out")"
+		why_no_guest="guest/build-guest x86_64 failed: $(tail -n1 "$tmp/bg.out")"
 	fi
 fi
 # Fixed options of the boot cases: the cached kernel, TCG (the KVM probe is

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of loader/report.c: result model, exit codes and the text, TAP
+ * Unit test of report/report.c: result model, exit codes and the text, TAP
  * and JSON writers.  Prints kselftest-style TAP; exits 0 if all passed.
  *
  * With an argument, also writes a sample JSON report to that path, so that

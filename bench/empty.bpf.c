@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The floor of `ptecheck bench`'s overhead table: an empty program on every
+ * tracepoint the tracing object (bpf/) attaches to (the same hooks `ptecheck hist` and
+ * `watch` use on a kernel without fentry/kprobes).  What a workload loses
+ * under this object is the price of the hooks themselves; what it loses
+ * beyond that under hist/watch is the price of ptecheck's programs.
+ */
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <ptecheck/contpte.h>
+#include <ptecheck/disturb.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define EMPTY(category, event)                                                                     \
+	SEC("tp/" #category "/" #event)                                                            \
+	int empty_##event(void *ctx)                                                               \
+	{                                                                                          \
+		return 0;                                                                          \
+	}
+#define EMPTY_SPAN(category, begin, end) EMPTY(category, begin) EMPTY(category, end)
+#define EMPTY_SYSCALL(name)		 EMPTY(syscalls, sys_enter_##name) EMPTY(syscalls, sys_exit_##name)
+
+EMPTY_SYSCALL(mremap)
+EMPTY(tlb, tlb_flush)
+EMPTY(filemap, mm_filemap_map_pages)
+PC_DISTURB_EVENTS(EMPTY, EMPTY_SPAN)
+PC_CONTPTE_LOCKED_SYSCALLS(EMPTY_SYSCALL)
+EMPTY(sched, sched_process_exit)

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The filemap path: folio-based fault-around (mm/filemap.c
+ * filemap_map_pages -> filemap_map_folio_range -> set_pte_range, and
+ * folio_add_file_rmap_ptes): its checks and their predicates.
+ */
+#ifndef PTECHECK_FILEMAP_H
+#define PTECHECK_FILEMAP_H
+
+#include "common.h"
+
+#define PC_FILEMAP_CHECKS(X)                                                                       \
+	X(FM_BOUNDS, "filemap/batch-bounds")                                                       \
+	X(FM_PTES_SET, "filemap/ptes-set")                                                         \
+	X(FM_RMAP, "filemap/rmap-count")                                                           \
+	X(FM_RSS, "filemap/rss-count")
+
+#define PC_FILEMAP_EVIDENCE(E)                                                                     \
+	E(FM_RMAP, BATCH_NR_MISMATCH,                                                              \
+	  "folio_add_file_rmap_ptes covered a different number of pages than set_pte_range "       \
+	  "mapped")                                                                                \
+	E(FM_RMAP, BATCH_OUTSIDE_FOLIO, "the rmap update covered another folio than the batch")
+
+/*
+ * A page of file index idx lies at or past EOF when idx >= DIV_ROUND_UP(
+ * i_size, PAGE_SIZE).  Mapping it is forbidden (SIGBUS must stay) except
+ * for shmem/tmpfs, which maps whole folios across i_size on purpose
+ * (mm/filemap.c: filemap_map_pages, filemap_map_folio_range).
+ */
+PC_INLINE bool pc_page_past_eof(__u64 idx, __u64 i_size)
+{
+	return idx >= (i_size + PC_PAGE_SIZE - 1) >> PC_PAGE_SHIFT;
+}
+
+/*
+ * filemap/batch-bounds, per set_pte_range(vmf, folio, page, nr, addr):
+ * 1 <= nr; the nr pages lie inside the folio; the nr PTEs inside one page
+ * table and inside the VMA; and, unless eof_exempt, no page at or past
+ * EOF.  i_size is the larger of the sizes seen when the fault began and
+ * when the batch was set (a file that shrank meanwhile is judged by the
+ * caller as inconclusive: truncation races the fault legitimately).
+ */
+struct pc_fault_batch {
+	__u64 addr;	   /* user address of the first PTE */
+	__u64 folio_start; /* index of the first page within the folio */
+	__u64 folio_nr;	   /* pages in the folio */
+	__u64 vm_start;	   /* the VMA */
+	__u64 vm_end;
+	__u64 file_index; /* file page index of the first page */
+	__u64 i_size;	  /* file size in bytes */
+	__u32 nr;	  /* PTEs in the batch */
+	bool eof_exempt;  /* shmem/tmpfs mapping */
+};
+
+PC_INLINE int pc_fault_batch_bounds(struct pc_fault_batch b)
+{
+	int v;
+
+	if (b.nr < 1)
+		return PC_V_BATCH_EMPTY;
+	if (b.folio_start + b.nr > b.folio_nr)
+		return PC_V_BATCH_OUTSIDE_FOLIO;
+	v = pc_batch_in_table(b.addr, b.nr);
+	if (v != PC_OK)
+		return v;
+	if (b.addr < b.vm_start || b.addr + ((__u64)b.nr << PC_PAGE_SHIFT) > b.vm_end)
+		return PC_V_OUTSIDE_VMA;
+	if (!b.eof_exempt && pc_page_past_eof(b.file_index + b.nr - 1, b.i_size))
+		return PC_V_PAST_EOF;
+	return PC_OK;
+}
+
+/*
+ * filemap/ptes-set, per entry k of a batch after set_pte_range: present,
+ * mapping the first entry's PFN + k (consecutive pages of one folio);
+ * never writable where the VMA's protection is read-only and the fault
+ * did not write (uffd-wp may only take write away, so the other direction
+ * is not judged); dirty after a write fault.  Young is not judged: x86
+ * leaves the accessed bit to the hardware's retry of the access.
+ */
+PC_INLINE int pc_fault_entry(struct pc_pte seen, __u64 first_pfn, __u32 k, bool prot_write,
+			     bool write_fault)
+{
+	if (seen.kind != PC_PTE_PRESENT)
+		return PC_V_PTE_LOST;
+	if (seen.pfn != first_pfn + k)
+		return PC_V_PFN_CHANGED;
+	if (!prot_write && !write_fault && seen.write)
+		return PC_V_WRITE_GAINED;
+	if (write_fault && !seen.dirty)
+		return PC_V_DIRTY_LOST;
+	return PC_OK;
+}
+
+/* filemap/rss-count: the mm's file (or shmem) RSS grew by the pages mapped. */
+PC_INLINE int pc_rss_delta(__s64 rss_before, __s64 rss_after, __s64 pages_mapped)
+{
+	return rss_after - rss_before == pages_mapped ? PC_OK : PC_V_RSS;
+}
+
+/* Data oracle: every byte read through the mapping equals the file's. */
+PC_INLINE int pc_bytes_equal(__u64 mismatches)
+{
+	return mismatches == 0 ? PC_OK : PC_V_DATA_MISMATCH;
+}
+
+#endif

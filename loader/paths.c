@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+#include "paths.h"
+
+const struct pc_path pc_paths[] = {
+	{"mremap", &pc_mremap_suite, &pc_mremap_trace},
+	{"filemap", &pc_filemap_suite, &pc_filemap_trace},
+	{"contpte", &pc_contpte_suite, &pc_contpte_trace},
+};
+const int pc_n_paths = sizeof(pc_paths) / sizeof(pc_paths[0]);
+
+const struct pc_path *pc_path_find(const char *name)
+{
+	for (int i = 0; i < pc_n_paths; i++)
+		if (strcmp(pc_paths[i].name, name) == 0)
+			return &pc_paths[i];
+	return NULL;
+}
+
+const char *pc_path_names(void)
+{
+	static char names[128];
+	size_t used = 0;
+
+	for (int k = 0; k < pc_n_paths && used < sizeof(names); k++)
+		used += snprintf(names + used, sizeof(names) - used, "%s%s", k ? ", " : "",
+				 pc_paths[k].name);
+	return names;
+}
+
+bool pc_path_selected(const struct pc_path *p, const char *arg)
+{
+	return strcmp(arg, "all") == 0 || strcmp(arg, p->name) == 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel paths ptecheck checks, one entry each: the path's suite of
+ * scenarios (verify/) and its part of a tracing session (trace/).  run,
+ * watch, hist and features loop over this table.
+ */
+#ifndef PTECHECK_PATHS_H
+#define PTECHECK_PATHS_H
+
+#include <stdbool.h>
+#include "path.h"
+#include "scenario.h"
+
+struct pc_path {
+	const char *name;
+	const struct pc_suite *suite;
+	const struct pc_trace_path *trace;
+};
+
+extern const struct pc_path pc_paths[];
+extern const int pc_n_paths;
+
+/* The path named name, or NULL. */
+const struct pc_path *pc_path_find(const char *name);
+/* "mremap, filemap, contpte" (for messages). */
+const char *pc_path_names(void);
+/* Whether --suite arg ("all" or a path's name) selects path p. */
+bool pc_path_selected(const struct pc_path *p, const char *arg);
+
+#endif

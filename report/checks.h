@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The words reports use for checks and verdicts: one table, used by every
+ * tier (BPF events, oracle verdicts) and every writer.
+ */
+#ifndef PTECHECK_REPORT_CHECKS_H
+#define PTECHECK_REPORT_CHECKS_H
+
+#include <ptecheck/checks.h>
+
+/* "mremap/moved"; "unknown" for an id out of range. */
+const char *pc_check_name(__u32 check);
+/* The check named name ("filemap/rmap-count"), or -1. */
+int pc_check_find(const char *name);
+/* What a verdict means in general ("dirty bit lost"). */
+const char *pc_verdict_text(__u32 verdict);
+/* What a violation of check with verdict shows: the check's own text where
+   its path gives one (PC_<PATH>_EVIDENCE), else the verdict's. */
+const char *pc_evidence_text(__u32 check, __u32 verdict);
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The result model: one pc_result per (check, tier), histograms, notes and
+ * run metadata; and the writers for text, JSON and TAP.  Everything a run
+ * prints goes through here.
+ */
+#ifndef PTECHECK_REPORT_H
+#define PTECHECK_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <ptecheck/types.h>
+#include <ptecheck/hist.h>
+#include "cli.h"
+
+#define PC_REPORT_SCHEMA_VERSION 1
+#define PC_MAX_EVIDENCE		 8
+#define PC_EVIDENCE_LINES_MAX	 1536
+
+enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
+enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP };
+
+struct pc_evidence {
+	int pid;
+	__u64 addr;	/* address where the violation was seen (old side) */
+	__u64 new_addr; /* address on the new side, 0 if none */
+	__u64 expected;
+	__u64 seen;
+	char what[160]; /* e.g. "dirty bit lost: page 3" */
+	/* Kernel-log evidence: the splat's lines, '\n'-separated (cut at
+	   the size); empty for page-table evidence. */
+	char lines[PC_EVIDENCE_LINES_MAX];
+};
+
+struct pc_result {
+	char name[48];	/* "mremap/moved": the invariant */
+	char tier[48];	/* "oracle:pagemap", "kernel:syscall-walk", ... */
+	bool in_kernel; /* observed in the kernel (true) or derived from
+			   page-table state read by userspace (false) */
+	enum pc_status status;
+	char summary[320]; /* what was checked, or why it was skipped */
+	__u64 checked;
+	__u64 violations;
+	__u64 inconclusive;
+	int n_evidence;
+	struct pc_evidence evidence[PC_MAX_EVIDENCE];
+};
+
+struct pc_hist_report {
+	char name[64];	 /* "mremap latency" */
+	char unit[24];	 /* "ns", "PTEs", "flushes" */
+	char source[96]; /* "tracepoint syscalls:sys_{enter,exit}_mremap" */
+	bool in_kernel;
+	__u32 kind; /* enum pc_hist_kind */
+	__u64 slots[PC_HIST_SLOTS];
+};
+
+struct pc_report {
+	char suite[32];
+	char command[16]; /* run, watch, hist */
+	char kernel_release[65];
+	char machine[65]; /* uname -m */
+	char started[32]; /* ISO 8601 UTC */
+	double duration_s;
+	unsigned int scale; /* run: workload sizes divided by this (0: not a run) */
+	bool partial;	    /* interrupted: results so far */
+	int n_results, cap_results;
+	struct pc_result *results;
+	int n_hists, cap_hists;
+	struct pc_hist_report *hists;
+	int n_notes, cap_notes;
+	char **notes;
+	__u64 stats[16]; /* enum pc_stat_id, see ptecheck/events.h */
+	int n_stats;
+};
+
+struct pc_report *pc_report_new(const char *command, const char *suite);
+void pc_report_free(struct pc_report *r);
+
+/* Adds a result in SKIP state with an empty summary; returns NULL on ENOMEM. */
+struct pc_result *pc_report_add_result(struct pc_report *r, const char *name, const char *tier,
+				       bool in_kernel);
+/* Finds a result by name and tier, NULL if absent. */
+struct pc_result *pc_report_find_result(struct pc_report *r, const char *name, const char *tier);
+void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Keeps the first PC_MAX_EVIDENCE items; later ones only count. */
+void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
+			    __u64 expected, __u64 seen, const char *what);
+
+/* Evidence that is text from the kernel log: pid and command named in it
+   (pid -1 if none), what it is, and its lines. */
+void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what,
+				const char *lines);
+
+struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
+					  const char *source, bool in_kernel, __u32 kind);
+void pc_report_note(struct pc_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* PC_EXIT_FAIL if any failed, PC_EXIT_SKIP if none passed, else PASS. */
+int pc_report_exit_code(const struct pc_report *r);
+int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out);
+/* "text", "json", "tap" -> format; -1 if unknown. */
+int pc_format_parse(const char *s);
+const char *pc_status_name(enum pc_status st);
+/* fopen(path, "w") that refuses a symlink in a sticky world-writable
+   directory (errno ELOOP); NULL with errno on failure. */
+FILE *pc_open_report(const char *path);
+
+#endif

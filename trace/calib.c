@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Page-table walk calibration: see bpf/calib.bpf.c for the method. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <ptecheck/events.h>
+#include "calib.skel.h"
+#include "cli.h"
+#include "calib.h"
+
+/* End of the highest "System RAM" range in /proc/iomem (needs root). */
+static int read_phys_limit(__u64 *limit)
+{
+	FILE *f = fopen("/proc/iomem", "re");
+	char line[256];
+	__u64 best = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end;
+
+		if (!strstr(line, "System RAM"))
+			continue;
+		if (sscanf(line, " %llx-%llx", &start, &end) == 2 && end + 1 > best)
+			best = end + 1;
+	}
+	fclose(f);
+	if (best == 0)
+		return -ENODATA; /* addresses hidden: not root, or kptr_restrict */
+	*limit = best;
+	return 0;
+}
+
+static int pfn_of(void *addr, __u64 *pfn)
+{
+	__u64 entry;
+	int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, &entry, sizeof(entry), (off_t)((uintptr_t)addr / 4096) * 8);
+	close(fd);
+	if (n != sizeof(entry))
+		return n < 0 ? -errno : -EIO;
+	if (!(entry >> 63) || !(entry & ((1ULL << 55) - 1)))
+		return -EPERM; /* not present, or PFN hidden without CAP_SYS_ADMIN */
+	*pfn = entry & ((1ULL << 55) - 1);
+	return 0;
+}
+
+int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason, size_t len)
+{
+	struct calib_bpf *skel = NULL;
+	__u64 magic[2], pfn = 0;
+	void *page;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = read_phys_limit(phys_limit);
+	if (err) {
+		snprintf(reason, len, "cannot read the end of RAM from /proc/iomem (%s)",
+			 strerror(-err));
+		return err;
+	}
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED) {
+		err = -errno;
+		snprintf(reason, len, "mmap: %s", strerror(errno));
+		return err;
+	}
+	if (getrandom(magic, sizeof(magic), 0) != sizeof(magic)) {
+		magic[0] = 0x9e3779b97f4a7c15ULL ^ (__u64)getpid();
+		magic[1] = 0xc2b2ae3d27d4eb4fULL ^ (__u64)(uintptr_t)page;
+	}
+	memcpy(page, magic, sizeof(magic));
+	mlock(page, 4096);
+	err = pfn_of(page, &pfn);
+	if (err) {
+		snprintf(reason, len, "cannot learn a PFN from /proc/self/pagemap (%s)",
+			 strerror(-err));
+		goto out;
+	}
+	skel = calib_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(reason, len, "cannot open the calibration program (%s)", strerror(errno));
+		goto out;
+	}
+	skel->rodata->calib_tgid = getpid();
+	skel->rodata->calib_uaddr = (uintptr_t)page;
+	skel->rodata->calib_pfn = pfn;
+	skel->rodata->calib_magic[0] = magic[0];
+	skel->rodata->calib_magic[1] = magic[1];
+	skel->rodata->calib_phys_limit = *phys_limit;
+	skel->rodata->calib_candidates = (__u32)(*phys_limit >> 30) + 2;
+	err = calib_bpf__load(skel);
+	if (err) {
+		snprintf(reason, len, "calibration program refused by the kernel (%s)",
+			 strerror(-err));
+		goto out;
+	}
+	err = calib_bpf__attach(skel);
+	if (err) {
+		snprintf(reason, len, "cannot attach to syscalls:sys_enter_getpgid (%s)",
+			 strerror(-err));
+		goto out;
+	}
+	syscall(SYS_getpgid, 0);
+	if (!skel->bss->result.ran) {
+		err = -ENODATA;
+		snprintf(reason, len, "calibration program did not run");
+		goto out;
+	}
+	if (!skel->bss->result.found) {
+		err = -ENOENT;
+		snprintf(reason, len,
+			 "no direct-map base among %u candidates maps a known page "
+			 "(unsupported page-table layout?)",
+			 skel->bss->result.tried);
+		goto out;
+	}
+	out->direct_map_base = skel->bss->result.base;
+	out->levels = skel->bss->result.levels;
+	out->valid = 1;
+	snprintf(reason, len, "%u-level page tables, direct map at 0x%llx (calibrated)",
+		 out->levels, (unsigned long long)out->direct_map_base);
+	err = 0;
+out:
+	calib_bpf__destroy(skel);
+	munmap(page, 4096);
+	return err;
+}
