@@ -69,24 +69,115 @@ static void usage(FILE *f, bool hist)
 		cmd, cmd);
 }
 
-/* The processes a watch follows, to name them in kernel-log evidence. */
-struct watched {
+struct watch_opts {
+	bool hist;
+	struct pc_session_opts so;
+	enum pc_format format;
+	double duration; /* 0: until the target ends or a signal */
 	long pid;
-	pid_t child;
+	struct pc_user user;
+	bool as_user;
+	const char *log_rules;
+	bool log_user;
+	char **cmd; /* after --, or NULL */
 };
 
+/* A watch in progress: what it follows and what it has seen. */
+struct watch {
+	const struct watch_opts *o;
+	pid_t child; /* the command we started, 0 once reaped */
+	int go_fd;   /* tells the child to exec, once it is tracked */
+	int exec_fd; /* carries the exec's errno, closed by a good exec */
+	int exec_errno;
+	struct pc_klog klog;
+	pc_klog_who_fn who; /* NULL when watching everything */
+	struct pc_session s;
+	struct pc_report *r;
+};
+
+/* Names the processes a watch follows in kernel-log evidence. */
 static const char *who_is(int pid, void *ctx)
 {
-	const struct watched *w = ctx;
+	const struct watch *w = ctx;
 
 	if (w->child > 0 && pid == w->child)
 		return "the watched command";
-	if (w->pid > 0 && pid == w->pid)
+	if (w->o->pid > 0 && pid == w->o->pid)
 		return "the watched process";
 	return NULL;
 }
 
-int pc_cmd_watch(int argc, char **argv)
+/* One option into o; -1 to go on, else the exit code. */
+static int take_option(int c, struct watch_opts *o)
+{
+	char *end;
+	int err;
+
+	switch (c) {
+	case 'p':
+		errno = 0;
+		o->pid = strtol(optarg, &end, 10);
+		if (errno || *end || o->pid <= 0) {
+			pc_err(0, "--pid takes a process id, not '%s'", optarg);
+			return PC_EXIT_USAGE;
+		}
+		if (kill((pid_t)o->pid, 0) && errno == ESRCH) {
+			pc_err(0, "no process %ld", o->pid);
+			return PC_EXIT_USAGE;
+		}
+		o->so.filter_mode = PC_FILTER_TRACKED;
+		return -1;
+	case 'c':
+		if (strlen(optarg) == 0 || strlen(optarg) > 15) {
+			pc_err(0, "--comm takes a name of 1 to 15 characters");
+			return PC_EXIT_USAGE;
+		}
+		o->so.filter_mode = PC_FILTER_COMM;
+		o->so.comm = optarg;
+		return -1;
+	case 'd':
+		errno = 0;
+		o->duration = strtod(optarg, &end);
+		if (errno || *end || o->duration <= 0 || o->duration > 86400) {
+			pc_err(0, "--duration takes seconds (0 < S <= 86400), not '%s'", optarg);
+			return PC_EXIT_USAGE;
+		}
+		return -1;
+	case 'f': {
+		int format = pc_format_parse(optarg);
+
+		if (format < 0) {
+			pc_err(0, "unknown format '%s' (text, json, tap)", optarg);
+			return PC_EXIT_USAGE;
+		}
+		o->format = format;
+		return -1;
+	}
+	case 'R':
+		o->log_rules = optarg;
+		return -1;
+	case 'U':
+		o->log_user = true;
+		return -1;
+	case 'u':
+		err = pc_user_lookup(optarg, &o->user);
+		if (err) {
+			pc_err(err == -ENOENT ? 0 : -err, "--user: no user '%s'", optarg);
+			return PC_EXIT_USAGE;
+		}
+		o->as_user = true;
+		return -1;
+	case 'h':
+		usage(stdout, o->hist);
+		return PC_EXIT_PASS;
+	default:
+		usage(stderr, o->hist);
+		return PC_EXIT_USAGE;
+	}
+}
+
+/* Options and their combinations; -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct watch_opts *o)
 {
 	static const struct option opts[] = {
 		{"pid", required_argument, NULL, 'p'},
@@ -99,245 +190,242 @@ int pc_cmd_watch(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
-	bool hist = strcmp(argv[0], "hist") == 0;
-	struct pc_session_opts so = {.filter_mode = PC_FILTER_ALL, .want_walk = !hist};
-	int c, format = PC_FORMAT_TEXT, code, err, go_pipe[2] = {-1, -1}, exec_pipe[2] = {-1, -1};
-	int exec_errno = 0;
-	double duration = 0;
-	long pid = 0;
-	pid_t child = 0;
-	struct pc_user user;
-	bool as_user = false;
-	const char *log_rules = NULL;
-	bool log_user = false;
-	char rules_err[512];
-	struct pc_klog klog;
-	struct watched watched = {0};
-	pc_klog_who_fn watched_who = NULL;
-	struct timespec t0, now;
-	struct pc_session s;
-	struct pc_report *r;
-	char *end;
+	int c, code;
 
 	while ((c = getopt_long(argc, argv, "+p:c:d:f:u:R:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || *end || pid <= 0) {
-				pc_err(0, "--pid takes a process id, not '%s'", optarg);
-				return PC_EXIT_USAGE;
-			}
-			if (kill((pid_t)pid, 0) && errno == ESRCH) {
-				pc_err(0, "no process %ld", pid);
-				return PC_EXIT_USAGE;
-			}
-			so.filter_mode = PC_FILTER_TRACKED;
-			break;
-		case 'c':
-			if (strlen(optarg) == 0 || strlen(optarg) > 15) {
-				pc_err(0, "--comm takes a name of 1 to 15 characters");
-				return PC_EXIT_USAGE;
-			}
-			so.filter_mode = PC_FILTER_COMM;
-			so.comm = optarg;
-			break;
-		case 'd':
-			errno = 0;
-			duration = strtod(optarg, &end);
-			if (errno || *end || duration <= 0 || duration > 86400) {
-				pc_err(0, "--duration takes seconds (0 < S <= 86400), not '%s'",
-				       optarg);
-				return PC_EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			format = pc_format_parse(optarg);
-			if (format < 0) {
-				pc_err(0, "unknown format '%s' (text, json, tap)", optarg);
-				return PC_EXIT_USAGE;
-			}
-			break;
-		case 'R':
-			log_rules = optarg;
-			break;
-		case 'U':
-			log_user = true;
-			break;
-		case 'u':
-			err = pc_user_lookup(optarg, &user);
-			if (err) {
-				pc_err(err == -ENOENT ? 0 : -err, "--user: no user '%s'", optarg);
-				return PC_EXIT_USAGE;
-			}
-			as_user = true;
-			break;
-		case 'h':
-			usage(stdout, hist);
-			return PC_EXIT_PASS;
-		default:
-			usage(stderr, hist);
-			return PC_EXIT_USAGE;
-		}
+		code = take_option(c, o);
+		if (code >= 0)
+			return code;
 	}
 	if (optind < argc && strcmp(argv[optind - 1], "--") && optind == 1) {
 		pc_err(0, "unexpected argument '%s' (put the command after --)", argv[optind]);
 		return PC_EXIT_USAGE;
 	}
-	if (as_user && optind >= argc) {
+	o->cmd = optind < argc ? &argv[optind] : NULL;
+	if (o->as_user && !o->cmd) {
 		pc_err(0, "--user applies to a command: put it after --");
 		return PC_EXIT_USAGE;
 	}
-	if ((pid || so.comm) && optind < argc) {
+	if ((o->pid || o->so.comm) && o->cmd) {
 		pc_err(0, "give either --pid/--comm or a command, not both");
 		return PC_EXIT_USAGE;
 	}
-	if (!pid && !so.comm && optind >= argc && duration == 0) {
+	if (!o->pid && !o->so.comm && !o->cmd && o->duration == 0) {
 		pc_err(0, "nothing to watch: give --pid, --comm, --duration or -- CMD");
 		return PC_EXIT_USAGE;
 	}
-	if (!pc_have_bpf_privilege()) {
-		pc_err(0, "%s needs root (CAP_BPF and CAP_PERFMON)", argv[0]);
-		return PC_EXIT_USAGE;
-	}
-	/* From here on, the kernel's own complaints are part of the watch. */
-	if (pc_klog_start(&klog, log_rules, log_user, rules_err, sizeof(rules_err))) {
-		pc_err(0, "--log-rules: %s", rules_err);
-		return PC_EXIT_USAGE;
-	}
-	if (optind < argc) {
-		/* exec_pipe: closed by a successful exec, else carries its errno, so a
-		   command that exits 127 by itself is not taken for one not started. */
-		if (pipe2(go_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
-			pc_err(errno, "pipe");
-			pc_klog_stop(&klog);
-			return PC_EXIT_ERROR;
-		}
-		so.filter_mode = PC_FILTER_TRACKED;
-		child = fork();
-		if (child < 0) {
-			pc_err(errno, "fork");
-			pc_klog_stop(&klog);
-			return PC_EXIT_ERROR;
-		}
-		if (child == 0) {
-			char go;
+	return -1;
+}
 
-			close(go_pipe[1]);
-			close(exec_pipe[0]);
-			if (read(go_pipe[0], &go, 1) != 1)
-				_exit(127);
-			/* Keep a machine-readable report alone on stdout. */
-			if (format != PC_FORMAT_TEXT && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-				_exit(127);
-			err = as_user ? -pc_become_user(&user) : 0;
-			if (!err) {
-				execvp(argv[optind], &argv[optind]);
-				err = errno;
-			}
-			if (write(exec_pipe[1], &err, sizeof(err)) != sizeof(err))
-				_exit(127);
-			fprintf(stderr, "ptecheck: cannot run %s: %s\n", argv[optind],
-				strerror(err));
-			_exit(127);
-		}
-		close(go_pipe[0]);
-		close(exec_pipe[1]);
+/* The command's child: waits for the go (it is tracked by then), then
+   execs, or sends the errno of what failed through the exec pipe. */
+static void __attribute__((noreturn))
+command_child(const struct watch_opts *o, int go_pipe[2], int exec_pipe[2])
+{
+	char go;
+	int err;
+
+	close(go_pipe[1]);
+	close(exec_pipe[0]);
+	if (read(go_pipe[0], &go, 1) != 1)
+		_exit(127);
+	/* Keep a machine-readable report alone on stdout. */
+	if (o->format != PC_FORMAT_TEXT && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(127);
+	err = o->as_user ? -pc_become_user(&o->user) : 0;
+	if (!err) {
+		execvp(o->cmd[0], o->cmd);
+		err = errno;
 	}
-	watched.pid = pid;
-	watched.child = child;
-	/* Watching everything: no process is "not ours". */
-	watched_who = pid || child > 0 ? who_is : NULL;
-	r = pc_report_new(hist ? "hist" : "watch", "live");
-	if (!r) {
-		pc_klog_stop(&klog);
+	if (write(exec_pipe[1], &err, sizeof(err)) != sizeof(err))
+		_exit(127);
+	fprintf(stderr, "ptecheck: cannot run %s: %s\n", o->cmd[0], strerror(err));
+	_exit(127);
+}
+
+/* Forks the command, held before its exec; 0 or the exit code. */
+static int start_command(struct watch *w, struct watch_opts *o)
+{
+	int go_pipe[2], exec_pipe[2];
+
+	/* exec_pipe: closed by a successful exec, else carries its errno, so a
+	   command that exits 127 by itself is not taken for one not started. */
+	if (pipe2(go_pipe, O_CLOEXEC) || pipe2(exec_pipe, O_CLOEXEC)) {
+		pc_err(errno, "pipe");
 		return PC_EXIT_ERROR;
 	}
-	pc_tracefs_ensure();
-	err = pc_session_open(&s, &so);
-	s.report = r;
-	if (err) {
-		pc_err(err, "cannot trace: %s", s.load_error);
-		if (child > 0) {
-			kill(child, SIGKILL);
-			waitpid(child, NULL, 0);
-		}
-		pc_report_free(r);
-		pc_klog_stop(&klog);
-		return PC_EXIT_SKIP;
+	o->so.filter_mode = PC_FILTER_TRACKED;
+	w->child = fork();
+	if (w->child < 0) {
+		pc_err(errno, "fork");
+		return PC_EXIT_ERROR;
 	}
-	if (pid)
-		pc_session_track(&s, (int)pid, 0);
-	if (child > 0) {
-		pc_session_track(&s, child, 0);
-		if (write(go_pipe[1], "g", 1) != 1)
+	if (w->child == 0)
+		command_child(o, go_pipe, exec_pipe);
+	close(go_pipe[0]);
+	close(exec_pipe[1]);
+	w->go_fd = go_pipe[1];
+	w->exec_fd = exec_pipe[0];
+	return 0;
+}
+
+/* Tracks the targets and lets the command go. */
+static void track_targets(struct watch *w)
+{
+	if (w->o->pid)
+		pc_session_track(&w->s, (int)w->o->pid, 0);
+	if (w->child > 0) {
+		pc_session_track(&w->s, w->child, 0);
+		if (write(w->go_fd, "g", 1) != 1)
 			pc_err(errno, "cannot start the command");
-		close(go_pipe[1]);
+		close(w->go_fd);
+		w->go_fd = -1;
 	}
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Whether the command we started has ended (and is reaped, with a note). */
+static bool command_ended(struct watch *w)
+{
+	int status;
+
+	if (w->child <= 0 || waitpid(w->child, &status, WNOHANG) != w->child)
+		return false;
+	if (read(w->exec_fd, &w->exec_errno, sizeof(w->exec_errno)) == sizeof(w->exec_errno))
+		pc_report_note(w->r, "the command could not be started: %s",
+			       strerror(w->exec_errno));
+	else
+		pc_report_note(w->r, "command exited with status %d",
+			       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	w->child = 0;
+	return true;
+}
+
+/* Until the target ends, the duration is up or a signal comes. */
+static void watch_until_done(struct watch *w)
+{
+	struct timespec t0;
+
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!stop) {
-		int status;
-
-		pc_session_poll(&s, 100);
-		if (!hist)
-			pc_klog_poll(&klog, stderr, watched_who, &watched);
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
-			if (read(exec_pipe[0], &exec_errno, sizeof(exec_errno)) ==
-			    sizeof(exec_errno))
-				pc_report_note(r, "the command could not be started: %s",
-					       strerror(exec_errno));
-			else
-				pc_report_note(r, "command exited with status %d",
-					       WIFEXITED(status) ? WEXITSTATUS(status)
-								 : 128 + WTERMSIG(status));
-			child = 0;
+		pc_session_poll(&w->s, 100);
+		if (!w->o->hist)
+			pc_klog_poll(&w->klog, stderr, w->who, w);
+		if (command_ended(w))
+			break;
+		if (w->o->pid && kill((pid_t)w->o->pid, 0) && errno == ESRCH) {
+			pc_report_note(w->r, "process %ld exited", w->o->pid);
 			break;
 		}
-		if (pid && kill((pid_t)pid, 0) && errno == ESRCH) {
-			pc_report_note(r, "process %ld exited", pid);
-			break;
-		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (duration > 0 &&
-		    (now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 >= duration)
+		if (w->o->duration > 0 && seconds_since(&t0) >= w->o->duration)
 			break;
 	}
 	if (stop) {
-		r->partial = true;
-		pc_report_note(r, "interrupted: results so far, marked partial");
-		if (child > 0) {
-			kill(child, SIGTERM);
-			waitpid(child, NULL, 0);
+		w->r->partial = true;
+		pc_report_note(w->r, "interrupted: results so far, marked partial");
+		if (w->child > 0) {
+			kill(w->child, SIGTERM);
+			waitpid(w->child, NULL, 0);
 		}
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	r->duration_s = (now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
-	if (!hist) {
-		pc_report_note(r, "page-table walk: %s", s.walk_reason);
-		if (s.missing_tracepoints[0])
+	w->r->duration_s = seconds_since(&t0);
+}
+
+/* The results (watch) and histograms (both) of what was seen. */
+static void add_results(struct watch *w)
+{
+	struct pc_session *s = &w->s;
+	struct pc_report *r = w->r;
+
+	if (!w->o->hist) {
+		pc_report_note(r, "page-table walk: %s", s->walk_reason);
+		if (s->missing_tracepoints[0])
 			pc_report_note(r, "tracepoint programs not attached: %s",
-				       s.missing_tracepoints);
+				       s->missing_tracepoints);
 		/* Past-EOF and mapcount deltas are observed, not enforced, here:
 		   a live program may resize files or share them (track flags 0). */
 		for (int k = 0; k < pc_n_paths; k++)
-			pc_paths[k].trace->results(&s, r);
-		pc_klog_judge(&klog, r, "kernel-log", watched_who, &watched);
+			pc_paths[k].trace->results(s, r);
+		pc_klog_judge(&w->klog, r, "kernel-log", w->who, w);
 	}
-	pc_klog_stop(&klog);
+	pc_klog_stop(&w->klog);
 	for (int k = 0; k < pc_n_paths; k++)
-		pc_paths[k].trace->hists(&s, r);
-	pc_session_stats(&s, r);
-	pc_session_close(&s);
-	code = hist ? PC_EXIT_PASS : pc_report_exit_code(r);
-	if (exec_errno)
+		pc_paths[k].trace->hists(s, r);
+	pc_session_stats(s, r);
+	pc_session_close(s);
+}
+
+/* Opens the session; 0, or the exit code when nothing can be traced. */
+static int open_session(struct watch *w)
+{
+	int err;
+
+	pc_tracefs_ensure();
+	err = pc_session_open(&w->s, &w->o->so);
+	w->s.report = w->r;
+	if (!err)
+		return 0;
+	pc_err(err, "cannot trace: %s", w->s.load_error);
+	if (w->child > 0) {
+		kill(w->child, SIGKILL);
+		waitpid(w->child, NULL, 0);
+	}
+	return PC_EXIT_SKIP;
+}
+
+int pc_cmd_watch(int argc, char **argv)
+{
+	struct watch_opts o = {.hist = strcmp(argv[0], "hist") == 0, .format = PC_FORMAT_TEXT};
+	struct watch w = {.o = &o, .go_fd = -1, .exec_fd = -1};
+	char rules_err[512];
+	int code;
+
+	o.so = (struct pc_session_opts){.filter_mode = PC_FILTER_ALL, .want_walk = !o.hist};
+	code = parse_args(argc, argv, &o);
+	if (code >= 0)
+		return code;
+	if (!pc_have_bpf_privilege()) {
+		pc_err(0, "%s needs root (CAP_BPF and CAP_PERFMON)", argv[0]);
+		return PC_EXIT_USAGE;
+	}
+	/* From here on, the kernel's own complaints are part of the watch. */
+	if (pc_klog_start(&w.klog, o.log_rules, o.log_user, rules_err, sizeof(rules_err))) {
+		pc_err(0, "--log-rules: %s", rules_err);
+		return PC_EXIT_USAGE;
+	}
+	code = o.cmd ? start_command(&w, &o) : 0;
+	/* Watching everything: no process is "not ours". */
+	w.who = o.pid || w.child > 0 ? who_is : NULL;
+	w.r = code ? NULL : pc_report_new(o.hist ? "hist" : "watch", "live");
+	if (!code && !w.r)
+		code = PC_EXIT_ERROR;
+	if (!code)
+		code = open_session(&w);
+	if (code) {
+		pc_report_free(w.r);
+		pc_klog_stop(&w.klog);
+		return code;
+	}
+	track_targets(&w);
+	watch_until_done(&w);
+	add_results(&w);
+	code = o.hist ? PC_EXIT_PASS : pc_report_exit_code(w.r);
+	if (w.exec_errno)
 		code = PC_EXIT_USAGE; /* bad input: nothing of it was watched */
-	if (pc_report_write(r, format, stdout)) {
+	if (pc_report_write(w.r, o.format, stdout)) {
 		pc_err(errno, "cannot write the report");
 		code = PC_EXIT_ERROR;
 	}
-	pc_report_free(r);
+	pc_report_free(w.r);
 	return code;
 }

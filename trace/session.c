@@ -11,7 +11,7 @@
 #include "cli.h"
 #include "report.h"
 #include "calib.h"
-#include "checks.h"
+#include "check_text.h"
 #include "probe.h"
 #include "session.h"
 #include "tracefs.h"

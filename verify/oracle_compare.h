@@ -20,7 +20,7 @@ void pc_oracle_msg_init(struct pc_oracle_msg *m, const char *scenario, __u32 che
 			const char *tier);
 /* Counts a violation of verdict; keeps the first four as evidence, with
    the detail that says where (the parent names the verdict, in the
-   check's words: report/checks.c). */
+   check's words: report/check_text.c). */
 void pc_oracle_add_evidence(struct pc_oracle_msg *m, int verdict, __u64 addr, __u64 new_addr,
 			    __u64 expected, __u64 seen, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));

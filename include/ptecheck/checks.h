@@ -2,7 +2,7 @@
 /*
  * Every check of every path, one identifier each: the index of the BPF
  * counters, of oracle verdicts and of the names and evidence texts
- * reports print (report/checks.c).  A path lists its checks in its own
+ * reports print (report/check_text.c).  A path lists its checks in its own
  * header (PC_<PATH>_CHECKS); this file only gathers them.
  */
 #ifndef PTECHECK_CHECKS_H

@@ -3,8 +3,8 @@
  * The words reports use for checks and verdicts: one table, used by every
  * tier (BPF events, oracle verdicts) and every writer.
  */
-#ifndef PTECHECK_REPORT_CHECKS_H
-#define PTECHECK_REPORT_CHECKS_H
+#ifndef PTECHECK_CHECK_TEXT_H
+#define PTECHECK_CHECK_TEXT_H
 
 #include <ptecheck/checks.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <string.h>
-#include "checks.h"
+#include "check_text.h"
 
 static const char *const check_names[PC_CHK__COUNT] = {
 #define NAME(id, name) [PC_CHK_##id] = name,

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The one table of check names and evidence texts (report/checks.c): every
+ * The one table of check names and evidence texts (report/check_text.c): every
  * check of every path has a unique "path/name" found back by name; every
  * verdict has its own text; a check whose path gives its own words for a
  * verdict gets those words, and only that check (filemap/rmap-count must
  * not read like mremap's batch pairs).
  */
 #include <string.h>
-#include "checks.h"
+#include "check_text.h"
 #include "tap.h"
 
 static void check_names(void)

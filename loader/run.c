@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One `ptecheck run`, from the machine lock to the report: the kernel log,
+ * the tracing session, the mTHP settings and scratch filesystems the
+ * scenarios need, the stressors, the suites, and every path's in-kernel
+ * results.  What the run changed is undone on every exit path.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "probe.h"
+#include "restore.h"
+#include "run.h"
+#include "scratchfs.h"
+#include "settings.h"
+#include "status.h"
+#include "stress.h"
+#include "tracefs.h"
+
+volatile sig_atomic_t pc_run_interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	pc_run_interrupted = 1;
+}
+
+/*
+ * One run at a time per machine: two runs would each record the other's
+ * mTHP settings as "original" and restore the wrong ones.  A second run
+ * waits for the first (and says so).  The lock dies with the process.
+ */
+static int lock_machine(void)
+{
+	const char *path = "/run/ptecheck.lock";
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	static const int wake[3] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_signal}, old[3];
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno != EWOULDBLOCK) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	fprintf(stderr, "ptecheck: another 'ptecheck run' is in progress; waiting for it\n");
+	/* signal() handlers restart flock(): without SA_RESTART, a SIGINT,
+	   SIGTERM or SIGHUP ends the wait instead of being noticed after it. */
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(wake[i], &sa, &old[i]);
+	do {
+		err = pc_run_interrupted ? -EINTR : flock(fd, LOCK_EX) ? -errno : 0;
+	} while (err == -EINTR && !pc_run_interrupted);
+	for (int i = 0; i < 3; i++)
+		sigaction(wake[i], &old[i], NULL);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Whether a selected suite has a scenario that needs one of needs. */
+static bool suites_need(const struct pc_run *run, unsigned int needs)
+{
+	for (int k = 0; k < pc_n_paths; k++) {
+		const struct pc_suite *su = pc_paths[k].suite;
+
+		if (!pc_path_selected(&pc_paths[k], run->o->suite))
+			continue;
+		for (int i = 0; i < su->n_scenarios; i++)
+			if (su->scenarios[i].needs & needs)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * Mounts what the selected scenarios need (a huge=within_size tmpfs, an
+ * ext4 on a loop device) under the run's directory; a failure becomes the
+ * reason those scenarios skip.  Undone by release_scratch().
+ */
+static void prepare_filesystems(struct pc_run *run)
+{
+	struct pc_scenario_ctx *ctx = &run->ctx;
+
+	snprintf(run->shmem_dir, sizeof(run->shmem_dir), "%s/tmpfs-huge", run->tmpdir);
+	snprintf(run->blockfs_dir, sizeof(run->blockfs_dir), "%s/ext4", run->tmpdir);
+	if (suites_need(run, PC_NEEDS_SHMEM_HUGE)) {
+		if (pc_scratch_tmpfs(run->shmem_dir, "huge=within_size,size=512m", run->shmem_why,
+				     sizeof(run->shmem_why)) == 0)
+			ctx->shmem_huge_dir = run->shmem_dir;
+		else
+			pc_report_note(run->r, "tmpfs with huge=within_size unavailable: %s",
+				       run->shmem_why);
+		ctx->shmem_huge_why = run->shmem_why;
+	}
+	if (!suites_need(run, PC_NEEDS_BLOCKFS))
+		return;
+	if (run->o->fs_dir) {
+		/* The user's (or the guest harness's) block filesystem. */
+		ctx->blockfs_dir = run->o->fs_dir;
+		pc_report_note(run->r, "block filesystem for the file scenarios: %s (--fs-dir)",
+			       run->o->fs_dir);
+		return;
+	}
+	if (pc_scratch_blockfs(run->blockfs_dir, "ext4", 256, run->blockfs_why,
+			       sizeof(run->blockfs_why)) == 0)
+		ctx->blockfs_dir = run->blockfs_dir;
+	else
+		pc_report_note(run->r, "ext4 on a loop device unavailable: %s", run->blockfs_why);
+	ctx->blockfs_why = run->blockfs_why;
+}
+
+/* Unmounts and deletes what prepare_filesystems() made (idempotent). */
+static void release_scratch(struct pc_run *run)
+{
+	pc_scratch_release_all();
+	if (!run->tmpdir[0])
+		return;
+	rmdir(run->shmem_dir);
+	rmdir(run->blockfs_dir);
+	rmdir(run->tmpdir);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) + (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * --stress: the suite's scenarios again and again for stress_s seconds
+ * (at least once) while the stressors run; without it, once.  Then the
+ * suite's kernel-log check.
+ */
+static void run_suite(struct pc_run *run, const struct pc_suite *su)
+{
+	unsigned int stress_s = run->o->stress_s;
+	struct timespec t0;
+	int passes = 0, err;
+	char name[48];
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < su->n_scenarios && !pc_run_interrupted; i++) {
+			err = pc_run_scenario(run, su, &su->scenarios[i]);
+			if (err)
+				pc_report_note(run->r, "scenario %s/%s not started: %s", su->name,
+					       su->scenarios[i].name, strerror(-err));
+		}
+		passes++;
+	} while (stress_s && !pc_run_interrupted && seconds_since(&t0) < stress_s);
+	if (stress_s)
+		pc_report_note(run->r, "stress: suite %s: %d passes of its %d scenarios in %.1f s",
+			       su->name, passes, su->n_scenarios, seconds_since(&t0));
+	/* The scenarios' processes are reaped; their mms' teardown (where
+	   "Bad rss-counter state" is printed) may lag a context switch. */
+	usleep(50 * 1000);
+	snprintf(name, sizeof(name), "%s/kernel-log", su->name);
+	pc_klog_judge(&run->klog, run->r, name, pc_run_who_is, NULL);
+}
+
+/* The selected suites in order, with their status records. */
+static void run_suites(struct pc_run *run)
+{
+	const char *names[8];
+	int n = 0, i = 0;
+
+	for (int k = 0; k < pc_n_paths && n < 8; k++)
+		if (pc_path_selected(&pc_paths[k], run->o->suite))
+			names[n++] = pc_paths[k].name;
+	pc_status_suites(names, n);
+	for (int k = 0; k < pc_n_paths && !pc_run_interrupted; k++) {
+		const struct pc_suite *su = pc_paths[k].suite;
+
+		if (!pc_path_selected(&pc_paths[k], run->o->suite))
+			continue;
+		pc_status_begin(su->name, ++i, n);
+		run_suite(run, su);
+		pc_status_end(su->name);
+	}
+}
+
+/* What the report says of the kernel before anything runs. */
+static void note_kernel(struct pc_run *run)
+{
+	char ptc[160], why[256];
+
+	pc_page_table_check(ptc, sizeof(ptc));
+	pc_report_note(run->r, "page_table_check: %s", ptc);
+	/* Say so when a killed run left changes (ptecheck restore). */
+	if (pc_restore_pending(why, sizeof(why)) > 0) {
+		pc_report_note(run->r, "%s", why);
+		fprintf(stderr, "ptecheck: %s\n", why);
+	}
+}
+
+/* The tracing session; without one the oracles still run. */
+static void open_session(struct pc_run *run)
+{
+	struct pc_session_opts so = {.filter_mode = PC_FILTER_TRACKED, .want_walk = true};
+	struct pc_session *s = &run->s;
+	struct pc_report *r = run->r;
+	int err = pc_tracefs_ensure();
+
+	if (err)
+		pc_report_note(r, "cannot mount tracefs: %s", strerror(-err));
+	err = pc_session_open(s, &so);
+	if (err)
+		pc_report_note(r, "in-kernel checks unavailable: %s", s->load_error);
+	else
+		pc_report_note(r, "page-table walk: %s", s->walk_reason);
+	for (int g = 0; s->loaded && g < PC_HOOK__COUNT; g++)
+		pc_report_note(r, "%s: %s (%s)", pc_hook_group_name(g),
+			       pc_hook_mech_name(s->hooks[g].mech), s->hooks[g].reason);
+	s->report = r;
+	if (s->loaded && !s->disturbance_complete)
+		pc_report_note(r, "disturbance tracepoints missing: %s", s->missing_disturbance);
+	if (s->loaded && s->missing_tracepoints[0])
+		pc_report_note(r, "tracepoint programs not attached: %s", s->missing_tracepoints);
+	run->ctx.disturb_map_fd = s->loaded ? pc_session_disturb_fd(s) : -1;
+}
+
+/* The settings and directories the scenarios need, and the stressors;
+   0, or the exit code of a run that cannot go on. */
+static int prepare(struct pc_run *run)
+{
+	struct pc_scenario_ctx *ctx = &run->ctx;
+	struct pc_report *r = run->r;
+	int err;
+
+	ctx->mthp_anon_64k = pc_mthp_set(64, 0, "madvise") == 0;
+	ctx->mthp_shmem_64k = pc_mthp_set(64, 1, "always") == 0;
+	if (!ctx->mthp_anon_64k)
+		pc_report_note(r, "64 KiB anonymous mTHP unavailable: large-folio scenarios skip");
+	ctx->have_kpageflags = access("/proc/kpageflags", R_OK) == 0;
+	snprintf(run->tmpdir, sizeof(run->tmpdir), "/tmp/ptecheck.XXXXXX");
+	if (!mkdtemp(run->tmpdir)) {
+		pc_err(errno, "mkdtemp");
+		run->tmpdir[0] = 0;
+		return PC_EXIT_ERROR;
+	}
+	ctx->tmpdir = run->tmpdir;
+	prepare_filesystems(run);
+	if (run->o->stress_s) {
+		/* After the mTHP settings: the stressors' memory gets 64 KiB folios. */
+		struct pc_stress_opts sto = {.scale = ctx->scale,
+					     .file_dir = ctx->blockfs_dir ? ctx->blockfs_dir
+									  : run->tmpdir};
+
+		pc_report_note(r, "stress: %u s per suite under background stressors",
+			       run->o->stress_s);
+		err = pc_stress_start(&sto, r);
+		if (err) {
+			pc_err(err, "--stress: no stressor could be started (see the notes)");
+			return PC_EXIT_ERROR;
+		}
+	}
+	return 0;
+}
+
+/* After the suites: the stressors' end, and every selected path's
+   in-kernel results and histograms. */
+static int collect_results(struct pc_run *run)
+{
+	struct pc_report *r = run->r;
+
+	/* Before the scratch filesystems go: a stressor's file may be on one. */
+	pc_stress_stop(r);
+	if (run->o->stress_s) {
+		/* The stressors' teardown is part of the run too. */
+		usleep(50 * 1000);
+		pc_klog_judge(&run->klog, r, "stress/kernel-log", pc_run_who_is, NULL);
+	}
+	release_scratch(run);
+	if (pc_run_interrupted) {
+		r->partial = true;
+		pc_report_note(r, "interrupted: results so far, marked partial");
+	}
+	for (int k = 0; k < pc_n_paths; k++)
+		if (pc_path_selected(&pc_paths[k], run->o->suite))
+			pc_paths[k].trace->results(&run->s, r);
+	for (int k = 0; k < pc_n_paths; k++)
+		if (pc_path_selected(&pc_paths[k], run->o->suite))
+			pc_paths[k].trace->hists(&run->s, r);
+	pc_session_stats(&run->s, r);
+	return pc_report_exit_code(r);
+}
+
+/* Takes the machine; 0, or the exit code when the run ends here. */
+static int take_machine(struct pc_run *run)
+{
+	run->lock_fd = lock_machine();
+	if (run->lock_fd == -ENOENT) {
+		/* No /run (a minimal initramfs): nothing else runs there anyway. */
+		pc_report_note(run->r, "no /run: ran without the one-run-per-machine lock");
+	} else if (run->lock_fd == -EINTR) {
+		/* Nothing ran and nothing changed: an empty report, marked partial. */
+		pc_report_note(run->r, "interrupted while waiting for another 'ptecheck run' "
+				       "(/run/ptecheck.lock): nothing was run");
+		run->r->partial = true;
+		return PC_EXIT_SKIP;
+	} else if (run->lock_fd < 0) {
+		pc_err(run->lock_fd, "cannot take /run/ptecheck.lock");
+		return -PC_EXIT_ERROR; /* no report: nothing was run */
+	}
+	/* Lines from before the run (or from the run we waited for) are not ours. */
+	pc_klog_skip_to_end(&run->klog);
+	return 0;
+}
+
+/* Undoes what the run changed and writes the report; the exit code. */
+static int finish(struct pc_run *run, int code, const struct timespec *t0)
+{
+	release_scratch(run);
+	pc_settings_restore_all();
+	if (run->s.loaded || run->s.skel)
+		pc_session_close(&run->s);
+	run->r->duration_s = seconds_since(t0);
+	if (pc_report_write(run->r, run->o->format, run->out)) {
+		pc_err(errno, "cannot write the report");
+		code = PC_EXIT_ERROR;
+	}
+	if (run->out != stdout && fclose(run->out)) {
+		pc_err(errno, "cannot write %s", run->o->output);
+		code = PC_EXIT_ERROR;
+	}
+	return code;
+}
+
+/* The report and its output; 0 or the exit code. */
+static int open_report(struct pc_run *run)
+{
+	char rules_err[512];
+
+	if (pc_klog_start(&run->klog, run->o->log_rules, run->o->log_user, rules_err,
+			  sizeof(rules_err))) {
+		pc_err(0, "--log-rules: %s", rules_err);
+		return PC_EXIT_USAGE;
+	}
+	run->out = stdout;
+	if (run->o->output) {
+		run->out = pc_open_report(run->o->output);
+		if (!run->out) {
+			pc_err(errno, "cannot open %s%s", run->o->output,
+			       errno == ELOOP ? " (a symlink in a shared directory is refused)"
+					      : "");
+			pc_klog_stop(&run->klog);
+			return PC_EXIT_USAGE;
+		}
+	}
+	run->r = pc_report_new("run", run->o->suite);
+	if (!run->r) {
+		pc_err(ENOMEM, "report");
+		if (run->out != stdout)
+			fclose(run->out);
+		pc_klog_stop(&run->klog);
+		return PC_EXIT_ERROR;
+	}
+	run->r->scale = run->o->scale;
+	return 0;
+}
+
+int pc_run(const struct pc_run_opts *o)
+{
+	struct pc_run run = {.o = o, .lock_fd = -1};
+	struct timespec t0;
+	int code;
+
+	run.ctx.disturb_map_fd = -1;
+	run.ctx.scale = o->scale;
+	code = open_report(&run);
+	if (code)
+		return code;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pc_settings_install_handlers();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	pc_status_open();
+	code = take_machine(&run);
+	if (code < 0) {
+		code = -code;
+		if (run.out != stdout)
+			fclose(run.out);
+		pc_report_free(run.r);
+		goto out;
+	}
+	if (!code) {
+		note_kernel(&run);
+		open_session(&run);
+		code = prepare(&run);
+	}
+	if (!code) {
+		run_suites(&run);
+		code = collect_results(&run);
+	}
+	code = finish(&run, code, &t0);
+	pc_report_free(run.r);
+out:
+	pc_status_close();
+	pc_klog_stop(&run.klog);
+	if (run.lock_fd >= 0)
+		close(run.lock_fd);
+	return code;
+}

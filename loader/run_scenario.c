@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A scenario of `ptecheck run` in a child process the BPF side tracks;
+ * its oracle verdicts come back through a pipe and are merged per (check,
+ * tier) with the in-kernel results, in the check's own words.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "check_text.h"
+#include "cli.h"
+#include "privilege.h"
+#include "run.h"
+#include "stress.h"
+
+static void merge_msg(struct pc_report *r, struct pc_oracle_msg *m)
+{
+	const char *name = pc_check_name(m->check);
+	struct pc_result *res = pc_report_find_result(r, name, m->tier);
+	char add[260];
+	size_t used;
+	bool fresh = !res;
+
+	if (!res)
+		res = pc_report_add_result(r, name, m->tier, false);
+	if (!res)
+		return;
+	res->checked += m->checked;
+	res->violations += m->violations;
+	for (__u32 i = 0; i < m->n_evidence && i < 4; i++) {
+		char what[sizeof(res->evidence[0].what)];
+		char *detail = m->evidence[i].detail;
+
+		detail[sizeof(m->evidence[i].detail) - 1] = 0;
+		snprintf(what, sizeof(what), "%s%s%s",
+			 pc_evidence_text(m->check, m->evidence[i].verdict), detail[0] ? ": " : "",
+			 detail);
+		pc_result_add_evidence(res, m->pid, m->evidence[i].addr, m->evidence[i].new_addr,
+				       m->evidence[i].expected, m->evidence[i].seen, what);
+	}
+	/* Worst status wins: fail > pass > skip. */
+	if (m->status == PC_STATUS_FAIL ||
+	    (m->status == PC_STATUS_PASS && res->status == PC_STATUS_SKIP) || fresh)
+		res->status = m->status;
+	snprintf(add, sizeof(add), "%s%s: %s", fresh ? "" : "; ", m->scenario, m->summary);
+	used = strlen(res->summary);
+	if (fresh)
+		used = 0;
+	snprintf(res->summary + used, sizeof(res->summary) - used, "%s", add);
+}
+
+/* What the BPF side may enforce for a scenario (see PC_SCENARIO_*). */
+static __u32 track_flags(const struct pc_scenario *sc)
+{
+	__u32 flags = PC_TRACK_ENFORCE_PMD;
+
+	if (!(sc->needs & PC_SCENARIO_RESIZES))
+		flags |= PC_TRACK_ENFORCE_EOF;
+	if (!(sc->needs & PC_SCENARIO_SHARED_MAPPERS))
+		flags |= PC_TRACK_ENFORCE_RMAP;
+	return flags;
+}
+
+/* Whose pids a splat of the kernel log may name: this run's scenarios. */
+static struct {
+	int pid;
+	const char *suite, *scenario;
+} scenario_pids[4096];
+static size_t n_scenario_pids;
+
+const char *pc_run_who_is(int pid, void *ctx)
+{
+	static char buf[96];
+
+	(void)ctx;
+	for (size_t i = n_scenario_pids; i-- > 0;) {
+		size_t k = i % (sizeof(scenario_pids) / sizeof(scenario_pids[0]));
+
+		if (scenario_pids[k].pid == pid) {
+			snprintf(buf, sizeof(buf), "scenario %s of suite %s",
+				 scenario_pids[k].scenario, scenario_pids[k].suite);
+			return buf;
+		}
+		if (n_scenario_pids - i >= sizeof(scenario_pids) / sizeof(scenario_pids[0]))
+			break;
+	}
+	if (pc_stress_name_of(pid)) {
+		snprintf(buf, sizeof(buf), "the %s stressor", pc_stress_name_of(pid));
+		return buf;
+	}
+	return NULL;
+}
+
+static void remember_pid(int pid, const char *suite, const char *scenario)
+{
+	size_t k = n_scenario_pids++ % (sizeof(scenario_pids) / sizeof(scenario_pids[0]));
+
+	scenario_pids[k].pid = pid;
+	scenario_pids[k].suite = suite;
+	scenario_pids[k].scenario = scenario;
+}
+
+/* The scenario's child: waits for the go (it is tracked by then), sheds
+   capabilities, runs and exits. */
+static void __attribute__((noreturn))
+scenario_child(const struct pc_scenario *sc, const struct pc_scenario_ctx *base, int report_pipe[2],
+	       int go_pipe[2])
+{
+	struct pc_scenario_ctx ctx = *base;
+	char go;
+	int err;
+
+	close(report_pipe[0]);
+	close(go_pipe[1]);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (read(go_pipe[0], &go, 1) != 1)
+		_exit(3);
+	/* Keeps what the oracles need (PFNs, kpageflags, mlock), not root's
+	   power to load BPF, modules or change settings. */
+	err = pc_caps_limit(PC_CAPS_SCENARIO);
+	if (err) {
+		pc_err(-err, "scenario %s: cannot drop capabilities", sc->name);
+		_exit(3);
+	}
+	ctx.report_fd = report_pipe[1];
+	ctx.scenario = sc->name;
+	_exit(sc->run(&ctx, sc->data) ? 3 : 0);
+}
+
+/* Reads the child's verdicts until it closes the pipe, keeping the ring
+   buffer and the kernel log drained meanwhile. */
+static void collect(struct pc_run *run, int fd)
+{
+	struct pc_oracle_msg msg;
+
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (run->s.loaded)
+			pc_session_poll(&run->s, 0);
+		pc_klog_poll(&run->klog, stderr, pc_run_who_is, NULL);
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = read(fd, &msg, sizeof(msg));
+		if (n == sizeof(msg)) {
+			msg.summary[sizeof(msg.summary) - 1] = 0;
+			msg.scenario[sizeof(msg.scenario) - 1] = 0;
+			msg.tier[sizeof(msg.tier) - 1] = 0;
+			merge_msg(run->r, &msg);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		return; /* EOF: the child is done */
+	}
+}
+
+int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct pc_scenario *sc)
+{
+	int report_pipe[2], go_pipe[2], status;
+	struct pc_session *s = &run->s;
+	struct pc_report *r = run->r;
+	pid_t pid;
+
+	if (pipe2(report_pipe, O_CLOEXEC))
+		return -errno;
+	if (pipe2(go_pipe, O_CLOEXEC)) {
+		status = -errno;
+		close(report_pipe[0]);
+		close(report_pipe[1]);
+		return status;
+	}
+	pid = fork();
+	if (pid == 0)
+		scenario_child(sc, &run->ctx, report_pipe, go_pipe);
+	if (pid < 0) {
+		status = -errno;
+		for (int i = 0; i < 2; i++) {
+			close(report_pipe[i]);
+			close(go_pipe[i]);
+		}
+		return status;
+	}
+	close(report_pipe[1]);
+	close(go_pipe[0]);
+	remember_pid(pid, su->name, sc->name);
+	if (s->loaded)
+		pc_session_track(s, pid, track_flags(sc));
+	if (write(go_pipe[1], "g", 1) != 1)
+		pc_err(errno, "cannot start scenario %s", sc->name);
+	close(go_pipe[1]);
+	collect(run, report_pipe[0]);
+	close(report_pipe[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (s->loaded)
+		pc_session_untrack(s, pid);
+	if (WIFSIGNALED(status))
+		pc_report_note(r, "scenario %s died by signal %d", sc->name, WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		pc_report_note(r, "scenario %s could not run to completion (exit %d)", sc->name,
+			       WEXITSTATUS(status));
+	return 0;
+}
