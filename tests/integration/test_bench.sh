@@ -3,7 +3,8 @@
 # Integration test of `ptecheck bench`: a --quick run's JSON is well formed,
 # every row is either measured (positive ratios, min <= median <= max) or
 # skipped/not applicable with a reason, the exit code agrees with the rows,
-# bad arguments exit 2, and nothing is left behind (mTHP settings, mounts).
+# bad arguments exit 2, a bench waiting for the machine lock ends on a
+# signal, and nothing is left behind (mTHP settings, mounts).
 # No timing is asserted.  The JSON is kept as $BUILD_DIR/bench.json (a CI
 # artefact).  TAP output; exit 0 pass, 1 fail, 4 skip (not root).
 set -uo pipefail
@@ -91,6 +92,23 @@ rc=$?
 check "bench --only load-attach (text) exits 0 or 3 (rc=$rc)" "[[ $rc -eq 0 || $rc -eq 3 ]]"
 check "text report has both tables and the row" \
 	"grep -q '^Figures' $tmp/text && grep -q '^Overhead' $tmp/text && grep -q 'load-attach' $tmp/text"
+
+# Waiting for another run's /run/ptecheck.lock: bench says so, and a signal
+# ends it as its default action (docs/bad-input.md), nothing changed yet.
+exec {lk}>/run/ptecheck.lock
+flock -x "$lk"
+"$pc" bench --quick --only load-attach >/dev/null 2>"$tmp/wait.err" {lk}>&- &
+bpid=$!
+for _ in $(seq 100); do
+	grep -q 'in progress; waiting' "$tmp/wait.err" && break
+	sleep 0.1
+done
+kill -TERM "$bpid"
+wait "$bpid"
+rc=$?
+exec {lk}>&-
+check "bench waiting for the lock says so and dies by SIGTERM (rc=$rc)" \
+	"[[ $rc -eq 143 ]] && grep -q 'another ptecheck run or bench is in progress; waiting' $tmp/wait.err"
 
 after=$(cat $mthp/hugepages-64kB/enabled $mthp/hugepages-64kB/shmem_enabled \
 	$mthp/hugepages-2048kB/enabled 2>/dev/null)
