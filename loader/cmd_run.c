@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "cmd_run.h"
+#include "command.h"
 #include "paths.h"
 #include "probe.h"
 #include "run.h"
@@ -156,13 +157,8 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 	case 'U':
 		o->log_user = true;
 		return -1;
-	case 'h':
-		usage(stdout);
-		return PC_EXIT_PASS;
-	default:
-		usage(stderr);
-		return PC_EXIT_USAGE;
 	}
+	return -1;
 }
 
 int pc_cmd_run(int argc, char **argv)
@@ -185,15 +181,15 @@ int pc_cmd_run(int argc, char **argv)
 	bool list = false, stress = false;
 	int c, code;
 
-	while ((c = getopt_long(argc, argv, "s:f:S:o:lh", opts, NULL)) != -1) {
+	struct pc_cmd_opts co = {NULL, "s:f:S:o:lh", opts, usage};
+
+	while ((c = pc_cmd_getopt(&co, argc, argv)) != -1) {
 		code = take_option(c, &o, &list, &stress_arg, &stress, argc, argv);
 		if (code >= 0)
 			return code;
 	}
-	if (optind < argc) {
-		pc_err(0, "unexpected argument '%s'", argv[optind]);
-		return PC_EXIT_USAGE;
-	}
+	if (co.exit_code >= 0)
+		return co.exit_code;
 	if (stress && parse_stress(stress_arg, o.scale, &o.stress_s))
 		return PC_EXIT_USAGE;
 	if (list)

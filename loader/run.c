@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "command.h"
 #include "probe.h"
 #include "restore.h"
 #include "run.h"
@@ -31,46 +31,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	pc_run_interrupted = 1;
-}
-
-/*
- * One run at a time per machine: two runs would each record the other's
- * mTHP settings as "original" and restore the wrong ones.  A second run
- * waits for the first (and says so).  The lock dies with the process.
- */
-static int lock_machine(void)
-{
-	const char *path = "/run/ptecheck.lock";
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	static const int wake[3] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction sa = {.sa_handler = on_signal}, old[3];
-	int err;
-
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
-	if (errno != EWOULDBLOCK) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	fprintf(stderr, "ptecheck: another 'ptecheck run' is in progress; waiting for it\n");
-	/* signal() handlers restart flock(): without SA_RESTART, a SIGINT,
-	   SIGTERM or SIGHUP ends the wait instead of being noticed after it. */
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(wake[i], &sa, &old[i]);
-	do {
-		err = pc_run_interrupted ? -EINTR : flock(fd, LOCK_EX) ? -errno : 0;
-	} while (err == -EINTR && !pc_run_interrupted);
-	for (int i = 0; i < 3; i++)
-		sigaction(wake[i], &old[i], NULL);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
 }
 
 /* Whether a selected suite has a scenario that needs one of needs. */
@@ -306,7 +266,9 @@ static int collect_results(struct pc_run *run)
 /* Takes the machine; 0, or the exit code when the run ends here. */
 static int take_machine(struct pc_run *run)
 {
-	run->lock_fd = lock_machine();
+	/* One run at a time: two would each record the other's mTHP settings
+	   as the originals.  A signal while waiting reaches on_signal(). */
+	run->lock_fd = pc_machine_lock("another 'ptecheck run' is in progress; waiting for it");
 	if (run->lock_fd == -ENOENT) {
 		/* No /run (a minimal initramfs): nothing else runs there anyway. */
 		pc_report_note(run->r, "no /run: ran without the one-run-per-machine lock");
