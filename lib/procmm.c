@@ -275,6 +275,95 @@ int pc_folio_orders(const __u64 *pfns, size_t n, __u32 *orders)
 	return ret;
 }
 
+/* hist[order] += 1 for a folio of run pages (orders past max counted at max). */
+static void census_add(unsigned long long *hist, unsigned int max_order, size_t run)
+{
+	unsigned int order = 0;
+
+	while ((2UL << order) <= run && order < max_order)
+		order++;
+	hist[order]++;
+}
+
+/* The kpageflags of pm's pages, one read per run of physically contiguous pages. */
+static int census_flags(int kf_fd, const __u64 *pm, size_t npages, __u64 *flags, char *why,
+			size_t why_len)
+{
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < npages; i = j) {
+		__u64 pfn = pm[i] & PC_PM_PFN_MASK;
+
+		if (!(pm[i] & PC_PM_PRESENT) || !pfn) {
+			snprintf(why, why_len,
+				 "no PFNs in /proc/self/pagemap (needs CAP_SYS_ADMIN)");
+			return -EPERM;
+		}
+		for (j = i + 1; j < npages && (pm[j] & PC_PM_PRESENT) &&
+				(pm[j] & PC_PM_PFN_MASK) == pfn + (j - i);
+		     j++)
+			;
+		ret = pread_full(kf_fd, flags + i, (j - i) * sizeof(*flags),
+				 (off_t)(pfn * sizeof(*flags)));
+		if (ret) {
+			snprintf(why, why_len, "reading /proc/kpageflags: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int pc_folio_census(const void *addr, size_t npages, size_t page_size, unsigned long long *hist,
+		    unsigned int max_order, char *why, size_t why_len)
+{
+	size_t i, run = 0;
+	__u64 *pm, *flags;
+	int pm_fd, kf_fd, ret;
+
+	memset(hist, 0, sizeof(*hist) * (max_order + 1));
+	pm = malloc(npages * sizeof(*pm));
+	flags = malloc(npages * sizeof(*flags));
+	pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	kf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (!pm || !flags || pm_fd < 0 || kf_fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "%s: %s",
+			 !pm || !flags ? "malloc"
+			 : pm_fd < 0   ? "/proc/self/pagemap"
+				       : "/proc/kpageflags",
+			 strerror(-ret));
+		goto out;
+	}
+	ret = pread_full(pm_fd, pm, npages * sizeof(*pm),
+			 (off_t)((uintptr_t)addr / page_size * sizeof(*pm)));
+	if (ret) {
+		snprintf(why, why_len, "reading /proc/self/pagemap: %s", strerror(-ret));
+		goto out;
+	}
+	ret = census_flags(kf_fd, pm, npages, flags, why, why_len);
+	if (ret)
+		goto out;
+	/* A head starts a folio, its tails extend it. */
+	for (i = 0; i <= npages; i++) {
+		if (i < npages && (flags[i] & KPF_TAIL_BIT) && run) {
+			run++;
+			continue;
+		}
+		if (run)
+			census_add(hist, max_order, run);
+		run = i < npages ? 1 : 0;
+	}
+out:
+	if (pm_fd >= 0)
+		close(pm_fd);
+	if (kf_fd >= 0)
+		close(kf_fd);
+	free(pm);
+	free(flags);
+	return ret;
+}
+
 static void smaps_field(struct pc_smaps *s, const char *key, __u64 v)
 {
 	static const struct {

@@ -71,6 +71,17 @@ int pc_folio_order_of_pfn(__u64 pfn);
  */
 int pc_folio_orders(const __u64 *pfns, size_t n, __u32 *orders);
 
+/*
+ * Folio sizes of the npages pages from addr, mapped and present (the caller
+ * touched them), from their PFNs (pagemap) and compound head/tail flags
+ * (kpageflags): hist[order] counts folios, up to max_order (larger ones
+ * count there); a folio the range cuts counts the pages inside it.
+ * page_size is the kernel's (sysconf()), which may differ from
+ * PC_PAGE_SIZE.  0, or -errno with why set (-EPERM: no PFNs, not root).
+ */
+int pc_folio_census(const void *addr, size_t npages, size_t page_size, unsigned long long *hist,
+		    unsigned int max_order, char *why, size_t why_len);
+
 /* Fields of one /proc/PID/smaps entry, in kB as the file has them. */
 struct pc_smaps {
 	__u64 start, end; /* the VMA */
