@@ -121,11 +121,6 @@ size_t pc_pagemap_count_present(const __u64 *entries, size_t n)
 	return c;
 }
 
-int pc_kpageflags_read(__u64 pfn, size_t n, __u64 *out)
-{
-	return read_u64s("/proc/kpageflags", pfn, n, out);
-}
-
 int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out)
 {
 	return read_u64s("/proc/kpagecount", pfn, n, out);
@@ -207,20 +202,31 @@ static __u32 order_of(__u64 nr)
 	return o;
 }
 
+/* /proc/kpageflags open, and the folio search's buffer in *buf: fd or -errno. */
+static int folio_search_open(__u64 **buf)
+{
+	int fd, ret;
+
+	*buf = malloc((PC_FOLIO_MAX_PAGES + 1) * sizeof(**buf));
+	if (!*buf)
+		return -ENOMEM;
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		free(*buf);
+		return ret;
+	}
+	return fd;
+}
+
 int pc_folio_of_pfn(__u64 pfn, __u64 *head, __u32 *order)
 {
 	__u64 *buf, h, nr;
 	int fd, ret;
 
-	buf = malloc((PC_FOLIO_MAX_PAGES + 1) * sizeof(*buf));
-	if (!buf)
-		return -ENOMEM;
-	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
-	}
+	fd = folio_search_open(&buf);
+	if (fd < 0)
+		return fd;
 	ret = folio_of_pfn_fd(fd, pfn, buf, &h, &nr);
 	close(fd);
 	free(buf);
@@ -233,29 +239,15 @@ int pc_folio_of_pfn(__u64 pfn, __u64 *head, __u32 *order)
 	return 0;
 }
 
-int pc_folio_order_of_pfn(__u64 pfn)
-{
-	__u32 order = 0;
-	int ret = pc_folio_of_pfn(pfn, NULL, &order);
-
-	return ret ? ret : (int)order;
-}
-
 int pc_folio_orders(const __u64 *pfns, size_t n, __u32 *orders)
 {
 	__u64 *buf, head = 0, nr = 0;
 	__u32 order = 0;
 	int fd, ret = 0;
 
-	buf = malloc((PC_FOLIO_MAX_PAGES + 1) * sizeof(*buf));
-	if (!buf)
-		return -ENOMEM;
-	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
-	}
+	fd = folio_search_open(&buf);
+	if (fd < 0)
+		return fd;
 	for (size_t i = 0; i < n; i++) {
 		if (pfns[i] == 0) {
 			orders[i] = PC_FOLIO_ORDER_NONE;

@@ -45,8 +45,6 @@ size_t pc_pagemap_count_present(const __u64 *entries, size_t n);
 /* /proc/kpageflags bits: <linux/kernel-page-flags.h>, KPF_*. */
 #define PC_KPF(bit) (1ULL << (bit))
 
-/* Flags of n consecutive PFNs from pfn (root).  -ERANGE past the last PFN. */
-int pc_kpageflags_read(__u64 pfn, size_t n, __u64 *out);
 /* Mapcounts of n consecutive PFNs from pfn (root). */
 int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out);
 
@@ -62,8 +60,6 @@ int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out);
  * head lies within PC_FOLIO_MAX_PAGES.
  */
 int pc_folio_of_pfn(__u64 pfn, __u64 *head, __u32 *order);
-/* The order alone, or -errno. */
-int pc_folio_order_of_pfn(__u64 pfn);
 /*
  * Orders of the folios containing pfns[i] for i < n; PFN 0 (not present or
  * hidden) gives PC_FOLIO_ORDER_NONE.  Consecutive PFNs of one folio are
