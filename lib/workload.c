@@ -137,7 +137,11 @@ unsigned int pc_wl_folio_kb(const char *arg)
 
 void pc_wl_die(const char *what)
 {
-	pc_die_errno(self->prog, self->error_exit, what);
+	int err = errno;
+
+	fprintf(stderr, "%s: %s: %s\n", self->prog, what, strerror(err));
+	/* exit(), not _exit(): the atexit() handler restores the settings. */
+	exit(self->error_exit);
 }
 
 void pc_wl_need_4k_pages(void)
