@@ -87,6 +87,9 @@ void pc_wl_parse(struct pc_workload *w, int argc, char **argv, const struct opti
 	}
 	if (optind < argc)
 		pc_usage_error(w->prog, "unexpected argument '%s'", argv[optind]);
+	if (w->size_step && (w->size < w->size_step || w->size % w->size_step))
+		pc_usage_error(w->prog, "--size must be a multiple of %s and at least %s",
+			       w->size_step_text, w->size_step_text);
 }
 
 /* The length of a choice's name: up to its first alias. */

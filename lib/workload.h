@@ -25,6 +25,10 @@ struct pc_workload {
 	void (*usage)(FILE *out);
 	size_t size_max;	/* the largest --size accepted */
 	const char *size_limit; /* size_max as the --size message says it, or NULL */
+	/* When set: --size must be a multiple of size_step (size_step_text in
+	   the message), checked once all options are read. */
+	size_t size_step;
+	const char *size_step_text;
 	/* The common options: as initialised unless given. */
 	unsigned long iterations; /* --iterations: positive */
 	size_t size;		  /* --size BYTES[K|M|G] */

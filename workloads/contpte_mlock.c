@@ -163,8 +163,6 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	};
 
 	pc_wl_parse(&cfg->wl, argc, argv, opts, own_opt, cfg);
-	if (cfg->wl.size < SZ_64K || cfg->wl.size % SZ_64K)
-		usage_error("--size must be a multiple of 64K and at least 64K%s", "");
 	if (cfg->pattern && cfg->wl.size < 4 * SZ_64K)
 		usage_error("--pattern needs --size of at least 256K%s", "");
 	if (cfg->pattern && cfg->folio_kb != 64)
@@ -563,6 +561,8 @@ int main(int argc, char **argv)
 		       .error_exit = EXIT_SYSCALL,
 		       .usage = usage,
 		       .size_max = SIZE_MAX / 4,
+		       .size_step = SZ_64K,
+		       .size_step_text = "64K",
 		       .iterations = 500,
 		       .size = 256 * SZ_1M},
 		.align = SZ_4K,

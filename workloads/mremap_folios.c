@@ -146,8 +146,6 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 	};
 
 	pc_wl_parse(&cfg->wl, argc, argv, opts, own_opt, cfg);
-	if (cfg->wl.size < SZ_4K || cfg->wl.size % SZ_4K)
-		usage_error("--size must be a multiple of 4096 and at least 4096%s", "");
 	if (cfg->variant == VAR_PARTIAL && cfg->wl.size <= SZ_16K)
 		usage_error("--variant partial needs --size above 16K%s", "");
 }
@@ -308,6 +306,8 @@ int main(int argc, char **argv)
 		       .usage = usage,
 		       /* The reservation is 4 * size + 2 MiB: keep that from overflowing. */
 		       .size_max = SIZE_MAX / 8,
+		       .size_step = SZ_4K,
+		       .size_step_text = "4096",
 		       .iterations = 10000,
 		       .size = SZ_1M},
 		.folio_kb = 4,
