@@ -23,8 +23,6 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define WL_MAX_OWN 16
-
 /* Above every single-byte val a workload gives its own options. */
 enum { OPT_ITERATIONS = 256, OPT_SIZE, OPT_JSON, OPT_HELP };
 
@@ -68,23 +66,27 @@ void pc_wl_parse(struct pc_workload *w, int argc, char **argv, const struct opti
 		{"json", no_argument, NULL, OPT_JSON},
 		{"help", no_argument, NULL, OPT_HELP},
 	};
-	struct option opts[WL_MAX_OWN + sizeof(common) / sizeof(common[0]) + 1] = {0};
-	size_t n = 0, i;
+	const size_t nr_common = sizeof(common) / sizeof(common[0]);
+	struct option *opts;
+	size_t n;
 	int c;
 
 	self = w;
-	while (own[n].name && n < WL_MAX_OWN) {
-		opts[n] = own[n];
-		n++;
-	}
-	for (i = 0; i < sizeof(common) / sizeof(common[0]); i++)
-		opts[n++] = common[i];
+	for (n = 0; own[n].name; n++)
+		;
+	/* Zeroed: the entry after the last is the end. */
+	opts = calloc(n + nr_common + 1, sizeof(*opts));
+	if (!opts)
+		pc_wl_die("calloc() of the options");
+	memcpy(opts, own, n * sizeof(*opts));
+	memcpy(opts + n, common, sizeof(common));
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c > 0 && c < OPT_ITERATIONS && c != '?')
 			own_opt(c, optarg, ctx);
 		else
 			common_opt(w, c, optarg);
 	}
+	free(opts);
 	if (optind < argc)
 		pc_usage_error(w->prog, "unexpected argument '%s'", argv[optind]);
 	if (w->size_step && (w->size < w->size_step || w->size % w->size_step))
@@ -380,7 +382,8 @@ static pthread_t *start_threads(unsigned int n)
 
 	if (!threads)
 		pc_wl_die("calloc()");
-	/* The workers inherit the mask, blocked while this is the only thread. */
+	/* The calling thread alone takes the fatal signals: the workers inherit
+	   them blocked (sigprocmask() while this is the only thread). */
 	pc_block_fatal_signals(&old);
 	for (w = 0; w < n; w++) {
 		err = pthread_create(&threads[w], NULL, thread_main, (void *)(uintptr_t)w);

@@ -37,9 +37,9 @@ struct pc_workload {
 
 /*
  * Parses argv: the common options into w, the workload's own (own, ended by
- * a zeroed entry, at most 16, no val above 255) through own_opt(val,
- * optarg, ctx).  --help prints w->usage and exits 0; a bad or stray
- * argument exits 2 with a pointer to --help.
+ * a zeroed entry, each val a character) through own_opt(val, optarg, ctx).
+ * --help prints w->usage and exits 0; a bad or stray argument exits 2 with
+ * a pointer to --help; so does a --size off w->size_step.
  */
 void pc_wl_parse(struct pc_workload *w, int argc, char **argv, const struct option *own,
 		 void (*own_opt)(int opt, char *arg, void *ctx), void *ctx);
