@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Readers of /proc/PID/{pagemap,smaps,clear_refs} and /proc/kpage{flags,count}. */
+/* Readers of /proc/PID/{pagemap,smaps,status,clear_refs} and /proc/kpage{flags,count}. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Readers of the /proc files that describe a process's memory: pagemap,
- * kpageflags, kpagecount, smaps and clear_refs.  The userspace oracles judge
- * the kernel with what these return.  Every function returns 0 (or a
- * non-negative value where said) or -errno; none exits.
+ * kpageflags, kpagecount, smaps, status and clear_refs.  The userspace
+ * oracles judge the kernel with what these return, the workloads count
+ * their folios with them.  Every function returns 0 (or a non-negative
+ * value where said) or -errno; none exits.
  */
 #ifndef PTECHECK_PROCMM_H
 #define PTECHECK_PROCMM_H

@@ -41,8 +41,9 @@ int pc_sysfs_choice(const char *path, char *buf, size_t len);
 
 /*
  * mTHP: enable anonymous (shmem=0) or shmem (shmem=1) folios of size_kb with
- * mode ("always", "madvise", "inherit", "never", "within_size", ...).
- * 0, or -ENOENT when the kernel has no such size, or another -errno.
+ * mode ("always", "madvise", "inherit", "never", "within_size", ...), in
+ * the sysfs tree under $PTECHECK_SYSFS_ROOT (default /sys; a fake one for
+ * tests).  0, or -ENOENT when the kernel has no such size, or another -errno.
  */
 int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode);
 
