@@ -57,14 +57,6 @@ bool pc_parse_ulong(const char *s, unsigned long *out)
 	return !errno && !*end;
 }
 
-void pc_die_errno(const char *prog, int code, const char *what)
-{
-	int err = errno;
-
-	fprintf(stderr, "%s: %s: %s\n", prog, what, strerror(err));
-	exit(code);
-}
-
 void pc_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

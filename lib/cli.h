@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every command-line program of ptecheck shares: the exit codes of
- * the ptecheck commands, error messages, value parsing and the error
- * exits of the workloads.
+ * the ptecheck commands, error messages, value parsing and the usage error
+ * exit of the workloads (their frame is workload.h).
  */
 #ifndef PTECHECK_CLI_H
 #define PTECHECK_CLI_H
@@ -41,10 +41,6 @@ bool pc_parse_size(const char *s, size_t max, size_t *out);
 /* A whole decimal number: digits only (strtoul() alone takes "-1" and
    leading blanks), no overflow. */
 bool pc_parse_ulong(const char *s, unsigned long *out);
-
-/* "PROG: WHAT: strerror(errno)" on stderr, then exit(code): exit(), not
-   _exit(), so the atexit() handler restores the settings. */
-void __attribute__((noreturn)) pc_die_errno(const char *prog, int code, const char *what);
 
 /* "PROG: <message>" and "Try 'PROG --help'." on stderr, then exit(2). */
 void __attribute__((noreturn, format(printf, 2, 3)))

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel log matcher (kmsg.h, docs/kernel-log.md): the rule list, the
- * /dev/kmsg record parser and the grouping of a report's lines into a
- * splat.
+ * Kernel log matcher (kmsg.h, docs/kernel-log.md): the /dev/kmsg record
+ * reader and parser, and the scanner that groups a report's lines into a
+ * splat.  The rules are kmsg_rules.c, the shape of a report's lines
+ * kmsg_report.c.
  *
  * Grouping works on the shape the kernel gives its reports (lib/bug.c,
  * kernel/panic.c, lib/dump_stack.c, arch/x86/kernel/dumpstack.c, mm/debug.c):
@@ -30,15 +31,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <regex.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "kmsg.h"
+#include "kmsg_internal.h"
 
 /* Lines kept outside splats, looked back on for a splat's leading lines. */
 #define RING_MAX      16
@@ -51,12 +50,7 @@
 
 /* ---- growing strings ----------------------------------------------------- */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static int sb_reserve(struct sbuf *b, size_t more)
+int kmsg_sb_reserve(struct kmsg_sbuf *b, size_t more)
 {
 	size_t need = b->len + more + 1, cap = b->cap ? b->cap : 256;
 	char *p;
@@ -73,9 +67,9 @@ static int sb_reserve(struct sbuf *b, size_t more)
 	return 0;
 }
 
-static int sb_add(struct sbuf *b, const char *s, size_t n)
+int kmsg_sb_add(struct kmsg_sbuf *b, const char *s, size_t n)
 {
-	if (sb_reserve(b, n))
+	if (kmsg_sb_reserve(b, n))
 		return -ENOMEM;
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
@@ -83,467 +77,13 @@ static int sb_add(struct sbuf *b, const char *s, size_t n)
 	return 0;
 }
 
-static int sb_clear(struct sbuf *b)
+int kmsg_sb_clear(struct kmsg_sbuf *b)
 {
 	b->len = 0;
-	if (sb_reserve(b, 0))
+	if (kmsg_sb_reserve(b, 0))
 		return -ENOMEM;
 	b->p[0] = '\0';
 	return 0;
-}
-
-static int starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* ---- rules --------------------------------------------------------------- */
-
-struct pc_kmsg_rule {
-	int verdict;
-	char name[PC_KMSG_NAME_MAX];
-	regex_t re;
-};
-
-struct pc_kmsg_rules {
-	struct pc_kmsg_rule *v;
-	size_t n, cap;
-};
-
-int pc_kmsg_rules_new(struct pc_kmsg_rules **out)
-{
-	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -ENOMEM;
-}
-
-static void rules_truncate(struct pc_kmsg_rules *r, size_t n)
-{
-	while (r->n > n)
-		regfree(&r->v[--r->n].re);
-}
-
-void pc_kmsg_rules_free(struct pc_kmsg_rules *r)
-{
-	if (!r)
-		return;
-	rules_truncate(r, 0);
-	free(r->v);
-	free(r);
-}
-
-size_t pc_kmsg_rules_count(const struct pc_kmsg_rules *r)
-{
-	return r->n;
-}
-
-static int valid_name(const char *name, size_t len)
-{
-	size_t i;
-
-	if (!len || len >= PC_KMSG_NAME_MAX)
-		return 0;
-	for (i = 0; i < len; i++)
-		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
-		      name[i] == '-'))
-			return 0;
-	return 1;
-}
-
-/* One line of a rule file (writable, no newline).  0 or -EINVAL/-ENOMEM. */
-static int parse_rule_line(struct pc_kmsg_rules *r, char *line, const char *origin,
-			   unsigned int lineno, char *err, size_t errlen)
-{
-	char *p = line, *end = line + strlen(line), *verb, *name;
-	struct pc_kmsg_rule *rule;
-	size_t vlen, nlen;
-	int verdict, rc;
-
-	while (end > p && (is_blank(end[-1]) || end[-1] == '\r'))
-		*--end = '\0';
-	while (is_blank(*p))
-		p++;
-	if (!*p || *p == '#')
-		return 0;
-
-	verb = p;
-	while (*p && !is_blank(*p))
-		p++;
-	vlen = p - verb;
-	if (vlen == 4 && !strncmp(verb, "fail", 4)) {
-		verdict = PC_KMSG_FAIL;
-	} else if (vlen == 6 && !strncmp(verb, "ignore", 6)) {
-		verdict = PC_KMSG_IGNORE;
-	} else {
-		pc_set_err(err, errlen, "%s:%u: unknown verb '%.*s' (expected fail or ignore)",
-			   origin, lineno, (int)(vlen > 40 ? 40 : vlen), verb);
-		return -EINVAL;
-	}
-	while (is_blank(*p))
-		p++;
-	if (!*p) {
-		pc_set_err(err, errlen, "%s:%u: missing rule name and regular expression", origin,
-			   lineno);
-		return -EINVAL;
-	}
-	name = p;
-	while (*p && !is_blank(*p))
-		p++;
-	nlen = p - name;
-	if (!valid_name(name, nlen)) {
-		pc_set_err(err, errlen,
-			   "%s:%u: bad rule name '%.*s' (expected 1 to %d of a-z, 0-9, -)", origin,
-			   lineno, (int)(nlen > 40 ? 40 : nlen), name, PC_KMSG_NAME_MAX - 1);
-		return -EINVAL;
-	}
-	while (is_blank(*p))
-		p++;
-	if (!*p) {
-		pc_set_err(err, errlen, "%s:%u: rule %.*s: missing regular expression", origin,
-			   lineno, (int)nlen, name);
-		return -EINVAL;
-	}
-
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 32;
-		struct pc_kmsg_rule *v = realloc(r->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->v = v;
-		r->cap = cap;
-	}
-	rule = &r->v[r->n];
-	rc = regcomp(&rule->re, p, REG_EXTENDED | REG_NOSUB);
-	if (rc) {
-		char msg[256];
-
-		regerror(rc, &rule->re, msg, sizeof(msg));
-		pc_set_err(err, errlen, "%s:%u: rule %.*s: bad regular expression '%s': %s", origin,
-			   lineno, (int)nlen, name, p, msg);
-		return -EINVAL;
-	}
-	rule->verdict = verdict;
-	memcpy(rule->name, name, nlen);
-	rule->name[nlen] = '\0';
-	r->n++;
-	return 0;
-}
-
-int pc_kmsg_rules_add_text(struct pc_kmsg_rules *r, const char *text, const char *origin, char *err,
-			   size_t errlen)
-{
-	size_t n0 = r->n;
-	unsigned int lineno = 0;
-	char *copy, *p, *nl;
-	int ret = 0;
-
-	pc_set_err(err, errlen, "%s", "");
-	if (!origin)
-		origin = "rules";
-	copy = strdup(text);
-	if (!copy) {
-		pc_set_err(err, errlen, "%s: out of memory", origin);
-		return -ENOMEM;
-	}
-	for (p = copy; *p && !ret; p = nl ? nl + 1 : p + strlen(p)) {
-		nl = strchr(p, '\n');
-		if (nl)
-			*nl = '\0';
-		ret = parse_rule_line(r, p, origin, ++lineno, err, errlen);
-		if (ret == -ENOMEM)
-			pc_set_err(err, errlen, "%s:%u: out of memory", origin, lineno);
-	}
-	free(copy);
-	if (ret)
-		rules_truncate(r, n0);
-	return ret;
-}
-
-int pc_kmsg_rules_add_file(struct pc_kmsg_rules *r, const char *path, char *err, size_t errlen)
-{
-	struct sbuf b = {0};
-	char chunk[4096];
-	int fd, ret = 0;
-	ssize_t n;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		pc_set_err(err, errlen, "%s: %s", path, strerror(-ret));
-		return ret;
-	}
-	for (;;) {
-		n = read(fd, chunk, sizeof(chunk));
-		if (n > 0) {
-			if (sb_add(&b, chunk, n)) {
-				ret = -ENOMEM;
-				pc_set_err(err, errlen, "%s: out of memory", path);
-				break;
-			}
-			continue;
-		}
-		if (n == 0)
-			break;
-		if (errno == EINTR)
-			continue;
-		ret = -errno;
-		pc_set_err(err, errlen, "%s: %s", path, strerror(-ret));
-		break;
-	}
-	close(fd);
-	if (!ret && b.len && memchr(b.p, '\0', b.len)) {
-		pc_set_err(err, errlen, "%s: contains a NUL byte: not a rule file", path);
-		ret = -EINVAL;
-	}
-	if (!ret)
-		ret = pc_kmsg_rules_add_text(r, b.p ? b.p : "", path, err, errlen);
-	free(b.p);
-	return ret;
-}
-
-int pc_kmsg_rules_load_default(struct pc_kmsg_rules *r, char *err, size_t errlen)
-{
-	return pc_kmsg_rules_add_text(r, pc_kmsg_default_rules, "defaults", err, errlen);
-}
-
-int pc_kmsg_classify(const struct pc_kmsg_rules *r, const char *line, const char **rule_name)
-{
-	size_t i;
-
-	for (i = 0; i < r->n; i++) {
-		if (!regexec(&r->v[i].re, line, 0, NULL, 0)) {
-			if (rule_name)
-				*rule_name = r->v[i].name;
-			return r->v[i].verdict;
-		}
-	}
-	if (rule_name)
-		*rule_name = NULL;
-	return PC_KMSG_NONE;
-}
-
-/* ---- the shape of a line ------------------------------------------------- */
-
-enum kind {
-	K_OTHER,
-	K_CUT,	   /* "------------[ cut here ]------------" */
-	K_END,	   /* "---[ end trace ...", "---[ end Kernel panic ..." */
-	K_TASKEND, /* " </TASK>": the end of an x86 stack dump */
-	K_SEP,	   /* "=====...": KASAN, KFENCE, KMSAN, SLUB, lockdep frames */
-	K_HEAD,	   /* a report's headline */
-	K_FOLLOW,  /* printed after a headline by the same report: oops, panic */
-};
-
-/* x86 die() before 6.10 had no "Oops: " prefix: "invalid opcode: 0000 [#1] SMP". */
-static int is_oops_header(const char *s)
-{
-	const char *p = s;
-	int i;
-
-	while ((p = strstr(p, " [#"))) {
-		if (p - s >= 6 && p[-6] == ':' && p[-5] == ' ' && isdigit((unsigned char)p[3])) {
-			for (i = 1; i <= 4 && isxdigit((unsigned char)p[-i]); i++)
-				;
-			if (i > 4)
-				return 1;
-		}
-		p += 3;
-	}
-	return 0;
-}
-
-static enum kind line_kind(const char *s)
-{
-	const char *t = s;
-	size_t eq;
-
-	if (starts(s, "------------[ cut here ]"))
-		return K_CUT;
-	if (starts(s, "---[ end trace") || starts(s, "---[ end Kernel panic"))
-		return K_END;
-	while (is_blank(*t))
-		t++;
-	if (!strcmp(t, "</TASK>"))
-		return K_TASKEND;
-	eq = strspn(s, "=");
-	if (eq >= 32 && !s[eq])
-		return K_SEP;
-	if (starts(s, "Oops: ") || starts(s, "Internal error: ") ||
-	    starts(s, "Kernel panic - not syncing") || is_oops_header(s))
-		return K_FOLLOW;
-	if (starts(s, "BUG: ") || starts(s, "WARNING: ") || starts(s, "kernel BUG at ") ||
-	    starts(s, "Unable to handle kernel ") || (starts(s, "BUG ") && strstr(s, "): ")))
-		return K_HEAD;
-	return K_OTHER;
-}
-
-static int is_dump_start(const char *s)
-{
-	return starts(s, "page: refcount:") || starts(s, "page does not match folio") ||
-	       (starts(s, "page:") && strstr(s, " is uninitialized and poisoned"));
-}
-
-/* ---- display form and the task named in a line --------------------------- */
-
-static size_t display_len(const char *raw, size_t n)
-{
-	size_t i, len = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = raw[i];
-
-		len += (c >= 0x20 && c < 0x7f) || c == '\t' ? 1 : 4;
-	}
-	return len;
-}
-
-/* dst holds display_len(raw, n) + 1 bytes. */
-static void display_copy(char *dst, const char *raw, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = raw[i];
-
-		if ((c >= 0x20 && c < 0x7f) || c == '\t') {
-			*dst++ = c;
-		} else {
-			*dst++ = '\\';
-			*dst++ = 'x';
-			*dst++ = hex[c >> 4];
-			*dst++ = hex[c & 15];
-		}
-	}
-	*dst = '\0';
-}
-
-static char *display_dup(const char *raw)
-{
-	size_t n = strlen(raw);
-	char *d = malloc(display_len(raw, n) + 1);
-
-	if (d)
-		display_copy(d, raw, n);
-	return d;
-}
-
-/* A pid: decimal digits up to end (or to the end of the string). */
-static int parse_pid(const char *p, const char **end)
-{
-	long v = 0;
-
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	while (isdigit((unsigned char)*p)) {
-		v = v * 10 + (*p++ - '0');
-		if (v > INT_MAX)
-			return -1;
-	}
-	if (end)
-		*end = p;
-	return (int)v;
-}
-
-static const char *last_strstr(const char *s, const char *needle)
-{
-	const char *p, *last = NULL;
-
-	for (p = strstr(s, needle); p; p = strstr(p + 1, needle))
-		last = p;
-	return last;
-}
-
-/* "COMM/PID" to the end of the line (7.2's WARNING line, KASAN's "by task"). */
-static void comm_slash_pid(const char *p, int *pid, const char **comm, size_t *clen)
-{
-	const char *slash = strrchr(p, '/'), *e;
-	int v;
-
-	if (!slash || slash == p)
-		return;
-	v = parse_pid(slash + 1, &e);
-	if (v < 0 || *e)
-		return;
-	*pid = v;
-	*comm = p;
-	*clen = slash - p;
-}
-
-/*
- * The task a report line names, from the kernel's format strings:
- *   "CPU: %d UID: %u PID: %d Comm: %.20s %s..." (lib/dump_stack.c; before
- *	6.10 "CPU: %d PID: %d Comm: %.20s %s...")
- *   "WARNING: %s:%d at %pS, CPU#%d: %s/%d" (kernel/panic.c __warn, 7.x),
- *	"WARNING: CPU: %d PID: %d at %s:%d %pS" (before)
- *   "BUG: Bad page map in process %s  %s:%08llx" (mm/memory.c),
- *	"BUG: Bad page state in process %s  pfn:%05lx" (mm/page_alloc.c),
- *	"BUG: Bad page cache in process %s  pfn:%05lx" (mm/filemap.c)
- *   "BUG: Bad rss-counter state mm:%p type:%s val:%ld Comm:%s Pid:%d"
- *	(kernel/fork.c check_mm, 6.16+)
- *   "... by task %s/%d" (mm/kasan/report.c)
- *   "..., pid: %d, name: %s" (kernel/sched/core.c __might_resched)
- */
-static void extract_task(const char *s, int *pid, const char **comm, size_t *clen)
-{
-	const char *p, *q, *e;
-
-	*pid = -1;
-	*comm = NULL;
-	*clen = 0;
-	if (starts(s, "CPU: ") && (p = strstr(s, " PID: "))) {
-		*pid = parse_pid(p + 6, NULL);
-		q = strstr(p, " Comm: ");
-		if (q) {
-			const char *ends[] = {" Not tainted", " Tainted: ", " Kdump: loaded"};
-			size_t i;
-
-			q += 7;
-			e = NULL;
-			for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
-				const char *x = strstr(q, ends[i]);
-
-				if (x && (!e || x < e))
-					e = x;
-			}
-			if (!e)
-				e = q + strcspn(q, " ");
-			*comm = q;
-			*clen = e - q;
-		}
-	} else if (starts(s, "WARNING: CPU: ") && (p = strstr(s, " PID: "))) {
-		*pid = parse_pid(p + 6, NULL);
-	} else if (starts(s, "WARNING: ") && (p = last_strstr(s, ", CPU#"))) {
-		if (parse_pid(p + 6, &e) >= 0 && e[0] == ':' && e[1] == ' ')
-			comm_slash_pid(e + 2, pid, comm, clen);
-	} else if (starts(s, "BUG: Bad page ") && (p = strstr(s, " in process "))) {
-		p += 12;
-		e = last_strstr(p, "  ");
-		*comm = p;
-		*clen = e ? (size_t)(e - p) : strlen(p);
-	} else if (starts(s, "BUG: Bad rss-counter state ") && (p = strstr(s, " Comm:")) &&
-		   (q = last_strstr(p, " Pid:"))) {
-		*comm = p + 6;
-		*clen = q - (p + 6);
-		*pid = parse_pid(q + 5, NULL);
-	} else if ((p = last_strstr(s, " by task "))) {
-		comm_slash_pid(p + 9, pid, comm, clen);
-	} else if ((p = strstr(s, " pid: ")) && (q = strstr(p, ", name: "))) {
-		*pid = parse_pid(p + 6, &e);
-		if (*pid >= 0 && e == q) {
-			*comm = q + 8;
-			*clen = strlen(q + 8);
-		}
-	}
-	if (*clen == 0 || *clen > 64) {
-		*comm = NULL;
-		*clen = 0;
-	}
 }
 
 /* ---- the scanner --------------------------------------------------------- */
@@ -577,14 +117,14 @@ struct pc_kmsg_scan {
 	int cur_has_ts;
 
 	/* A continuation line: 'c' record, then '+' records join it. */
-	struct sbuf pend;
+	struct kmsg_sbuf pend;
 	int have_pend;
 	struct lctx pend_ctx;
 
 	struct ring_line ring[RING_MAX];
 	size_t nring;
 
-	struct sbuf msg, work;
+	struct kmsg_sbuf msg, work;
 	int epipe_pending;
 	unsigned long long epipe_n;
 };
@@ -678,19 +218,31 @@ static void ring_push(struct pc_kmsg_scan *s, const char *raw, const struct lctx
 	s->nring++;
 }
 
+/*
+ * Walks the ring back from *i to the previous line of caller (the lines of
+ * other callers are not looked at), or NULL at its start.
+ */
+static const struct ring_line *ring_prev(const struct pc_kmsg_scan *s, size_t *i,
+					 const char *caller)
+{
+	while (*i > 0) {
+		const struct ring_line *l = &s->ring[--*i];
+
+		if (same_caller(l->ctx.caller, caller))
+			return l;
+	}
+	return NULL;
+}
+
 /* A fail line that is a WARN() message: a cut line just before it. */
 static int after_cut(const struct pc_kmsg_scan *s, const struct lctx *c)
 {
-	size_t i = s->nring, seen = 0;
+	const struct ring_line *l;
+	size_t i = s->nring, seen;
+	enum kmsg_kind k;
 
-	while (i > 0 && seen < CUT_LOOKBACK) {
-		const struct ring_line *l = &s->ring[--i];
-		enum kind k;
-
-		if (!same_caller(l->ctx.caller, c->caller))
-			continue;
-		seen++;
-		k = line_kind(l->text);
+	for (seen = 0; seen < CUT_LOOKBACK && (l = ring_prev(s, &i, c->caller)); seen++) {
+		k = kmsg_line_kind(l->text);
 		if (k == K_CUT)
 			return 1;
 		if (k != K_OTHER)
@@ -708,22 +260,19 @@ static size_t find_leading(const struct pc_kmsg_scan *s, const char *raw, const 
 			   int *sep)
 {
 	int dump = strstr(raw, " dumped because: ") != NULL;
-	size_t i = s->nring, seen = 0, lim = dump ? DUMP_LOOKBACK : CUT_LOOKBACK;
+	size_t i = s->nring, seen, lim = dump ? DUMP_LOOKBACK : CUT_LOOKBACK;
+	const struct ring_line *l;
+	enum kmsg_kind k;
 
 	*sep = 0;
-	while (i > 0 && seen < lim) {
-		const struct ring_line *l = &s->ring[--i];
-		enum kind k;
-
-		if (!same_caller(l->ctx.caller, c->caller))
-			continue;
-		seen++;
-		k = line_kind(l->text);
+	for (seen = 0; seen < lim && (l = ring_prev(s, &i, c->caller)); seen++) {
+		k = kmsg_line_kind(l->text);
 		if (k == K_END || k == K_HEAD || k == K_FOLLOW)
 			break;
-		if (dump && is_dump_start(l->text)) {
+		if (dump && kmsg_is_dump_start(l->text)) {
 			/* "page does not match folio" comes just before "page: refcount:" */
-			if (i > 0 && starts(s->ring[i - 1].text, "page does not match folio") &&
+			if (i > 0 &&
+			    kmsg_starts(s->ring[i - 1].text, "page does not match folio") &&
 			    same_caller(s->ring[i - 1].ctx.caller, c->caller))
 				i--;
 			return i;
@@ -737,8 +286,8 @@ static size_t find_leading(const struct pc_kmsg_scan *s, const char *raw, const 
 }
 
 /* Adds a line to the open splat; closes it at its end (unless leading). */
-static void add_member(struct pc_kmsg_scan *s, const char *raw, const struct lctx *c, enum kind k,
-		       int fail, int leading)
+static void add_member(struct pc_kmsg_scan *s, const char *raw, const struct lctx *c,
+		       enum kmsg_kind k, int fail, int leading)
 {
 	struct pc_kmsg_splat *sp = s->cur;
 	const char *comm;
@@ -748,15 +297,15 @@ static void add_member(struct pc_kmsg_scan *s, const char *raw, const struct lct
 	s->cur_span++;
 	if (fail)
 		sp->nfail++;
-	if (sp->nlines < PC_KMSG_SPLAT_MAX_LINES && (sp->lines[sp->nlines] = display_dup(raw)))
+	if (sp->nlines < PC_KMSG_SPLAT_MAX_LINES && (sp->lines[sp->nlines] = kmsg_display_dup(raw)))
 		sp->nlines++;
 	else
 		sp->ncut++; /* past the cap (or out of memory): counted */
-	extract_task(raw, &pid, &comm, &clen);
+	kmsg_extract_task(raw, &pid, &comm, &clen);
 	if (sp->pid < 0 && pid >= 0)
 		sp->pid = pid;
 	if (!sp->comm[0] && comm)
-		display_copy(sp->comm, comm, clen);
+		kmsg_display_copy(sp->comm, comm, clen);
 	if (c->has_ts) {
 		s->cur_last_ts = c->ts;
 		s->cur_has_ts = 1;
@@ -776,7 +325,7 @@ static void add_member(struct pc_kmsg_scan *s, const char *raw, const struct lct
 }
 
 static void start_splat(struct pc_kmsg_scan *s, const char *raw, const struct lctx *c,
-			const char *rule, enum kind k, int leadin)
+			const char *rule, enum kmsg_kind k, int leadin)
 {
 	struct pc_kmsg_splat *sp = calloc(1, sizeof(*sp));
 	size_t first, i, j;
@@ -828,15 +377,15 @@ static void start_splat(struct pc_kmsg_scan *s, const char *raw, const struct lc
 		struct ring_line *l = &s->ring[i];
 
 		if (same_caller(l->ctx.caller, c->caller)) {
-			add_member(s, l->text, &l->ctx, line_kind(l->text), 0, 1);
+			add_member(s, l->text, &l->ctx, kmsg_line_kind(l->text), 0, 1);
 			free(l->text);
 		} else {
 			s->ring[j++] = *l;
 		}
 	}
 	s->nring = j;
-	if (sep && (starts(raw, "BUG: KASAN: ") || starts(raw, "BUG: KFENCE: ") ||
-		    starts(raw, "BUG: KMSAN: ")))
+	if (sep && (kmsg_starts(raw, "BUG: KASAN: ") || kmsg_starts(raw, "BUG: KFENCE: ") ||
+		    kmsg_starts(raw, "BUG: KMSAN: ")))
 		s->cur_expect_sep = 1;
 	if (k == K_FOLLOW)
 		s->cur_expect_end = 1;
@@ -848,7 +397,7 @@ static void process_line(struct pc_kmsg_scan *s, const char *raw, const struct l
 {
 	const char *rule = NULL;
 	int v = pc_kmsg_classify(s->rules, raw, &rule);
-	enum kind k = line_kind(raw);
+	enum kmsg_kind k = kmsg_line_kind(raw);
 	int mine = s->cur && same_caller(s->cur->caller, c->caller);
 
 	s->st.lines++;
@@ -910,7 +459,7 @@ static int take_lines(struct pc_kmsg_scan *s, char *text, size_t len, const stru
 		p = nl + 1;
 	}
 	if (hold) {
-		if (sb_clear(&s->pend) || sb_add(&s->pend, p, len - (p - text))) {
+		if (kmsg_sb_clear(&s->pend) || kmsg_sb_add(&s->pend, p, len - (p - text))) {
 			process_line(s, p, c);
 			return -ENOMEM;
 		}
@@ -924,10 +473,10 @@ static int take_lines(struct pc_kmsg_scan *s, char *text, size_t len, const stru
 }
 
 /* Appends p unescaped (\xNN); a NUL stays "\x00", as lines are C strings. */
-static int decode(struct sbuf *out, const char *p, size_t n)
+static int decode(struct kmsg_sbuf *out, const char *p, size_t n)
 {
 	size_t i;
-	int rc = sb_reserve(out, n);
+	int rc = kmsg_sb_reserve(out, n);
 
 	for (i = 0; i < n && !rc; i++) {
 		unsigned char ch = p[i];
@@ -940,9 +489,9 @@ static int decode(struct sbuf *out, const char *p, size_t n)
 			i += 3;
 		}
 		if (ch)
-			rc = sb_add(out, (const char *)&ch, 1);
+			rc = kmsg_sb_add(out, (const char *)&ch, 1);
 		else
-			rc = sb_add(out, "\\x00", 4);
+			rc = kmsg_sb_add(out, "\\x00", 4);
 	}
 	return rc;
 }
@@ -1069,7 +618,7 @@ static int scan_malformed(struct pc_kmsg_scan *s, const char *rec, size_t len)
 	flush_pend(s);
 	if (len && rec[len - 1] == '\n')
 		len--;
-	if (sb_clear(&s->msg) || decode(&s->msg, rec, len))
+	if (kmsg_sb_clear(&s->msg) || decode(&s->msg, rec, len))
 		return -ENOMEM;
 	return take_lines(s, s->msg.p, s->msg.len, &c, 0);
 }
@@ -1104,7 +653,7 @@ int pc_kmsg_scan_record(struct pc_kmsg_scan *s, const char *rec, size_t len)
 	memcpy(c.caller, h.caller, sizeof(c.caller));
 
 	nl = memchr(msg, '\n', end - msg);
-	if (sb_clear(&s->msg) || decode(&s->msg, msg, (nl ? nl : end) - msg))
+	if (kmsg_sb_clear(&s->msg) || decode(&s->msg, msg, (nl ? nl : end) - msg))
 		return -ENOMEM;
 	/* Dictionary lines start with a space; anything else is not the format. */
 	for (p = nl ? nl + 1 : end; p < end; p = nl ? nl + 1 : end) {
@@ -1112,7 +661,8 @@ int pc_kmsg_scan_record(struct pc_kmsg_scan *s, const char *rec, size_t len)
 		if (*p == ' ') {
 			s->st.dict_lines++;
 		} else if ((nl ? nl : end) > p) {
-			if (sb_add(&s->msg, "\n", 1) || decode(&s->msg, p, (nl ? nl : end) - p))
+			if (kmsg_sb_add(&s->msg, "\n", 1) ||
+			    decode(&s->msg, p, (nl ? nl : end) - p))
 				return -ENOMEM;
 			extra = 1;
 		}
@@ -1125,8 +675,8 @@ int pc_kmsg_scan_record(struct pc_kmsg_scan *s, const char *rec, size_t len)
 		struct lctx pc = s->pend_ctx;
 
 		s->have_pend = 0;
-		if (sb_clear(&s->work) || sb_add(&s->work, s->pend.p, s->pend.len) ||
-		    sb_add(&s->work, s->msg.p, s->msg.len)) {
+		if (kmsg_sb_clear(&s->work) || kmsg_sb_add(&s->work, s->pend.p, s->pend.len) ||
+		    kmsg_sb_add(&s->work, s->msg.p, s->msg.len)) {
 			process_line(s, s->pend.p, &pc);
 			return -ENOMEM;
 		}

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli.h"
 #include "privilege.h"
 
 static int last_cap(void)
@@ -83,10 +84,15 @@ int pc_caps_limit_if_privileged(unsigned long long keep)
 	return pc_caps_effective() ? pc_caps_limit(keep) : 0;
 }
 
+/* A uid or gid: decimal, below (uid_t)-1 (which means "no change"). */
+static bool parse_id(const char *s, unsigned long *out)
+{
+	return s && pc_parse_ulong(s, out) && *out < (uid_t)-1;
+}
+
 int pc_user_lookup(const char *spec, struct pc_user *u)
 {
 	struct passwd *pw;
-	char *end;
 	unsigned long id;
 
 	memset(u, 0, sizeof(*u));
@@ -95,9 +101,7 @@ int pc_user_lookup(const char *spec, struct pc_user *u)
 	errno = 0;
 	pw = getpwnam(spec);
 	if (!pw && *spec >= '0' && *spec <= '9') {
-		errno = 0;
-		id = strtoul(spec, &end, 10);
-		if (*end || errno || id >= (uid_t)-1)
+		if (!parse_id(spec, &id))
 			return -EINVAL;
 		pw = getpwuid((uid_t)id);
 		if (!pw) {
@@ -129,17 +133,6 @@ int pc_become_user(const struct pc_user *u)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return 0;
-}
-
-static bool parse_id(const char *s, unsigned long *out)
-{
-	char *end;
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !*end && !errno && *out < (uid_t)-1;
 }
 
 bool pc_report_user(struct pc_user *u)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Readers of /proc/PID/{pagemap,smaps,clear_refs} and /proc/kpage{flags,count}. */
+/* Readers of /proc/PID/{pagemap,smaps,status,clear_refs} and /proc/kpage{flags,count}. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -121,11 +121,6 @@ size_t pc_pagemap_count_present(const __u64 *entries, size_t n)
 	return c;
 }
 
-int pc_kpageflags_read(__u64 pfn, size_t n, __u64 *out)
-{
-	return read_u64s("/proc/kpageflags", pfn, n, out);
-}
-
 int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out)
 {
 	return read_u64s("/proc/kpagecount", pfn, n, out);
@@ -207,20 +202,31 @@ static __u32 order_of(__u64 nr)
 	return o;
 }
 
+/* /proc/kpageflags open, and the folio search's buffer in *buf: fd or -errno. */
+static int folio_search_open(__u64 **buf)
+{
+	int fd, ret;
+
+	*buf = malloc((PC_FOLIO_MAX_PAGES + 1) * sizeof(**buf));
+	if (!*buf)
+		return -ENOMEM;
+	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		free(*buf);
+		return ret;
+	}
+	return fd;
+}
+
 int pc_folio_of_pfn(__u64 pfn, __u64 *head, __u32 *order)
 {
 	__u64 *buf, h, nr;
 	int fd, ret;
 
-	buf = malloc((PC_FOLIO_MAX_PAGES + 1) * sizeof(*buf));
-	if (!buf)
-		return -ENOMEM;
-	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
-	}
+	fd = folio_search_open(&buf);
+	if (fd < 0)
+		return fd;
 	ret = folio_of_pfn_fd(fd, pfn, buf, &h, &nr);
 	close(fd);
 	free(buf);
@@ -233,29 +239,15 @@ int pc_folio_of_pfn(__u64 pfn, __u64 *head, __u32 *order)
 	return 0;
 }
 
-int pc_folio_order_of_pfn(__u64 pfn)
-{
-	__u32 order = 0;
-	int ret = pc_folio_of_pfn(pfn, NULL, &order);
-
-	return ret ? ret : (int)order;
-}
-
 int pc_folio_orders(const __u64 *pfns, size_t n, __u32 *orders)
 {
 	__u64 *buf, head = 0, nr = 0;
 	__u32 order = 0;
 	int fd, ret = 0;
 
-	buf = malloc((PC_FOLIO_MAX_PAGES + 1) * sizeof(*buf));
-	if (!buf)
-		return -ENOMEM;
-	fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		free(buf);
-		return ret;
-	}
+	fd = folio_search_open(&buf);
+	if (fd < 0)
+		return fd;
 	for (size_t i = 0; i < n; i++) {
 		if (pfns[i] == 0) {
 			orders[i] = PC_FOLIO_ORDER_NONE;
@@ -272,6 +264,95 @@ int pc_folio_orders(const __u64 *pfns, size_t n, __u32 *orders)
 	}
 	close(fd);
 	free(buf);
+	return ret;
+}
+
+/* hist[order] += 1 for a folio of run pages (orders past max counted at max). */
+static void census_add(unsigned long long *hist, unsigned int max_order, size_t run)
+{
+	unsigned int order = 0;
+
+	while ((2UL << order) <= run && order < max_order)
+		order++;
+	hist[order]++;
+}
+
+/* The kpageflags of pm's pages, one read per run of physically contiguous pages. */
+static int census_flags(int kf_fd, const __u64 *pm, size_t npages, __u64 *flags, char *why,
+			size_t why_len)
+{
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < npages; i = j) {
+		__u64 pfn = pm[i] & PC_PM_PFN_MASK;
+
+		if (!(pm[i] & PC_PM_PRESENT) || !pfn) {
+			snprintf(why, why_len,
+				 "no PFNs in /proc/self/pagemap (needs CAP_SYS_ADMIN)");
+			return -EPERM;
+		}
+		for (j = i + 1; j < npages && (pm[j] & PC_PM_PRESENT) &&
+				(pm[j] & PC_PM_PFN_MASK) == pfn + (j - i);
+		     j++)
+			;
+		ret = pread_full(kf_fd, flags + i, (j - i) * sizeof(*flags),
+				 (off_t)(pfn * sizeof(*flags)));
+		if (ret) {
+			snprintf(why, why_len, "reading /proc/kpageflags: %s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int pc_folio_census(const void *addr, size_t npages, size_t page_size, unsigned long long *hist,
+		    unsigned int max_order, char *why, size_t why_len)
+{
+	size_t i, run = 0;
+	__u64 *pm, *flags;
+	int pm_fd, kf_fd, ret;
+
+	memset(hist, 0, sizeof(*hist) * (max_order + 1));
+	pm = malloc(npages * sizeof(*pm));
+	flags = malloc(npages * sizeof(*flags));
+	pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	kf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (!pm || !flags || pm_fd < 0 || kf_fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "%s: %s",
+			 !pm || !flags ? "malloc"
+			 : pm_fd < 0   ? "/proc/self/pagemap"
+				       : "/proc/kpageflags",
+			 strerror(-ret));
+		goto out;
+	}
+	ret = pread_full(pm_fd, pm, npages * sizeof(*pm),
+			 (off_t)((uintptr_t)addr / page_size * sizeof(*pm)));
+	if (ret) {
+		snprintf(why, why_len, "reading /proc/self/pagemap: %s", strerror(-ret));
+		goto out;
+	}
+	ret = census_flags(kf_fd, pm, npages, flags, why, why_len);
+	if (ret)
+		goto out;
+	/* A head starts a folio, its tails extend it. */
+	for (i = 0; i <= npages; i++) {
+		if (i < npages && (flags[i] & KPF_TAIL_BIT) && run) {
+			run++;
+			continue;
+		}
+		if (run)
+			census_add(hist, max_order, run);
+		run = i < npages ? 1 : 0;
+	}
+out:
+	if (pm_fd >= 0)
+		close(pm_fd);
+	if (kf_fd >= 0)
+		close(kf_fd);
+	free(pm);
+	free(flags);
 	return ret;
 }
 

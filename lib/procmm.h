@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Readers of the /proc files that describe a process's memory: pagemap,
- * kpageflags, kpagecount, smaps and clear_refs.  The userspace oracles judge
- * the kernel with what these return.  Every function returns 0 (or a
- * non-negative value where said) or -errno; none exits.
+ * kpageflags, kpagecount, smaps, status and clear_refs.  The userspace
+ * oracles judge the kernel with what these return, the workloads count
+ * their folios with them.  Every function returns 0 (or a non-negative
+ * value where said) or -errno; none exits.
  */
 #ifndef PTECHECK_PROCMM_H
 #define PTECHECK_PROCMM_H
@@ -45,8 +46,6 @@ size_t pc_pagemap_count_present(const __u64 *entries, size_t n);
 /* /proc/kpageflags bits: <linux/kernel-page-flags.h>, KPF_*. */
 #define PC_KPF(bit) (1ULL << (bit))
 
-/* Flags of n consecutive PFNs from pfn (root).  -ERANGE past the last PFN. */
-int pc_kpageflags_read(__u64 pfn, size_t n, __u64 *out);
 /* Mapcounts of n consecutive PFNs from pfn (root). */
 int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out);
 
@@ -62,14 +61,23 @@ int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out);
  * head lies within PC_FOLIO_MAX_PAGES.
  */
 int pc_folio_of_pfn(__u64 pfn, __u64 *head, __u32 *order);
-/* The order alone, or -errno. */
-int pc_folio_order_of_pfn(__u64 pfn);
 /*
  * Orders of the folios containing pfns[i] for i < n; PFN 0 (not present or
  * hidden) gives PC_FOLIO_ORDER_NONE.  Consecutive PFNs of one folio are
  * looked up once.
  */
 int pc_folio_orders(const __u64 *pfns, size_t n, __u32 *orders);
+
+/*
+ * Folio sizes of the npages pages from addr, mapped and present (the caller
+ * touched them), from their PFNs (pagemap) and compound head/tail flags
+ * (kpageflags): hist[order] counts folios, up to max_order (larger ones
+ * count there); a folio the range cuts counts the pages inside it.
+ * page_size is the kernel's (sysconf()), which may differ from
+ * PC_PAGE_SIZE.  0, or -errno with why set (-EPERM: no PFNs, not root).
+ */
+int pc_folio_census(const void *addr, size_t npages, size_t page_size, unsigned long long *hist,
+		    unsigned int max_order, char *why, size_t why_len);
 
 /* Fields of one /proc/PID/smaps entry, in kB as the file has them. */
 struct pc_smaps {

@@ -4,8 +4,8 @@
  * options (huge=within_size), and a real block filesystem (ext4) on a
  * loop device whose image lives in a temporary directory.  Everything
  * made here is undone by pc_scratch_release_all(), which the settings
- * restore path (lib/settings.c) also runs on exit and on SIGINT, SIGTERM
- * and SIGHUP, so no mount or loop device outlives the run.  Each step
+ * restore path (lib/settings.c) also runs on exit and on SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT, so no mount or loop device outlives the run.  Each step
  * (directory, image, loop device, mount, and a mkdtemp() parent of dir) is
  * journaled first (lib/settings.h), so what a SIGKILL leaves is undone by
  * `ptecheck restore`; a step the journal refuses is not taken (why says so).

@@ -247,7 +247,8 @@ int pc_journal_open_dir(int create, int *unsafe, char *why, size_t why_len)
 	return fd;
 }
 
-int pc_journal_escape(char *dst, size_t len, const char *src)
+/* Escapes src into dst as a journal field.  0 or -ENAMETOOLONG. */
+static int journal_escape(char *dst, size_t len, const char *src)
 {
 	static const char octal[] = "01234567";
 	size_t o = 0;
@@ -458,8 +459,7 @@ int pc_journal_add(int *id, const char *kind, const char *a1, const char *a2)
 		err = -ENOSPC;
 		goto out;
 	}
-	if (pc_journal_escape(e1, sizeof(e1), a1) ||
-	    (a2 && pc_journal_escape(e2, sizeof(e2), a2))) {
+	if (journal_escape(e1, sizeof(e1), a1) || (a2 && journal_escape(e2, sizeof(e2), a2))) {
 		snprintf(jwhy, sizeof(jwhy), "a journal field of %s is too long", kind);
 		err = -ENAMETOOLONG;
 		goto out;
@@ -551,7 +551,8 @@ static int find_setting(const char *path, pid_t self)
 	return -1;
 }
 
-int pc_setting_set(const char *path, const char *value)
+/* Writes value to path, recording the old value first.  0 or -errno. */
+static int setting_set(const char *path, const char *value)
 {
 	pid_t self = getpid();
 	int n = 0, err, recorded = 0, jid = -1;
@@ -589,7 +590,7 @@ int pc_setting_set(const char *path, const char *value)
 		recorded = 1;
 	}
 	err = pc_write_file(path, value);
-	/* Nothing changed, so nothing to restore; keeps pc_settings_changed() honest. */
+	/* Nothing changed, so nothing to restore. */
 	if (err && recorded && nr_settings == n + 1) {
 		nr_settings = n;
 		pc_journal_drop(jid);
@@ -664,11 +665,6 @@ int pc_settings_restore_all(void)
 	return err;
 }
 
-int pc_settings_changed(void)
-{
-	return nr_settings;
-}
-
 static void restore_at_exit(void)
 {
 	pc_settings_restore_all();
@@ -711,37 +707,18 @@ void pc_settings_install_handlers(void)
 	}
 }
 
-static const char *sysfs_root(void)
+int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode)
 {
 	const char *root = getenv("PTECHECK_SYSFS_ROOT");
-
-	return root && *root ? root : "/sys";
-}
-
-static int set_thp_file(const char *subdir, const char *file, const char *mode)
-{
 	char path[PC_SETTING_PATH_MAX];
 	int n;
 
-	n = snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/%s%s", sysfs_root(),
-		     subdir, file);
+	n = snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/hugepages-%ukB/%s",
+		     root && *root ? root : "/sys", size_kb, shmem ? "shmem_enabled" : "enabled");
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	/* An absent file means the kernel lacks this size; say so before recording. */
 	if (access(path, F_OK))
 		return -errno;
-	return pc_setting_set(path, mode);
-}
-
-int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode)
-{
-	char subdir[64];
-
-	snprintf(subdir, sizeof(subdir), "hugepages-%ukB/", size_kb);
-	return set_thp_file(subdir, shmem ? "shmem_enabled" : "enabled", mode);
-}
-
-int pc_thp_set(const char *mode)
-{
-	return set_thp_file("", "enabled", mode);
+	return setting_set(path, mode);
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * System settings the suite changes (mTHP sysfs, fault-around, ...).  Each
- * is recorded before its first change and restored on every exit path:
- * normal return, exit(), SIGINT, SIGTERM, SIGHUP.  What SIGKILL, a crash
- * or a power loss leaves behind is in the journal (below), for
- * `ptecheck restore`.
+ * System settings the suite changes: the transparent hugepage sysfs knobs
+ * (mTHP sizes, anonymous and shmem), and through the undo list whatever a
+ * module registers (scratch mounts, stressors).  Each is recorded before
+ * its first change and restored on every exit path: normal return, exit(),
+ * SIGINT, SIGTERM, SIGHUP, SIGQUIT.  What SIGKILL, a crash or a power loss
+ * leaves behind is in the journal (below), for `ptecheck restore`.
  */
 #ifndef PTECHECK_SETTINGS_H
 #define PTECHECK_SETTINGS_H
@@ -13,8 +14,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Writes value to path, recording the old value first.  0 or -errno. */
-int pc_setting_set(const char *path, const char *value);
 /* Restores every recorded setting, newest first.  0 or the first -errno. */
 int pc_settings_restore_all(void);
 /* atexit() and signal handlers that restore, then die by the same signal. */
@@ -22,8 +21,6 @@ void pc_settings_install_handlers(void);
 /* Blocks SIGINT, SIGTERM, SIGHUP and SIGQUIT (whose handlers restore
    everything) while a record is half written; old: the mask to restore. */
 void pc_block_fatal_signals(sigset_t *old);
-/* Number of settings currently changed. */
-int pc_settings_changed(void);
 
 /*
  * Registers undo (e.g. unmounting scratch filesystems) for
@@ -44,12 +41,11 @@ int pc_sysfs_choice(const char *path, char *buf, size_t len);
 
 /*
  * mTHP: enable anonymous (shmem=0) or shmem (shmem=1) folios of size_kb with
- * mode ("always", "madvise", "inherit", "never", "within_size", ...).
- * 0, or -ENOENT when the kernel has no such size, or another -errno.
+ * mode ("always", "madvise", "inherit", "never", "within_size", ...), in
+ * the sysfs tree under $PTECHECK_SYSFS_ROOT (default /sys; a fake one for
+ * tests).  0, or -ENOENT when the kernel has no such size, or another -errno.
  */
 int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode);
-/* Top-level THP "enabled" (anon PMD + inherit). */
-int pc_thp_set(const char *mode);
 
 /*
  * Crash-safe journal (docs/robustness.md).  Before each change a record
@@ -97,8 +93,6 @@ const char *pc_journal_error(void);
  * or -errno with why set; *unsafe set when refused for that reason.
  */
 int pc_journal_open_dir(int create, int *unsafe, char *why, size_t why_len);
-/* Escapes src into dst as a journal field.  0 or -ENAMETOOLONG. */
-int pc_journal_escape(char *dst, size_t len, const char *src);
 /* Undoes the escaping in place (also /proc/mounts fields).  0 or -EINVAL. */
 int pc_journal_unescape(char *s);
 /* Field 22 of /proc/PID/stat: start time in clock ticks since boot.

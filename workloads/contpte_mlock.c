@@ -12,20 +12,18 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "procmm.h"
 #include "cli.h"
-#include "privilege.h"
 #include "settings.h"
+#include "workload.h"
 
 #ifndef MADV_COLD
 #define MADV_COLD 20
@@ -48,7 +46,7 @@ enum {
 	EXIT_DATA = 1, /* --pattern or the loop read back other bytes */
 	EXIT_USAGE = 2,
 	EXIT_SYSCALL = 3,
-	EXIT_CANNOT_RUN = 4,
+	EXIT_CANNOT_RUN = PC_WL_EXIT_CANNOT_RUN,
 };
 
 struct pattern {
@@ -68,12 +66,10 @@ static const struct pattern patterns[] = {
 #define NR_PATTERNS (sizeof(patterns) / sizeof(patterns[0]))
 
 struct config {
-	unsigned long iterations;
-	size_t size;
+	struct pc_workload wl; /* --iterations, --size, --json */
 	size_t align;
 	const struct pattern *pattern;
 	unsigned int folio_kb; /* 64, or 4: the baseline of `ptecheck bench` */
-	bool json;
 };
 
 static void usage(FILE *out)
@@ -126,96 +122,51 @@ static void usage(FILE *out)
 /* Exits EXIT_USAGE (2) with the message and a pointer to --help. */
 #define usage_error(...) pc_usage_error(PROG, __VA_ARGS__)
 
-static void __attribute__((noreturn)) die_errno(const char *what)
-{
-	pc_die_errno(PROG, EXIT_SYSCALL, what);
-}
-
 static void __attribute__((noreturn)) cannot_run(const char *what)
 {
 	fprintf(stderr, PROG ": cannot run here: %s\n", what);
 	exit(EXIT_CANNOT_RUN);
 }
 
+static const char *const align_choices[] = {"page|4k|4K", "64k|64K", NULL};
+
+static void own_opt(int c, char *arg, void *ctx)
+{
+	struct config *cfg = ctx;
+	size_t i;
+
+	switch (c) {
+	case 'a':
+		cfg->align = pc_wl_choice("--align", arg, align_choices) ? SZ_64K : SZ_4K;
+		break;
+	case 'p':
+		for (i = 0; i < NR_PATTERNS; i++)
+			if (!strcmp(arg, patterns[i].name))
+				break;
+		if (i == NR_PATTERNS)
+			usage_error("unknown --pattern '%s' (see --help)", arg);
+		cfg->pattern = &patterns[i];
+		break;
+	case 'f':
+		cfg->folio_kb = pc_wl_folio_kb(arg);
+		break;
+	}
+}
+
 static void parse_args(int argc, char **argv, struct config *cfg)
 {
 	static const struct option opts[] = {
-		{"iterations", required_argument, NULL, 'i'},
-		{"size", required_argument, NULL, 's'},
 		{"align", required_argument, NULL, 'a'},
 		{"pattern", required_argument, NULL, 'p'},
 		{"folio", required_argument, NULL, 'f'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	size_t i;
-	int c;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (!pc_parse_ulong(optarg, &cfg->iterations) || !cfg->iterations)
-				usage_error("--iterations wants a positive integer, not '%s'",
-					    optarg);
-			break;
-		case 's':
-			if (!pc_parse_size(optarg, SIZE_MAX / 4, &cfg->size))
-				usage_error("--size wants BYTES[K|M|G], not '%s'", optarg);
-			break;
-		case 'a':
-			if (!strcmp(optarg, "page") || !strcmp(optarg, "4k") ||
-			    !strcmp(optarg, "4K"))
-				cfg->align = SZ_4K;
-			else if (!strcmp(optarg, "64k") || !strcmp(optarg, "64K"))
-				cfg->align = SZ_64K;
-			else
-				usage_error("--align wants page or 64k, not '%s'", optarg);
-			break;
-		case 'p':
-			for (i = 0; i < NR_PATTERNS; i++)
-				if (!strcmp(optarg, patterns[i].name))
-					break;
-			if (i == NR_PATTERNS)
-				usage_error("unknown --pattern '%s' (see --help)", optarg);
-			cfg->pattern = &patterns[i];
-			break;
-		case 'f':
-			if (!strcmp(optarg, "64k") || !strcmp(optarg, "64K"))
-				cfg->folio_kb = 64;
-			else if (!strcmp(optarg, "4k") || !strcmp(optarg, "4K"))
-				cfg->folio_kb = 4;
-			else
-				usage_error("--folio wants 64k or 4k, not '%s'", optarg);
-			break;
-		case 'j':
-			cfg->json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			fprintf(stderr, "Try '" PROG " --help'.\n");
-			exit(EXIT_USAGE);
-		}
-	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	if (cfg->size < SZ_64K || cfg->size % SZ_64K)
-		usage_error("--size must be a multiple of 64K and at least 64K%s", "");
-	if (cfg->pattern && cfg->size < 4 * SZ_64K)
+	pc_wl_parse(&cfg->wl, argc, argv, opts, own_opt, cfg);
+	if (cfg->pattern && cfg->wl.size < 4 * SZ_64K)
 		usage_error("--pattern needs --size of at least 256K%s", "");
 	if (cfg->pattern && cfg->folio_kb != 64)
 		usage_error("--pattern needs 64 KiB folios (not --folio 4k)%s", "");
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		die_errno("clock_gettime(CLOCK_MONOTONIC)");
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static __u8 pat(size_t page, __u8 salt)
@@ -237,18 +188,6 @@ struct census {
 	const char *why;
 	long long stat_delta; /* hugepages-64kB/stats/anon_fault_alloc, -1 unknown */
 };
-
-static long long mthp_stat(const char *name)
-{
-	char path[160], buf[32];
-	const char *root = getenv("PTECHECK_SYSFS_ROOT");
-
-	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/hugepages-64kB/stats/%s",
-		 root && *root ? root : "/sys", name);
-	if (pc_read_file(path, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 10);
-}
 
 /* 64 KiB folios: 16 present pages, PFNs in a row from a 16-aligned one, order 4. */
 static void count_folios(const char *p, size_t size, struct census *c)
@@ -308,59 +247,47 @@ out:
 
 /* ---- the setup shared by both modes ------------------------------------- */
 
+/* 64 KiB anonymous folios, and no PMD-sized THP to take their place. */
+static void want_64k_folios(void)
+{
+	int err = pc_wl_mthp_set(64, 0, "madvise");
+
+	if (err == -ENOENT)
+		cannot_run("no 64 KiB anonymous mTHP in this kernel (hugepages-64kB missing)");
+	if (err) {
+		fprintf(stderr, PROG ": cannot run here: hugepages-64kB/enabled: %s\n",
+			strerror(-err));
+		exit(EXIT_CANNOT_RUN);
+	}
+	/* Absent is fine: no PMD THPs then either. */
+	err = pc_mthp_set(2048, 0, "never");
+	if (err && err != -ENOENT) {
+		errno = -err;
+		pc_wl_die("writing \"never\" to hugepages-2048kB/enabled");
+	}
+}
+
 static char *setup(const struct config *cfg)
 {
 	void *p = NULL;
 	int err;
 
-	if (sysconf(_SC_PAGESIZE) != (long)SZ_4K) {
-		fprintf(stderr, PROG ": needs 4 KiB base pages, this kernel uses %ld\n",
-			sysconf(_SC_PAGESIZE));
-		exit(EXIT_CANNOT_RUN);
-	}
-	/* Before anything is changed, so that every exit path restores. */
-	pc_settings_install_handlers();
-	/* Least privilege (docs/robustness.md): keep what the workload and
-	   the undo of its settings need (PFNs, mounts, mlock), shed the rest. */
-	errno = -pc_caps_limit_if_privileged(PC_CAPS_SCENARIO);
-	if (errno)
-		die_errno("dropping capabilities");
-	if (cfg->folio_kb == 4) {
-		err = posix_memalign(&p, cfg->align, cfg->size);
-		if (err) {
-			errno = err;
-			die_errno("posix_memalign()");
-		}
-		/* EINVAL: a kernel without THP has no huge pages to refuse. */
-		if (madvise(p, cfg->size, MADV_NOHUGEPAGE) && errno != EINVAL)
-			die_errno("madvise(MADV_NOHUGEPAGE)");
-		return p;
-	}
-	err = pc_mthp_set(64, 0, "madvise");
-	if (err == -ENOENT)
-		cannot_run("no 64 KiB anonymous mTHP in this kernel (hugepages-64kB missing)");
-	if (err == -EACCES || err == -EPERM || err == -EROFS) {
-		fprintf(stderr, PROG ": cannot run here: hugepages-64kB/enabled: %s\n",
-			strerror(-err));
-		exit(EXIT_CANNOT_RUN);
-	}
-	if (err) {
-		errno = -err;
-		die_errno("writing \"madvise\" to hugepages-64kB/enabled");
-	}
-	/* PMD-sized THPs would take the 64 KiB folios' place; absent is fine. */
-	err = pc_mthp_set(2048, 0, "never");
-	if (err && err != -ENOENT) {
-		errno = -err;
-		die_errno("writing \"never\" to hugepages-2048kB/enabled");
-	}
-	err = posix_memalign(&p, cfg->align, cfg->size);
+	pc_wl_need_4k_pages();
+	pc_wl_start();
+	if (cfg->folio_kb == 64)
+		want_64k_folios();
+	err = posix_memalign(&p, cfg->align, cfg->wl.size);
 	if (err) {
 		errno = err;
-		die_errno("posix_memalign()");
+		pc_wl_die("posix_memalign()");
 	}
-	if (madvise(p, cfg->size, MADV_HUGEPAGE))
-		die_errno("madvise(MADV_HUGEPAGE)");
+	if (cfg->folio_kb == 64) {
+		if (madvise(p, cfg->wl.size, MADV_HUGEPAGE))
+			pc_wl_die("madvise(MADV_HUGEPAGE)");
+	} else if (madvise(p, cfg->wl.size, MADV_NOHUGEPAGE) && errno != EINVAL) {
+		/* EINVAL: a kernel without THP has no huge pages to refuse. */
+		pc_wl_die("madvise(MADV_NOHUGEPAGE)");
+	}
 	return p;
 }
 
@@ -382,7 +309,7 @@ static void mlock_or_die(char *p, size_t size, bool lock)
 			size, strerror(errno));
 		exit(EXIT_CANNOT_RUN);
 	}
-	die_errno(lock ? "mlock()" : "munlock()");
+	pc_wl_die(lock ? "mlock()" : "munlock()");
 }
 
 static void print_census(const struct config *cfg, const struct census *c, bool json)
@@ -399,7 +326,7 @@ static void print_census(const struct config *cfg, const struct census *c, bool 
 	if (c->folios_64k >= 0)
 		printf(PROG ": %ld of %zu possible 64 KiB folios formed (%ld PMD THPs, %ld small "
 			    "pages)\n",
-		       c->folios_64k, cfg->size / SZ_64K, c->folios_pmd, c->small_pages);
+		       c->folios_64k, cfg->wl.size / SZ_64K, c->folios_pmd, c->small_pages);
 	else
 		printf(PROG ": 64 KiB folios not counted: %s; system-wide 64 KiB allocations "
 			    "during the fill: %lld\n",
@@ -408,57 +335,58 @@ static void print_census(const struct config *cfg, const struct census *c, bool 
 
 static int run_loop(const struct config *cfg, char *p)
 {
-	size_t npages = cfg->size / SZ_4K, bad = 0;
-	uint64_t *t = calloc(cfg->iterations, sizeof(*t)), sum = 0, t0;
-	long long before = mthp_stat("anon_fault_alloc"), after;
+	size_t npages = cfg->wl.size / SZ_4K, bad = 0;
+	uint64_t *t = calloc(cfg->wl.iterations, sizeof(*t)), sum = 0, t0;
+	const char *root = getenv("PTECHECK_SYSFS_ROOT");
+	long long before = pc_wl_mthp64_stat(root, "anon_fault_alloc"), after;
 	struct census c;
 
 	if (!t)
-		die_errno("calloc()");
+		pc_wl_die("calloc()");
 	for (size_t i = 0; i < npages; i++)
 		p[i * SZ_4K] = (char)pat(i, SALT_A);
-	after = mthp_stat("anon_fault_alloc");
+	after = pc_wl_mthp64_stat(root, "anon_fault_alloc");
 	c.stat_delta = before >= 0 && after >= 0 ? after - before : -1;
-	count_folios(p, cfg->size, &c);
+	count_folios(p, cfg->wl.size, &c);
 
-	for (unsigned long it = 0; it < cfg->iterations; it++) {
-		t0 = now_ns();
-		mlock_or_die(p, cfg->size, true);
+	for (unsigned long it = 0; it < cfg->wl.iterations; it++) {
+		t0 = pc_wl_now_ns();
+		mlock_or_die(p, cfg->wl.size, true);
 		for (size_t i = 0; i < npages; i++) {
 			volatile char *q = p + i * SZ_4K;
 
 			*q = (char)(*q + 1);
 		}
-		mlock_or_die(p, cfg->size, false);
-		t[it] = now_ns() - t0;
+		mlock_or_die(p, cfg->wl.size, false);
+		t[it] = pc_wl_now_ns() - t0;
 		sum += t[it];
 	}
 	for (size_t i = 0; i < npages; i++)
-		bad += (__u8)p[i * SZ_4K] != (__u8)(pat(i, SALT_A) + cfg->iterations);
-	qsort(t, cfg->iterations, sizeof(*t), cmp_u64);
+		bad += (__u8)p[i * SZ_4K] != (__u8)(pat(i, SALT_A) + cfg->wl.iterations);
+	qsort(t, cfg->wl.iterations, sizeof(*t), cmp_u64);
 
-	if (cfg->json) {
-		printf("{\"workload\":\"contpte_mlock\",\"mode\":\"mlock\",\"folio\":\"%uk\","
+	if (cfg->wl.json) {
+		pc_wl_json_begin();
+		printf(",\"mode\":\"mlock\",\"folio\":\"%uk\","
 		       "\"align\":%zu,\"size\":%zu,\"iterations\":%lu,\"mean_ns\":%.1f,"
 		       "\"median_ns\":%llu,\"bytes_lost\":%zu",
-		       cfg->folio_kb, cfg->align, cfg->size, cfg->iterations,
-		       (double)sum / cfg->iterations, (unsigned long long)t[cfg->iterations / 2],
-		       bad);
+		       cfg->folio_kb, cfg->align, cfg->wl.size, cfg->wl.iterations,
+		       (double)sum / cfg->wl.iterations,
+		       (unsigned long long)t[cfg->wl.iterations / 2], bad);
 		print_census(cfg, &c, true);
 		printf("}\n");
 	} else {
 		printf(PROG
 		       ": folio=%uk align=%s size=%zu iterations=%lu: mlock+r/w+munlock %.1f us "
 		       "mean, %.1f us median per iteration\n",
-		       cfg->folio_kb, cfg->align == SZ_64K ? "64k" : "page", cfg->size,
-		       cfg->iterations, (double)sum / cfg->iterations / 1e3,
-		       (double)t[cfg->iterations / 2] / 1e3);
+		       cfg->folio_kb, cfg->align == SZ_64K ? "64k" : "page", cfg->wl.size,
+		       cfg->wl.iterations, (double)sum / cfg->wl.iterations / 1e3,
+		       (double)t[cfg->wl.iterations / 2] / 1e3);
 		print_census(cfg, &c, false);
 		printf(PROG ": %zu of %zu pages read back other bytes than written\n", bad, npages);
 	}
 	free(t);
-	if (fflush(stdout))
-		die_errno("writing the result");
+	pc_wl_flush();
 	return bad ? EXIT_DATA : 0;
 }
 
@@ -472,14 +400,14 @@ static void madvise_or_die(char *p, size_t len, int advice, const char *name)
 		fprintf(stderr, PROG ": cannot run here: %s unsupported by this kernel\n", name);
 		exit(EXIT_CANNOT_RUN);
 	}
-	die_errno(name);
+	pc_wl_die(name);
 }
 
 /* PROT_READ and back: rewrites every block from its gathered bits, flushes the TLB. */
 static void bounce(char *p, size_t len)
 {
 	if (mprotect(p, len, PROT_READ) || mprotect(p, len, PROT_READ | PROT_WRITE))
-		die_errno("mprotect()");
+		pc_wl_die("mprotect()");
 }
 
 static long long referenced_pages(const char *p, size_t len)
@@ -497,52 +425,54 @@ static long long referenced_pages(const char *p, size_t len)
 	return (long long)(kb / 4);
 }
 
-static int run_pattern(const struct config *cfg, char *p)
+/* What one pattern did and what survived it. */
+struct pattern_result {
+	size_t nblocks, written, lost, garbage, controls, discarded, touched;
+	long long ref_idle, ref_after; /* smaps Referenced pages, -1: not read */
+};
+
+/* From MADV_FREE to the touches: the pattern's dirty and young entries. */
+static void apply_pattern(const struct config *cfg, char *p, char *first, struct pattern_result *r)
 {
 	const struct pattern *pt = cfg->pattern;
 	bool cold = pt->dirty >= 0 && pt->dirty < CONT && pt->young != pt->dirty;
-	char *first = (char *)(((uintptr_t)p + SZ_64K - 1) & ~(SZ_64K - 1));
-	size_t nblocks = (size_t)(p + cfg->size - first) / SZ_64K;
-	size_t written = 0, lost = 0, garbage = 0, controls = 0, discarded = 0, touched = 0;
-	long long ref_idle = -1, ref_after = -1;
-	struct census c;
 	int err;
 
-	for (size_t i = 0; i < nblocks * CONT; i++)
-		memset(first + i * SZ_4K, pat(i, SALT_A), SZ_4K);
-	c.stat_delta = -1;
-	count_folios(first, nblocks * SZ_64K, &c);
-	madvise_or_die(p, cfg->size, MADV_FREE, "MADV_FREE");
+	madvise_or_die(p, cfg->wl.size, MADV_FREE, "MADV_FREE");
 	err = pc_clear_refs();
 	if (err) {
 		errno = -err;
-		die_errno("writing /proc/self/clear_refs");
+		pc_wl_die("writing /proc/self/clear_refs");
 	}
-	bounce(p, cfg->size); /* clear_refs does not flush the TLB */
+	bounce(p, cfg->wl.size); /* clear_refs does not flush the TLB */
 	if (!cold)
-		ref_idle = referenced_pages(p, cfg->size);
-	for (size_t b = 0; b < nblocks; b += 2)
+		r->ref_idle = referenced_pages(p, cfg->wl.size);
+	for (size_t b = 0; b < r->nblocks; b += 2)
 		for (int k = 0; k < CONT; k++)
 			if (pt->dirty == ALL || pt->dirty == k)
 				memset(first + (b * CONT + k) * SZ_4K, pat(b * CONT + k, SALT_B),
 				       SZ_4K);
 	if (cold) {
 		/* The write set young too: take it back, keep dirty. */
-		madvise_or_die(p, cfg->size, MADV_COLD, "MADV_COLD");
-		ref_idle = referenced_pages(p, cfg->size);
+		madvise_or_die(p, cfg->wl.size, MADV_COLD, "MADV_COLD");
+		r->ref_idle = referenced_pages(p, cfg->wl.size);
 	}
-	for (size_t b = 0; b < nblocks && pt->young != NONE; b += 2)
+	for (size_t b = 0; b < r->nblocks && pt->young != NONE; b += 2)
 		for (int k = 0; k < CONT; k++)
 			if (pt->young == ALL || pt->young == k) {
 				(void)*(volatile char *)(first + (b * CONT + k) * SZ_4K + 100);
-				touched++;
+				r->touched++;
 			}
 	if (pt->young != NONE) {
-		bounce(p, cfg->size);
-		ref_after = referenced_pages(p, cfg->size);
+		bounce(p, cfg->wl.size);
+		r->ref_after = referenced_pages(p, cfg->wl.size);
 	}
-	madvise_or_die(p, cfg->size, MADV_PAGEOUT, "MADV_PAGEOUT");
-	for (size_t b = 0; b < nblocks; b++) {
+}
+
+/* After MADV_PAGEOUT: every written page kept, every clean one old or zero. */
+static void check_pattern(const struct pattern *pt, const char *first, struct pattern_result *r)
+{
+	for (size_t b = 0; b < r->nblocks; b++) {
 		bool pattern = b % 2 == 0, zero = true;
 
 		for (int k = 0; k < CONT; k++) {
@@ -556,56 +486,89 @@ static int run_pattern(const struct config *cfg, char *p)
 			for (j = 0; j < SZ_4K && q[j] == want; j++)
 				;
 			zero = zero && !w && want == 0 && j == SZ_4K;
-			written += w;
+			r->written += w;
 			if (j < SZ_4K) {
 				if (w)
-					lost++;
+					r->lost++;
 				else
-					garbage++;
+					r->garbage++;
 			}
 		}
 		if (!pattern || pt->dirty == NONE) {
-			controls++;
-			discarded += zero;
+			r->controls++;
+			r->discarded += zero;
 		}
 	}
-	if (cfg->json) {
-		printf("{\"workload\":\"contpte_mlock\",\"mode\":\"pattern\",\"pattern\":\"%s\","
+}
+
+static void print_pattern(const struct config *cfg, const struct pattern_result *r,
+			  const struct census *c)
+{
+	const struct pattern *pt = cfg->pattern;
+
+	if (cfg->wl.json) {
+		pc_wl_json_begin();
+		printf(",\"mode\":\"pattern\",\"pattern\":\"%s\","
 		       "\"align\":%zu,\"size\":%zu,\"blocks\":%zu,\"pages_written\":%zu,"
 		       "\"pages_lost\":%zu,\"pages_garbled\":%zu,\"controls\":%zu,"
 		       "\"controls_discarded\":%zu,\"touched\":%zu,\"referenced_before\":%lld,"
 		       "\"referenced_after\":%lld",
-		       pt->name, cfg->align, cfg->size, nblocks, written, lost, garbage, controls,
-		       discarded, touched, ref_idle, ref_after);
-		print_census(cfg, &c, true);
+		       pt->name, cfg->align, cfg->wl.size, r->nblocks, r->written, r->lost,
+		       r->garbage, r->controls, r->discarded, r->touched, r->ref_idle,
+		       r->ref_after);
+		print_census(cfg, c, true);
 		printf("}\n");
-	} else {
-		printf(PROG ": pattern %s over %zu blocks: %zu pages redirtied after MADV_FREE, "
-			    "%zu lost after MADV_PAGEOUT; %zu clean pages neither old nor zero\n",
-		       pt->name, nblocks, written, lost, garbage);
-		printf(PROG ": control: %zu of %zu clean blocks discarded%s\n", discarded, controls,
-		       discarded ? "" : " (a lost dirty bit could not have shown)");
-		if (pt->young != NONE)
-			printf(PROG ": smaps Referenced: %lld pages before the touches, %lld after "
-				    "(%zu touched)\n",
-			       ref_idle, ref_after, touched);
-		print_census(cfg, &c, false);
+		return;
 	}
-	if (fflush(stdout))
-		die_errno("writing the result");
-	return lost || garbage ? EXIT_DATA : 0;
+	printf(PROG ": pattern %s over %zu blocks: %zu pages redirtied after MADV_FREE, "
+		    "%zu lost after MADV_PAGEOUT; %zu clean pages neither old nor zero\n",
+	       pt->name, r->nblocks, r->written, r->lost, r->garbage);
+	printf(PROG ": control: %zu of %zu clean blocks discarded%s\n", r->discarded, r->controls,
+	       r->discarded ? "" : " (a lost dirty bit could not have shown)");
+	if (pt->young != NONE)
+		printf(PROG ": smaps Referenced: %lld pages before the touches, %lld after "
+			    "(%zu touched)\n",
+		       r->ref_idle, r->ref_after, r->touched);
+	print_census(cfg, c, false);
+}
+
+static int run_pattern(const struct config *cfg, char *p)
+{
+	char *first = (char *)(((uintptr_t)p + SZ_64K - 1) & ~(SZ_64K - 1));
+	struct pattern_result r = {
+		.nblocks = (size_t)(p + cfg->wl.size - first) / SZ_64K,
+		.ref_idle = -1,
+		.ref_after = -1,
+	};
+	struct census c;
+
+	for (size_t i = 0; i < r.nblocks * CONT; i++)
+		memset(first + i * SZ_4K, pat(i, SALT_A), SZ_4K);
+	c.stat_delta = -1;
+	count_folios(first, r.nblocks * SZ_64K, &c);
+	apply_pattern(cfg, p, first, &r);
+	madvise_or_die(p, cfg->wl.size, MADV_PAGEOUT, "MADV_PAGEOUT");
+	check_pattern(cfg->pattern, first, &r);
+	print_pattern(cfg, &r, &c);
+	pc_wl_flush();
+	return r.lost || r.garbage ? EXIT_DATA : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct config cfg = {
-		.iterations = 500,
-		.size = 256 * SZ_1M,
+	static struct config cfg = {
+		.wl = {.prog = PROG,
+		       .error_exit = EXIT_SYSCALL,
+		       .usage = usage,
+		       .size_max = SIZE_MAX / 4,
+		       .size_step = SZ_64K,
+		       .size_step_text = "64K",
+		       .iterations = 500,
+		       .size = 256 * SZ_1M},
 		.align = SZ_4K,
 		.folio_kb = 64,
 	};
 	char *p;
-
 	int code;
 
 	parse_args(argc, argv, &cfg);

@@ -10,12 +10,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <linux/magic.h>
-#include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,24 +20,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "procmm.h"
 #include "scratchfs.h"
 #include "cli.h"
-#include "privilege.h"
 #include "settings.h"
+#include "workload.h"
 
 #define PROG "filemap_fault"
 
-#define MAX_WORKERS	1024
+#define MAX_WORKERS	PC_WL_MAX_WORKERS
 #define MAX_WORKER_SIZE (64ULL << 30)
 #define DEFAULT_SIZE	(128ULL << 20)
 #define DEFAULT_SECONDS 5.0
@@ -49,40 +45,41 @@
 #define MAX_FOLIO_ORDER 20
 /* The folio census reads the first GiB of worker 0's region at most. */
 #define CENSUS_MAX (1ULL << 30)
-/* kpageflags bits (include/uapi/linux/kernel-page-flags.h). */
-#define KPF_COMPOUND_HEAD 15
-#define KPF_COMPOUND_TAIL 16
-#define PM_PRESENT	  (1ULL << 63)
-#define PM_PFN_MASK	  ((1ULL << 55) - 1)
 
 enum {
 	EXIT_MISMATCH = 1,
 	EXIT_USAGE = 2,
 	EXIT_ERROR = 3,
-	EXIT_CANNOT_RUN = 4,
+	EXIT_CANNOT_RUN = PC_WL_EXIT_CANNOT_RUN,
 };
 
 enum backing { BK_TMPFS, BK_TMPFS_HUGE, BK_EXT4, BK_DIR };
 enum folio { FOLIO_ASIS, FOLIO_LARGE, FOLIO_SMALL };
 
-static const char *const backing_names[] = {
-	[BK_TMPFS] = "tmpfs", [BK_TMPFS_HUGE] = "tmpfs-huge", [BK_EXT4] = "ext4", [BK_DIR] = "dir"};
+/* NULL-ended for pc_wl_lookup(); "dir" is not a word --backing takes. */
+static const char *const backing_names[] = {[BK_TMPFS] = "tmpfs",
+					    [BK_TMPFS_HUGE] = "tmpfs-huge",
+					    [BK_EXT4] = "ext4",
+					    [BK_DIR] = "dir",
+					    NULL};
+/* --folio takes folio_names + 1: FOLIO_LARGE and FOLIO_SMALL. */
 static const char *const folio_names[] = {
-	[FOLIO_ASIS] = "as-is", [FOLIO_LARGE] = "large", [FOLIO_SMALL] = "small"};
+	[FOLIO_ASIS] = "as-is", [FOLIO_LARGE] = "large", [FOLIO_SMALL] = "small", NULL};
+static const char *const mode_names[] = {"read", "write", NULL};
+static const char *const map_names[] = {"shared", "private", NULL};
 
 struct config {
+	/* --iterations (0: run for seconds), --size (per worker), --json */
+	struct pc_workload wl;
 	unsigned int workers;
 	bool processes;
 	bool write;
 	bool private_map;
 	double seconds;
-	unsigned long iterations; /* 0: run for seconds */
-	size_t size;		  /* per worker */
 	enum backing backing;
 	const char *dir; /* BK_DIR */
 	enum folio folio;
 	bool verify;
-	bool json;
 };
 
 /* Shared with worker processes, so it lives in a MAP_SHARED mapping. */
@@ -104,10 +101,17 @@ struct shared {
 	struct result res[];
 };
 
+static void usage(FILE *out);
+
 static struct config cfg = {
+	.wl = {.prog = PROG,
+	       .error_exit = EXIT_ERROR,
+	       .usage = usage,
+	       .size_max = MAX_WORKER_SIZE,
+	       .size_limit = "64G",
+	       .size = DEFAULT_SIZE},
 	.workers = 1,
 	.seconds = DEFAULT_SECONDS,
-	.size = DEFAULT_SIZE,
 	.backing = BK_TMPFS,
 	.folio = FOLIO_ASIS,
 };
@@ -115,11 +119,9 @@ static size_t page_size;
 static int data_fd = -1;
 static struct shared *sh;
 
-/* For the undo hooks, which may run in a signal handler. */
+/* For the undo hook, which may run in a signal handler. */
 static char base_dir[PATH_MAX];
 static pid_t main_pid;
-static pid_t child_pids[MAX_WORKERS];
-static volatile sig_atomic_t nr_children;
 
 static void usage(FILE *out)
 {
@@ -182,21 +184,79 @@ static void usage(FILE *out)
 /* Exits EXIT_USAGE (2) with the message and a pointer to --help. */
 #define usage_error(...) pc_usage_error(PROG, __VA_ARGS__)
 
-static void __attribute__((noreturn)) die_errno(const char *what)
-{
-	pc_die_errno(PROG, EXIT_ERROR, what);
-}
+/* Options given, for the ones that exclude each other. */
+struct given {
+	bool threads, processes, seconds;
+};
 
-static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
+static double parse_seconds(const char *arg)
 {
+	double v;
 	char *end;
 
-	/* strtoul() would accept "-1" and leading blanks. */
-	if (*s < '0' || *s > '9')
-		return false;
+	if (*arg < '0' || *arg > '9')
+		usage_error("--seconds wants a positive number, not '%s'", arg);
 	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return !errno && !*end && *out && *out <= max;
+	v = strtod(arg, &end);
+	if (errno || *end || !(v > 0) || v > MAX_SECONDS)
+		usage_error("--seconds wants a number in (0, 86400], not '%s'", arg);
+	return v;
+}
+
+static void parse_backing(char *arg)
+{
+	int i = pc_wl_lookup(arg, backing_names);
+	struct stat st;
+
+	if (i >= 0 && i != BK_DIR) {
+		cfg.backing = (enum backing)i;
+	} else if (!stat(arg, &st) && S_ISDIR(st.st_mode)) {
+		cfg.backing = BK_DIR;
+		cfg.dir = arg;
+	} else {
+		usage_error("--backing wants tmpfs, tmpfs-huge, ext4 or an existing directory, "
+			    "not '%s'",
+			    arg);
+	}
+}
+
+static void own_opt(int c, char *arg, void *ctx)
+{
+	struct given *given = ctx;
+	unsigned long n;
+
+	switch (c) {
+	case 't':
+	case 'p':
+		if (!pc_parse_ulong(arg, &n) || !n || n > MAX_WORKERS)
+			usage_error("--threads/--processes wants 1 to 1024, not '%s'", arg);
+		cfg.workers = (unsigned int)n;
+		cfg.processes = c == 'p';
+		if (c == 'p')
+			given->processes = true;
+		else
+			given->threads = true;
+		break;
+	case 'm':
+		cfg.write = pc_wl_choice("--mode", arg, mode_names) == 1;
+		break;
+	case 'M':
+		cfg.private_map = pc_wl_choice("--map", arg, map_names) == 1;
+		break;
+	case 'S':
+		cfg.seconds = parse_seconds(arg);
+		given->seconds = true;
+		break;
+	case 'b':
+		parse_backing(arg);
+		break;
+	case 'f':
+		cfg.folio = (enum folio)(pc_wl_choice("--folio", arg, folio_names + 1) + 1);
+		break;
+	case 'v':
+		cfg.verify = true;
+		break;
+	}
 }
 
 static void parse_args(int argc, char **argv)
@@ -207,116 +267,17 @@ static void parse_args(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},
 		{"map", required_argument, NULL, 'M'},
 		{"seconds", required_argument, NULL, 'S'},
-		{"iterations", required_argument, NULL, 'i'},
-		{"size", required_argument, NULL, 's'},
 		{"backing", required_argument, NULL, 'b'},
 		{"folio", required_argument, NULL, 'f'},
 		{"verify", no_argument, NULL, 'v'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	bool have_threads = false, have_procs = false, have_seconds = false;
-	unsigned long n;
-	struct stat st;
-	char *end;
-	int c;
+	struct given given = {0};
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-		case 'p':
-			if (!parse_uint(optarg, MAX_WORKERS, &n))
-				usage_error("--threads/--processes wants 1 to 1024, not '%s'",
-					    optarg);
-			cfg.workers = (unsigned int)n;
-			cfg.processes = c == 'p';
-			if (c == 'p')
-				have_procs = true;
-			else
-				have_threads = true;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "read"))
-				cfg.write = false;
-			else if (!strcmp(optarg, "write"))
-				cfg.write = true;
-			else
-				usage_error("--mode wants read or write, not '%s'", optarg);
-			break;
-		case 'M':
-			if (!strcmp(optarg, "shared"))
-				cfg.private_map = false;
-			else if (!strcmp(optarg, "private"))
-				cfg.private_map = true;
-			else
-				usage_error("--map wants shared or private, not '%s'", optarg);
-			break;
-		case 'S':
-			if (*optarg < '0' || *optarg > '9')
-				usage_error("--seconds wants a positive number, not '%s'", optarg);
-			errno = 0;
-			cfg.seconds = strtod(optarg, &end);
-			if (errno || *end || !(cfg.seconds > 0) || cfg.seconds > MAX_SECONDS)
-				usage_error("--seconds wants a number in (0, 86400], not '%s'",
-					    optarg);
-			have_seconds = true;
-			break;
-		case 'i':
-			if (!parse_uint(optarg, ULONG_MAX, &cfg.iterations))
-				usage_error("--iterations wants a positive integer, not '%s'",
-					    optarg);
-			break;
-		case 's':
-			if (!pc_parse_size(optarg, MAX_WORKER_SIZE, &cfg.size))
-				usage_error("--size wants BYTES[K|M|G] up to 64G, not '%s'",
-					    optarg);
-			break;
-		case 'b':
-			if (!strcmp(optarg, "tmpfs")) {
-				cfg.backing = BK_TMPFS;
-			} else if (!strcmp(optarg, "tmpfs-huge")) {
-				cfg.backing = BK_TMPFS_HUGE;
-			} else if (!strcmp(optarg, "ext4")) {
-				cfg.backing = BK_EXT4;
-			} else if (!stat(optarg, &st) && S_ISDIR(st.st_mode)) {
-				cfg.backing = BK_DIR;
-				cfg.dir = optarg;
-			} else {
-				usage_error(
-					"--backing wants tmpfs, tmpfs-huge, ext4 or an existing "
-					"directory, not '%s'",
-					optarg);
-			}
-			break;
-		case 'f':
-			if (!strcmp(optarg, "large"))
-				cfg.folio = FOLIO_LARGE;
-			else if (!strcmp(optarg, "small"))
-				cfg.folio = FOLIO_SMALL;
-			else
-				usage_error("--folio wants large or small, not '%s'", optarg);
-			break;
-		case 'v':
-			cfg.verify = true;
-			break;
-		case 'j':
-			cfg.json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			/* getopt_long() has already named the bad option. */
-			fprintf(stderr, "Try '" PROG " --help'.\n");
-			exit(EXIT_USAGE);
-		}
-	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	if (have_threads && have_procs)
+	pc_wl_parse(&cfg.wl, argc, argv, opts, own_opt, &given);
+	if (given.threads && given.processes)
 		usage_error("--threads and --processes exclude each other%s", "");
-	if (have_seconds && cfg.iterations)
+	if (given.seconds && cfg.wl.iterations)
 		usage_error("--seconds and --iterations exclude each other%s", "");
 	if (cfg.write && cfg.private_map)
 		usage_error("--mode write needs --map shared (a private write is an anonymous "
@@ -324,20 +285,12 @@ static void parse_args(int argc, char **argv)
 			    "");
 	if (cfg.backing == BK_TMPFS_HUGE && cfg.folio == FOLIO_SMALL)
 		usage_error("--folio small contradicts --backing tmpfs-huge%s", "");
-	if (cfg.size < page_size || cfg.size % page_size) {
+	if (cfg.wl.size < page_size || cfg.wl.size % page_size) {
 		char ps[32];
 
 		snprintf(ps, sizeof(ps), "%zu", page_size);
 		usage_error("--size must be a non-zero multiple of the page size (%s)", ps);
 	}
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* The byte at file offset off: differs between pages, so a misplaced page shows. */
@@ -346,7 +299,8 @@ static inline unsigned char pattern(uint64_t off)
 	return (unsigned char)(((off >> 3) * 0x9E3779B97F4A7C15ULL) >> 56) ^ (unsigned char)off;
 }
 
-/* Undo hooks (async-signal-safe); registration order makes them run last-in first. */
+/* An undo hook (async-signal-safe), registered before the scratch
+   filesystem's, so it runs after them. */
 static int remove_base_dir(void)
 {
 	if (main_pid != getpid() || !base_dir[0])
@@ -357,52 +311,11 @@ static int remove_base_dir(void)
 	return 0;
 }
 
-/* Worker processes hold the file mapped: they must go before the unmount. */
-static int kill_children(void)
-{
-	int i, status;
-
-	if (main_pid != getpid())
-		return 0;
-	for (i = 0; i < nr_children; i++)
-		if (child_pids[i] > 0)
-			kill(child_pids[i], SIGKILL);
-	for (i = 0; i < nr_children; i++) {
-		if (child_pids[i] <= 0)
-			continue;
-		while (waitpid(child_pids[i], &status, 0) < 0 && errno == EINTR)
-			;
-		child_pids[i] = 0;
-	}
-	nr_children = 0;
-	return 0;
-}
-
 static bool on_tmpfs(const char *dir)
 {
 	struct statfs sfs;
 
 	return !statfs(dir, &sfs) && sfs.f_type == TMPFS_MAGIC;
-}
-
-static void set_shmem_mthp(const char *mode)
-{
-	int err = pc_mthp_set(64, 1, mode);
-
-	if (!err)
-		return;
-	/* Without 64 KiB mTHP there are no 64 KiB folios to avoid. */
-	if (err == -ENOENT && cfg.folio == FOLIO_SMALL)
-		return;
-	if (err == -ENOENT || err == -EACCES || err == -EPERM || err == -EROFS) {
-		fprintf(stderr,
-			PROG ": 64 KiB mTHP unavailable here: hugepages-64kB/shmem_enabled: %s\n",
-			strerror(-err));
-		exit(EXIT_CANNOT_RUN);
-	}
-	fprintf(stderr, PROG ": writing \"%s\" to hugepages-64kB/shmem_enabled: %s\n", mode,
-		strerror(-err));
-	exit(EXIT_ERROR);
 }
 
 static void __attribute__((noreturn)) scratch_failed(const char *what, int err, const char *why)
@@ -417,7 +330,7 @@ static void __attribute__((noreturn)) scratch_failed(const char *what, int err, 
 /* Mounts the scratch filesystem, or checks DIR; returns the directory for the file. */
 static const char *prepare_backing(size_t total, char *fsdir, size_t len)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = pc_wl_tmpdir();
 	char opts[128], why[512];
 	unsigned long long total_kb = (total >> 10) + (total >> 13) + 16384;
 	struct statvfs vfs;
@@ -435,12 +348,10 @@ static const char *prepare_backing(size_t total, char *fsdir, size_t len)
 			total >> 20);
 		exit(EXIT_USAGE);
 	}
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
 	if (snprintf(base_dir, sizeof(base_dir), "%s/" PROG ".XXXXXX", tmp) >=
 	    (int)sizeof(base_dir) - 8) {
 		errno = ENAMETOOLONG;
-		die_errno("scratch directory name in $TMPDIR");
+		pc_wl_die("scratch directory name in $TMPDIR");
 	}
 	/* Registered before mkdtemp(): the hook removes it after the unmount. */
 	pc_settings_add_undo(remove_base_dir);
@@ -449,7 +360,7 @@ static const char *prepare_backing(size_t total, char *fsdir, size_t len)
 
 		base_dir[0] = '\0';
 		errno = e;
-		die_errno("mkdtemp() in $TMPDIR");
+		pc_wl_die("mkdtemp() in $TMPDIR");
 	}
 	snprintf(fsdir, len, "%s/fs", base_dir);
 
@@ -493,121 +404,61 @@ static void create_file(const char *dir, size_t total)
 
 	if (snprintf(path, sizeof(path), "%s/" PROG ".XXXXXX", dir) >= (int)sizeof(path)) {
 		errno = ENAMETOOLONG;
-		die_errno("data file name");
+		pc_wl_die("data file name");
 	}
 	data_fd = mkostemp(path, O_CLOEXEC);
 	if (data_fd < 0)
-		die_errno("creating the data file");
+		pc_wl_die("creating the data file");
 	/* The descriptor keeps it alive: no exit path can leave it behind. */
 	unlink(path);
 	/* Full size first: huge=within_size only allocates huge folios inside i_size. */
 	if (ftruncate(data_fd, (off_t)total))
-		die_errno("ftruncate() of the data file");
+		pc_wl_die("ftruncate() of the data file");
 	buf = malloc(FILL_CHUNK);
 	if (!buf)
-		die_errno("malloc()");
+		pc_wl_die("malloc()");
 	for (off = 0; off < total; off += n) {
 		n = total - off < FILL_CHUNK ? total - off : FILL_CHUNK;
 		for (i = 0; i < n; i++)
 			buf[i] = pattern(off + i);
 		w = pwrite(data_fd, buf, n, (off_t)off);
 		if (w < 0)
-			die_errno("filling the data file");
+			pc_wl_die("filling the data file");
 		if ((size_t)w != n) {
 			errno = ENOSPC;
-			die_errno("filling the data file");
+			pc_wl_die("filling the data file");
 		}
 	}
 	free(buf);
 	/* Written back now, so writeback does not run during the measurement. */
 	if (cfg.backing != BK_TMPFS && cfg.backing != BK_TMPFS_HUGE && fdatasync(data_fd))
-		die_errno("fdatasync() of the data file");
+		pc_wl_die("fdatasync() of the data file");
 }
 
-/*
- * Folio sizes in worker 0's region, from the PFNs (pagemap) and the compound
- * head/tail flags (kpageflags): a head starts a folio, tails extend it.
- * hist[order] counts folios; false when the files cannot tell (not root).
- */
-static bool folio_census(unsigned long long hist[MAX_FOLIO_ORDER + 1], char *why, size_t len)
+/* The folio sizes in worker 0's region (its first GiB), or why unknown. */
+struct census {
+	bool ok;
+	unsigned long long hist[MAX_FOLIO_ORDER + 1]; /* folios per order */
+	char why[256];
+};
+
+static void folio_census(struct census *c)
 {
-	size_t span = cfg.size < CENSUS_MAX ? cfg.size : CENSUS_MAX;
-	size_t npages = span / page_size, i, j, run = 0;
-	uint64_t *pm = NULL, *flags = NULL;
-	int pm_fd = -1, kf_fd = -1;
-	bool ok = false;
+	size_t span = cfg.wl.size < CENSUS_MAX ? cfg.wl.size : CENSUS_MAX;
+	size_t npages = span / page_size, i;
 	char *p;
 
-	memset(hist, 0, sizeof(hist[0]) * (MAX_FOLIO_ORDER + 1));
+	memset(c, 0, sizeof(*c));
 	p = mmap(NULL, span, PROT_READ, MAP_SHARED | MAP_POPULATE, data_fd, 0);
 	if (p == MAP_FAILED) {
-		snprintf(why, len, "mmap: %s", strerror(errno));
-		return false;
-	}
-	pm = malloc(npages * sizeof(*pm));
-	flags = malloc(npages * sizeof(*flags));
-	pm_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	kf_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
-	if (!pm || !flags || pm_fd < 0 || kf_fd < 0) {
-		snprintf(why, len, "%s: %s",
-			 !pm || !flags ? "malloc"
-			 : pm_fd < 0   ? "/proc/self/pagemap"
-				       : "/proc/kpageflags",
-			 strerror(errno));
-		goto out;
+		snprintf(c->why, sizeof(c->why), "mmap: %s", strerror(errno));
+		return;
 	}
 	for (i = 0; i < npages; i++)
 		(void)*(volatile char *)(p + i * page_size);
-	if (pread(pm_fd, pm, npages * sizeof(*pm),
-		  (off_t)((uintptr_t)p / page_size * sizeof(*pm))) !=
-	    (ssize_t)(npages * sizeof(*pm))) {
-		snprintf(why, len, "reading /proc/self/pagemap: %s", strerror(errno));
-		goto out;
-	}
-	for (i = 0; i < npages; i = j) {
-		uint64_t pfn = pm[i] & PM_PFN_MASK;
-
-		if (!(pm[i] & PM_PRESENT) || !pfn) {
-			snprintf(why, len, "no PFNs in /proc/self/pagemap (needs CAP_SYS_ADMIN)");
-			goto out;
-		}
-		/* One read per run of physically contiguous pages. */
-		for (j = i + 1;
-		     j < npages && (pm[j] & PM_PRESENT) && (pm[j] & PM_PFN_MASK) == pfn + (j - i);
-		     j++)
-			;
-		if (pread(kf_fd, flags + i, (j - i) * sizeof(*flags),
-			  (off_t)(pfn * sizeof(*flags))) != (ssize_t)((j - i) * sizeof(*flags))) {
-			snprintf(why, len, "reading /proc/kpageflags: %s", strerror(errno));
-			goto out;
-		}
-	}
-	for (i = 0; i <= npages; i++) {
-		bool tail = i < npages && (flags[i] & (1ULL << KPF_COMPOUND_TAIL)) && run;
-
-		if (tail) {
-			run++;
-			continue;
-		}
-		if (run) {
-			unsigned int order = 0;
-
-			while ((2UL << order) <= run && order < MAX_FOLIO_ORDER)
-				order++;
-			hist[order]++;
-		}
-		run = i < npages ? 1 : 0;
-	}
-	ok = true;
-out:
-	if (pm_fd >= 0)
-		close(pm_fd);
-	if (kf_fd >= 0)
-		close(kf_fd);
-	free(pm);
-	free(flags);
+	c->ok = !pc_folio_census(p, npages, page_size, c->hist, MAX_FOLIO_ORDER, c->why,
+				 sizeof(c->why));
 	munmap(p, span);
-	return ok;
 }
 
 static void record_error(struct result *r, const char *what)
@@ -638,7 +489,7 @@ static bool verify_page(struct result *r, const unsigned char *page, uint64_t fi
 static void run_worker(unsigned int w)
 {
 	struct result *r = &sh->res[w];
-	uint64_t base = (uint64_t)w * cfg.size, t0;
+	uint64_t base = (uint64_t)w * cfg.wl.size, t0;
 	int prot = cfg.write ? PROT_READ | PROT_WRITE : PROT_READ;
 	int flags = cfg.private_map ? MAP_PRIVATE : MAP_SHARED;
 	int who = cfg.processes ? RUSAGE_SELF : RUSAGE_THREAD;
@@ -649,18 +500,18 @@ static void run_worker(unsigned int w)
 	while (!atomic_load(&sh->go))
 		sched_yield();
 	getrusage(who, &ru0);
-	t0 = now_ns();
+	t0 = pc_wl_now_ns();
 	for (;;) {
 		unsigned char *p;
 
-		if ((cfg.iterations && r->passes >= cfg.iterations) || atomic_load(&sh->stop))
+		if ((cfg.wl.iterations && r->passes >= cfg.wl.iterations) || atomic_load(&sh->stop))
 			break;
-		p = mmap(NULL, cfg.size, prot, flags, data_fd, (off_t)base);
+		p = mmap(NULL, cfg.wl.size, prot, flags, data_fd, (off_t)base);
 		if (p == MAP_FAILED) {
 			record_error(r, "mmap() of the region");
 			break;
 		}
-		for (off = 0; off < cfg.size; off += page_size) {
+		for (off = 0; off < cfg.wl.size; off += page_size) {
 			if (cfg.write)
 				p[off] = pattern(base + off);
 			else
@@ -671,7 +522,7 @@ static void run_worker(unsigned int w)
 			if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
 				break;
 		}
-		if (munmap(p, cfg.size)) {
+		if (munmap(p, cfg.wl.size)) {
 			record_error(r, "munmap() of the region");
 			break;
 		}
@@ -679,168 +530,68 @@ static void run_worker(unsigned int w)
 		if (r->mismatch || r->err)
 			break;
 	}
-	r->ns = now_ns() - t0;
+	r->ns = pc_wl_now_ns() - t0;
 	getrusage(who, &ru1);
 	r->minflt = (unsigned long long)(ru1.ru_minflt - ru0.ru_minflt);
 	(void)sink;
 }
 
-static void *thread_main(void *arg)
+/* --seconds: short naps, so that a worker that fails stops the run early. */
+static void run_for_seconds(void)
 {
-	run_worker((unsigned int)(uintptr_t)arg);
-	return NULL;
-}
+	uint64_t end = pc_wl_now_ns() + (uint64_t)(cfg.seconds * 1e9);
+	struct timespec ts;
+	uint64_t left, t;
 
-static void fatal_mask(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
-}
-
-/* Starts the workers, runs them for the time or passes asked, waits for them. */
-static void run_workers(void)
-{
-	pthread_t *threads = NULL;
-	sigset_t fatal, old;
-	unsigned int w;
-	int err, status;
-	pid_t pid;
-
-	fatal_mask(&fatal);
-	if (cfg.processes) {
-		pc_settings_add_undo(kill_children);
-		for (w = 0; w < cfg.workers; w++) {
-			/* A child must exist in child_pids before a handler can run. */
-			sigprocmask(SIG_BLOCK, &fatal, &old);
-			pid = fork();
-
-			if (pid == 0) {
-				/* Workers die with the run, never outlive its mounts. */
-				prctl(PR_SET_PDEATHSIG, SIGKILL);
-				if (getppid() != main_pid)
-					_exit(EXIT_ERROR);
-				sigprocmask(SIG_SETMASK, &old, NULL);
-				run_worker(w);
-				_exit(0);
-			}
-			if (pid < 0) {
-				sigprocmask(SIG_SETMASK, &old, NULL);
-				die_errno("fork()");
-			}
-			child_pids[nr_children] = pid;
-			nr_children = nr_children + 1;
-			sigprocmask(SIG_SETMASK, &old, NULL);
-		}
-	} else {
-		threads = calloc(cfg.workers, sizeof(*threads));
-		if (!threads)
-			die_errno("calloc()");
-		/* The main thread alone takes the fatal signals. */
-		pthread_sigmask(SIG_BLOCK, &fatal, &old);
-		for (w = 0; w < cfg.workers; w++) {
-			err = pthread_create(&threads[w], NULL, thread_main, (void *)(uintptr_t)w);
-			if (err) {
-				errno = err;
-				die_errno("pthread_create()");
-			}
-		}
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	while (!atomic_load(&sh->stop) && (t = pc_wl_now_ns()) < end) {
+		left = end - t < 10000000 ? end - t : 10000000;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)left;
+		nanosleep(&ts, NULL);
 	}
+	atomic_store(&sh->stop, 1);
+}
 
+/* Once every worker exists: starts them, and stops them after --seconds. */
+static void meanwhile(void)
+{
 	atomic_store(&sh->go, 1);
-	if (!cfg.iterations) {
-		uint64_t end = now_ns() + (uint64_t)(cfg.seconds * 1e9);
-		struct timespec ts;
-		uint64_t left, t;
-
-		/* Short naps: a worker that fails stops the run early. */
-		while (!atomic_load(&sh->stop) && (t = now_ns()) < end) {
-			left = end - t < 10000000 ? end - t : 10000000;
-			ts.tv_sec = 0;
-			ts.tv_nsec = (long)left;
-			nanosleep(&ts, NULL);
-		}
-		atomic_store(&sh->stop, 1);
-	}
-
-	if (cfg.processes) {
-		for (w = 0; w < cfg.workers; w++) {
-			while (waitpid(child_pids[w], &status, 0) < 0)
-				if (errno != EINTR)
-					die_errno("waitpid()");
-			child_pids[w] = 0;
-			if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-				fprintf(stderr, PROG ": worker process %u %s %d\n", w,
-					WIFSIGNALED(status) ? "killed by signal" : "exited with",
-					WIFSIGNALED(status) ? WTERMSIG(status)
-							    : WEXITSTATUS(status));
-				exit(EXIT_ERROR);
-			}
-		}
-		nr_children = 0;
-	} else {
-		for (w = 0; w < cfg.workers; w++)
-			pthread_join(threads[w], NULL);
-		free(threads);
-	}
+	if (!cfg.wl.iterations)
+		run_for_seconds();
 }
 
-static const char *order_name(unsigned int order, char *buf, size_t len)
+/* Before the file is filled: folios are sized when they are allocated. */
+static void choose_folios(const char *dir)
 {
-	unsigned long long bytes = (unsigned long long)page_size << order;
+	bool tmpfs_like = cfg.backing == BK_TMPFS || cfg.backing == BK_TMPFS_HUGE ||
+			  (cfg.backing == BK_DIR && on_tmpfs(dir));
 
-	if (bytes >= 1ULL << 20)
-		snprintf(buf, len, "%lluM", bytes >> 20);
-	else
-		snprintf(buf, len, "%lluK", bytes >> 10);
-	return buf;
-}
-
-int main(int argc, char **argv)
-{
-	unsigned long long hist[MAX_FOLIO_ORDER + 1], pages = 0, minflt = 0;
-	char fsdir[PATH_MAX + 8], census_why[256], name[16];
-	double total_rate = 0;
-	const char *dir;
-	bool census, tmpfs_like;
-	unsigned int w, o;
-	size_t total;
-	int err, first;
-
-	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	main_pid = getpid();
-	parse_args(argc, argv);
-	total = cfg.size * cfg.workers;
-
-	/* Before anything is changed, so that every exit path undoes it. */
-	pc_settings_install_handlers();
-	/* Least privilege (docs/robustness.md): keep what the workload and
-	   the undo of its settings need (PFNs, mounts, mlock), shed the rest. */
-	errno = -pc_caps_limit_if_privileged(PC_CAPS_SCENARIO);
-	if (errno)
-		die_errno("dropping capabilities");
-	dir = prepare_backing(total, fsdir, sizeof(fsdir));
-
-	tmpfs_like = cfg.backing == BK_TMPFS || cfg.backing == BK_TMPFS_HUGE ||
-		     (cfg.backing == BK_DIR && on_tmpfs(dir));
-	/* Before the file is filled: folios are sized when they are allocated. */
-	if (cfg.folio != FOLIO_ASIS && tmpfs_like)
-		set_shmem_mthp(cfg.folio == FOLIO_LARGE ? "always" : "never");
-	else if (cfg.folio != FOLIO_ASIS && !cfg.json)
+	if (cfg.folio == FOLIO_ASIS)
+		return;
+	/* Without 64 KiB mTHP there are no 64 KiB folios to avoid. */
+	if (tmpfs_like)
+		pc_wl_mthp_require(64, 1, cfg.folio == FOLIO_LARGE ? "always" : "never",
+				   cfg.folio == FOLIO_SMALL);
+	else if (!cfg.wl.json)
 		fprintf(stderr, PROG ": note: --folio changes nothing on a %s backing\n",
 			backing_names[cfg.backing]);
+}
 
-	create_file(dir, total);
-	census = folio_census(hist, census_why, sizeof(census_why));
+struct totals {
+	unsigned long long pages, minflt;
+	double rate; /* pages per second, summed over the workers */
+};
 
-	sh = mmap(NULL, sizeof(*sh) + cfg.workers * sizeof(sh->res[0]), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
-		die_errno("mmap() of the results");
-	run_workers();
+static double worker_rate(const struct result *r)
+{
+	return r->ns ? (double)r->pages * 1e9 / (double)r->ns : 0.0;
+}
+
+/* Sums the workers' results; exits on the first that failed. */
+static struct totals collect(void)
+{
+	struct totals t = {0};
+	unsigned int w;
 
 	for (w = 0; w < cfg.workers; w++) {
 		struct result *r = &sh->res[w];
@@ -859,85 +610,143 @@ int main(int argc, char **argv)
 				w, r->bad_off, r->got, r->want);
 			exit(EXIT_MISMATCH);
 		}
-		pages += r->pages;
-		minflt += r->minflt;
-		total_rate += r->ns ? (double)r->pages * 1e9 / (double)r->ns : 0;
+		t.pages += r->pages;
+		t.minflt += r->minflt;
+		t.rate += worker_rate(r);
 	}
+	return t;
+}
+
+/* Unmounts and restores now, so that a failure shows in the exit status. */
+static void undo_now(void)
+{
+	int err;
 
 	close(data_fd);
 	data_fd = -1;
-	/* Unmount and restore now, so a failure shows in the exit status. */
 	err = pc_settings_restore_all();
 	if (err) {
 		fprintf(stderr, PROG ": undoing the scratch filesystem or settings: %s\n",
 			strerror(-err));
 		exit(EXIT_ERROR);
 	}
+}
 
-	if (cfg.json) {
-		printf("{\"workload\":\"" PROG
-		       "\",\"backing\":\"%s\",\"mode\":\"%s\",\"map\":\"%s\","
-		       "\"folio\":\"%s\",\"workers\":%u,\"worker_kind\":\"%s\",\"size\":%zu,"
-		       "\"page_size\":%zu,\"seconds\":%.3f,\"iterations\":%lu,\"verify\":%s,"
-		       "\"faults_per_sec\":%.1f,\"pages\":%llu,\"minor_faults\":%llu,"
-		       "\"pages_per_fault\":%.2f,\"per_worker\":[",
-		       backing_names[cfg.backing], cfg.write ? "write" : "read",
-		       cfg.private_map ? "private" : "shared", folio_names[cfg.folio], cfg.workers,
-		       cfg.processes ? "processes" : "threads", cfg.size, page_size,
-		       cfg.iterations ? 0.0 : cfg.seconds, cfg.iterations,
-		       cfg.verify ? "true" : "false", total_rate, pages, minflt,
-		       minflt ? (double)pages / (double)minflt : 0.0);
-		for (w = 0; w < cfg.workers; w++) {
-			struct result *r = &sh->res[w];
+static const char *order_name(unsigned int order, char *buf, size_t len)
+{
+	unsigned long long bytes = (unsigned long long)page_size << order;
 
-			printf("%s{\"faults_per_sec\":%.1f,\"pages\":%llu,\"passes\":%llu,"
-			       "\"minor_faults\":%llu,\"seconds\":%.3f}",
-			       w ? "," : "", r->ns ? (double)r->pages * 1e9 / (double)r->ns : 0.0,
-			       r->pages, r->passes, r->minflt, (double)r->ns / 1e9);
-		}
-		printf("],\"folios\":");
-		if (census) {
-			printf("{");
-			for (o = 0, first = 1; o <= MAX_FOLIO_ORDER; o++) {
-				if (!hist[o])
-					continue;
-				printf("%s\"%s\":%llu", first ? "" : ",",
-				       order_name(o, name, sizeof(name)), hist[o]);
-				first = 0;
-			}
-			printf("}}\n");
-		} else {
-			printf("null}\n");
-		}
-	} else {
-		printf(PROG ": backing=%s mode=%s map=%s folio=%s %u %s x %zu MiB%s\n",
-		       backing_names[cfg.backing], cfg.write ? "write" : "read",
-		       cfg.private_map ? "private" : "shared", folio_names[cfg.folio], cfg.workers,
-		       cfg.processes ? "processes" : "threads", cfg.size >> 20,
-		       cfg.verify ? ", verified" : "");
-		if (census) {
-			printf(PROG ": folios in worker 0's region:");
-			for (o = 0; o <= MAX_FOLIO_ORDER; o++)
-				if (hist[o])
-					printf(" %s x %llu", order_name(o, name, sizeof(name)),
-					       hist[o]);
-			printf("\n");
-		} else {
-			printf(PROG ": folio sizes unknown: %s\n", census_why);
-		}
-		for (w = 0; w < cfg.workers; w++) {
-			struct result *r = &sh->res[w];
+	if (bytes >= 1ULL << 20)
+		snprintf(buf, len, "%lluM", bytes >> 20);
+	else
+		snprintf(buf, len, "%lluK", bytes >> 10);
+	return buf;
+}
 
-			printf(PROG ": worker %u: %.0f faults/s (%llu pages in %llu passes, "
-				    "%llu minor faults, %.3f s)\n",
-			       w, r->ns ? (double)r->pages * 1e9 / (double)r->ns : 0.0, r->pages,
-			       r->passes, r->minflt, (double)r->ns / 1e9);
-		}
-		printf(PROG ": total %.0f faults/s; %llu minor faults for %llu pages (%.2f pages "
-			    "per fault)\n",
-		       total_rate, minflt, pages, minflt ? (double)pages / (double)minflt : 0.0);
+static double pages_per_fault(const struct totals *t)
+{
+	return t->minflt ? (double)t->pages / (double)t->minflt : 0.0;
+}
+
+static void print_json(const struct totals *t, const struct census *c)
+{
+	unsigned int w, o;
+	char name[16];
+	int first;
+
+	pc_wl_json_begin();
+	printf(",\"backing\":\"%s\",\"mode\":\"%s\",\"map\":\"%s\","
+	       "\"folio\":\"%s\",\"workers\":%u,\"worker_kind\":\"%s\",\"size\":%zu,"
+	       "\"page_size\":%zu,\"seconds\":%.3f,\"iterations\":%lu,\"verify\":%s,"
+	       "\"faults_per_sec\":%.1f,\"pages\":%llu,\"minor_faults\":%llu,"
+	       "\"pages_per_fault\":%.2f,\"per_worker\":[",
+	       backing_names[cfg.backing], mode_names[cfg.write], map_names[cfg.private_map],
+	       folio_names[cfg.folio], cfg.workers, cfg.processes ? "processes" : "threads",
+	       cfg.wl.size, page_size, cfg.wl.iterations ? 0.0 : cfg.seconds, cfg.wl.iterations,
+	       cfg.verify ? "true" : "false", t->rate, t->pages, t->minflt, pages_per_fault(t));
+	for (w = 0; w < cfg.workers; w++) {
+		struct result *r = &sh->res[w];
+
+		printf("%s{\"faults_per_sec\":%.1f,\"pages\":%llu,\"passes\":%llu,"
+		       "\"minor_faults\":%llu,\"seconds\":%.3f}",
+		       w ? "," : "", worker_rate(r), r->pages, r->passes, r->minflt,
+		       (double)r->ns / 1e9);
 	}
-	if (fflush(stdout))
-		die_errno("writing the result");
+	printf("],\"folios\":");
+	if (!c->ok) {
+		printf("null}\n");
+		return;
+	}
+	printf("{");
+	for (o = 0, first = 1; o <= MAX_FOLIO_ORDER; o++) {
+		if (!c->hist[o])
+			continue;
+		printf("%s\"%s\":%llu", first ? "" : ",", order_name(o, name, sizeof(name)),
+		       c->hist[o]);
+		first = 0;
+	}
+	printf("}}\n");
+}
+
+static void print_text(const struct totals *t, const struct census *c)
+{
+	unsigned int w, o;
+	char name[16];
+
+	printf(PROG ": backing=%s mode=%s map=%s folio=%s %u %s x %zu MiB%s\n",
+	       backing_names[cfg.backing], mode_names[cfg.write], map_names[cfg.private_map],
+	       folio_names[cfg.folio], cfg.workers, cfg.processes ? "processes" : "threads",
+	       cfg.wl.size >> 20, cfg.verify ? ", verified" : "");
+	if (c->ok) {
+		printf(PROG ": folios in worker 0's region:");
+		for (o = 0; o <= MAX_FOLIO_ORDER; o++)
+			if (c->hist[o])
+				printf(" %s x %llu", order_name(o, name, sizeof(name)), c->hist[o]);
+		printf("\n");
+	} else {
+		printf(PROG ": folio sizes unknown: %s\n", c->why);
+	}
+	for (w = 0; w < cfg.workers; w++) {
+		struct result *r = &sh->res[w];
+
+		printf(PROG ": worker %u: %.0f faults/s (%llu pages in %llu passes, "
+			    "%llu minor faults, %.3f s)\n",
+		       w, worker_rate(r), r->pages, r->passes, r->minflt, (double)r->ns / 1e9);
+	}
+	printf(PROG ": total %.0f faults/s; %llu minor faults for %llu pages (%.2f pages "
+		    "per fault)\n",
+	       t->rate, t->minflt, t->pages, pages_per_fault(t));
+}
+
+int main(int argc, char **argv)
+{
+	char fsdir[PATH_MAX + 8];
+	struct census census;
+	struct totals totals;
+	const char *dir;
+	size_t total;
+
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	main_pid = getpid();
+	parse_args(argc, argv);
+	total = cfg.wl.size * cfg.workers;
+	pc_wl_start();
+	dir = prepare_backing(total, fsdir, sizeof(fsdir));
+	choose_folios(dir);
+	create_file(dir, total);
+	folio_census(&census);
+
+	sh = mmap(NULL, sizeof(*sh) + cfg.workers * sizeof(sh->res[0]), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		pc_wl_die("mmap() of the results");
+	pc_wl_run_workers(cfg.workers, cfg.processes, run_worker, meanwhile);
+	totals = collect();
+	undo_now();
+	if (cfg.wl.json)
+		print_json(&totals, &census);
+	else
+		print_text(&totals, &census);
+	pc_wl_flush();
 	return 0;
 }

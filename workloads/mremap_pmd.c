@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,16 +13,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysinfo.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "privilege.h"
-#include "settings.h"
-
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
+#include "workload.h"
 
 #define PROG "mremap_pmd"
 
@@ -35,28 +28,38 @@
 enum {
 	EXIT_SYSCALL = 1,
 	EXIT_USAGE = 2,
-	EXIT_CANNOT_RUN = 4,
+	EXIT_CANNOT_RUN = PC_WL_EXIT_CANNOT_RUN,
 };
 
+/* A bit per destination; --mode's choice i is mode i + 1. */
 enum mode {
 	MODE_ALIGNED = 1,
 	MODE_MISALIGNED = 2,
 	MODE_BOTH = MODE_ALIGNED | MODE_MISALIGNED,
 };
 
+static const char *const mode_names[] = {"aligned", "misaligned", "both", NULL};
+
+/* The two destinations, as the results name them. */
+static const struct dest {
+	enum mode bit;
+	size_t off; /* from the 2 MiB-aligned destination */
+	const char *text;
+} dests[] = {
+	{MODE_ALIGNED, 0, "aligned    (PMD-level)"},
+	{MODE_MISALIGNED, SZ_4K, "misaligned (PTE-level)"},
+};
+#define NR_DESTS (sizeof(dests) / sizeof(dests[0]))
+
 struct config {
-	unsigned long iterations;
-	size_t size;
+	struct pc_workload wl; /* --iterations, --size, --json */
 	enum mode mode;
-	bool json;
 };
 
 struct stats {
 	uint64_t median;
 	uint64_t min;
 };
-
-static int fixed_flag = MAP_FIXED_NOREPLACE;
 
 static void usage(FILE *out)
 {
@@ -96,79 +99,35 @@ static void usage(FILE *out)
 /* Exits EXIT_USAGE (2) with the message and a pointer to --help. */
 #define usage_error(...) pc_usage_error(PROG, __VA_ARGS__)
 
-static void __attribute__((noreturn)) die_errno(const char *what)
+static void own_opt(int c, char *arg, void *ctx)
 {
-	pc_die_errno(PROG, EXIT_SYSCALL, what);
+	struct config *cfg = ctx;
+
+	switch (c) {
+	case 'm':
+		cfg->mode = (enum mode)(pc_wl_choice("--mode", arg, mode_names) + 1);
+		break;
+	case 'f':
+		if (strcmp(arg, "4k") && strcmp(arg, "4K"))
+			usage_error("--folio: only 4k is supported (the region must stay "
+				    "PTE-mapped), not '%s'",
+				    arg);
+		break;
+	}
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
 {
 	static const struct option opts[] = {
-		{"iterations", required_argument, NULL, 'i'},
-		{"size", required_argument, NULL, 's'},
 		{"mode", required_argument, NULL, 'm'},
 		{"folio", required_argument, NULL, 'f'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (!pc_parse_ulong(optarg, &cfg->iterations) || !cfg->iterations)
-				usage_error("--iterations wants a positive integer, not '%s'",
-					    optarg);
-			break;
-		case 's':
-			/* The reservation is 2 * size + 6 MiB: keep that from overflowing. */
-			if (!pc_parse_size(optarg, SIZE_MAX / 4, &cfg->size))
-				usage_error("--size wants BYTES[K|M|G], not '%s'", optarg);
-			break;
-		case 'm':
-			if (!strcmp(optarg, "aligned"))
-				cfg->mode = MODE_ALIGNED;
-			else if (!strcmp(optarg, "misaligned"))
-				cfg->mode = MODE_MISALIGNED;
-			else if (!strcmp(optarg, "both"))
-				cfg->mode = MODE_BOTH;
-			else
-				usage_error("--mode wants aligned, misaligned or both, not '%s'",
-					    optarg);
-			break;
-		case 'f':
-			if (strcmp(optarg, "4k") && strcmp(optarg, "4K"))
-				usage_error("--folio: only 4k is supported (the region must stay "
-					    "PTE-mapped), not '%s'",
-					    optarg);
-			break;
-		case 'j':
-			cfg->json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			/* getopt_long() has already named the bad option. */
-			fprintf(stderr, "Try '" PROG " --help'.\n");
-			exit(EXIT_USAGE);
-		}
-	}
-	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+	pc_wl_parse(&cfg->wl, argc, argv, opts, own_opt, cfg);
 	/* A partial last PMD would be moved PTE by PTE even when aligned. */
-	if (!cfg->size || cfg->size % SZ_2M)
+	if (!cfg->wl.size || cfg->wl.size % SZ_2M)
 		usage_error("--size must be a non-zero multiple of 2 MiB%s", "");
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		die_errno("clock_gettime(CLOCK_MONOTONIC)");
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* MemAvailable counts reclaimable cache; sysinfo() is the fallback for old kernels. */
@@ -190,81 +149,28 @@ static uint64_t available_bytes(void)
 		fclose(f);
 	}
 	if (sysinfo(&si))
-		die_errno("sysinfo()");
+		pc_wl_die("sysinfo()");
 	return ((uint64_t)si.freeram + si.bufferram) * si.mem_unit;
-}
-
-/*
- * src and the aligned destination are 2 MiB aligned; the 2 MiB gap keeps
- * them apart and leaves room for the +4 KiB destination.  The reservation is
- * dropped so that mremap() never has to unmap a placeholder in the timing.
- */
-static char *choose_base(size_t size)
-{
-	size_t len = 2 * size + 3 * SZ_2M;
-	char *res;
-	uintptr_t base;
-
-	res = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (res == MAP_FAILED)
-		die_errno("mmap() of the address reservation");
-	base = ((uintptr_t)res + SZ_2M - 1) & ~(SZ_2M - 1);
-	if (munmap(res, len))
-		die_errno("munmap() of the address reservation");
-	return (char *)base;
-}
-
-static char *map_at(char *base, size_t len)
-{
-	const int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-	char *p;
-
-	p = mmap(base, len, PROT_READ | PROT_WRITE, flags | fixed_flag, -1, 0);
-	if (p == MAP_FAILED) {
-		if (errno == EEXIST)
-			fprintf(stderr,
-				PROG ": something else got mapped inside the reserved range\n");
-		die_errno("mmap() of the source region");
-	}
-	if (p != base) {
-		/* Before 4.17 the flag is only a hint; the range was ours, so MAP_FIXED is safe. */
-		if (munmap(p, len))
-			die_errno("munmap() of a misplaced mapping");
-		fixed_flag = MAP_FIXED;
-		p = mmap(base, len, PROT_READ | PROT_WRITE, flags | fixed_flag, -1, 0);
-		if (p == MAP_FAILED)
-			die_errno("mmap(MAP_FIXED) of the source region");
-	}
-	return p;
 }
 
 /* One sample: map, populate with 4 KiB pages, time the move alone, unmap. */
 static uint64_t time_one_move(char *src, char *dst, size_t size)
 {
-	uint64_t t0, t1;
+	uint64_t ns;
 	size_t off;
-	char *p, *q;
+	char *p;
 
-	p = map_at(src, size);
+	p = pc_wl_map_at(src, size, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 	/* Keeps every THP size away, so only PTEs (and page tables) move. */
 	if (madvise(p, size, MADV_NOHUGEPAGE) && errno != EINVAL)
-		die_errno("madvise(MADV_NOHUGEPAGE)");
+		pc_wl_die("madvise(MADV_NOHUGEPAGE)");
 	/* A write, not a read: a read would map the shared zero page. */
 	for (off = 0; off < size; off += SZ_4K)
 		p[off] = 1;
-
-	t0 = now_ns();
-	q = mremap(p, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
-	t1 = now_ns();
-	if (q == MAP_FAILED)
-		die_errno("mremap(MREMAP_MAYMOVE|MREMAP_FIXED)");
-	if (q != dst) {
-		fprintf(stderr, PROG ": mremap() moved to %p, not %p\n", (void *)q, (void *)dst);
-		exit(EXIT_SYSCALL);
-	}
-	if (munmap(q, size))
-		die_errno("munmap() of the destination");
-	return t1 - t0;
+	ns = pc_wl_timed_move(p, size, dst);
+	if (munmap(dst, size))
+		pc_wl_die("munmap() of the destination");
+	return ns;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -284,95 +190,107 @@ static struct stats summarize(uint64_t *samples, unsigned long n)
 	return st;
 }
 
+/* Exits EXIT_CANNOT_RUN unless the region fits twice in available memory. */
+static void need_memory(size_t size)
+{
+	uint64_t avail = available_bytes();
+
+	if (avail / 2 >= size)
+		return;
+	fprintf(stderr,
+		PROG ": needs 2 * size = %zu MiB of available memory, MemAvailable is "
+		     "%llu MiB; try a smaller --size\n",
+		2 * size / SZ_1M, (unsigned long long)(avail / SZ_1M));
+	exit(EXIT_CANNOT_RUN);
+}
+
+/* Per destination the mode asks for: the median and minimum ns of its moves. */
+static void measure(const struct config *cfg, struct stats st[NR_DESTS])
+{
+	unsigned long n = cfg->wl.iterations, i;
+	uint64_t *samples[NR_DESTS];
+	char *base, *dst;
+	size_t d;
+
+	/* Allocated before the free range is chosen: nothing may map memory after it. */
+	for (d = 0; d < NR_DESTS; d++) {
+		samples[d] = calloc(n, sizeof(*samples[d]));
+		if (!samples[d])
+			pc_wl_die("calloc() of the samples");
+	}
+	/* src and the aligned destination are 2 MiB aligned; the 2 MiB gap keeps
+	   them apart and leaves room for the +4 KiB destination. */
+	base = pc_wl_free_range(2 * cfg->wl.size + 2 * SZ_2M, SZ_2M);
+	dst = base + cfg->wl.size + SZ_2M;
+	/* Interleaved, so drift (other load, memory fragmentation) hits both modes alike. */
+	for (i = 0; i < n; i++)
+		for (d = 0; d < NR_DESTS; d++)
+			if (cfg->mode & dests[d].bit)
+				samples[d][i] =
+					time_one_move(base, dst + dests[d].off, cfg->wl.size);
+	for (d = 0; d < NR_DESTS; d++) {
+		st[d] = (struct stats){0};
+		if (cfg->mode & dests[d].bit)
+			st[d] = summarize(samples[d], n);
+		free(samples[d]);
+	}
+}
+
+static void print_result(const struct config *cfg, const struct stats st[NR_DESTS])
+{
+	double ratio = 0;
+	size_t d;
+
+	if (cfg->mode == MODE_BOTH && st[0].median)
+		ratio = (double)st[1].median / (double)st[0].median;
+	if (cfg->wl.json) {
+		pc_wl_json_begin();
+		printf(",\"mode\":\"%s\",\"folio\":\"4k\",\"size\":%zu,\"iterations\":%lu",
+		       mode_names[cfg->mode - 1], cfg->wl.size, cfg->wl.iterations);
+	} else {
+		printf(PROG ": size=%zu folio=4k iterations=%lu (ns per mremap call)\n",
+		       cfg->wl.size, cfg->wl.iterations);
+	}
+	for (d = 0; d < NR_DESTS; d++) {
+		if (!(cfg->mode & dests[d].bit))
+			continue;
+		if (cfg->wl.json)
+			printf(",\"%s_median_ns\":%llu,\"%s_min_ns\":%llu", mode_names[d],
+			       (unsigned long long)st[d].median, mode_names[d],
+			       (unsigned long long)st[d].min);
+		else
+			printf("  %s: median %llu ns, min %llu ns\n", dests[d].text,
+			       (unsigned long long)st[d].median, (unsigned long long)st[d].min);
+	}
+	if (cfg->mode == MODE_BOTH && cfg->wl.json)
+		printf(",\"ratio_misaligned_aligned\":%.2f", ratio);
+	else if (cfg->mode == MODE_BOTH)
+		printf("  ratio misaligned/aligned (medians): %.2f\n", ratio);
+	if (cfg->wl.json)
+		printf("}\n");
+}
+
 int main(int argc, char **argv)
 {
-	struct config cfg = {
-		.iterations = 10,
-		.size = SZ_1G,
+	static struct config cfg = {
+		.wl = {.prog = PROG,
+		       .error_exit = EXIT_SYSCALL,
+		       .usage = usage,
+		       /* The reservation is 2 * size + 6 MiB: keep that from overflowing. */
+		       .size_max = SIZE_MAX / 4,
+		       .iterations = 10,
+		       .size = SZ_1G},
 		.mode = MODE_BOTH,
 	};
-	uint64_t *aligned_ns, *misaligned_ns, avail;
-	struct stats al = {0}, mis = {0};
-	char *base, *dst;
-	unsigned long i;
-	double ratio = 0;
+	struct stats st[NR_DESTS];
 
 	parse_args(argc, argv, &cfg);
-	if (sysconf(_SC_PAGESIZE) != (long)SZ_4K) {
-		fprintf(stderr, PROG ": needs 4 KiB base pages, this kernel uses %ld\n",
-			sysconf(_SC_PAGESIZE));
-		return EXIT_CANNOT_RUN;
-	}
-	avail = available_bytes();
-	if (avail / 2 < cfg.size) {
-		fprintf(stderr,
-			PROG ": needs 2 * size = %zu MiB of available memory, MemAvailable is "
-			     "%llu MiB; try a smaller --size\n",
-			2 * cfg.size / SZ_1M, (unsigned long long)(avail / SZ_1M));
-		return EXIT_CANNOT_RUN;
-	}
-
-	/* Nothing is changed today; installed so a future setting is restored too. */
-	pc_settings_install_handlers();
-	/* Least privilege (docs/robustness.md): keep what the workload and
-	   the undo of its settings need (PFNs, mounts, mlock), shed the rest. */
-	errno = -pc_caps_limit_if_privileged(PC_CAPS_SCENARIO);
-	if (errno)
-		die_errno("dropping capabilities");
-
-	/* Allocated before choose_base(): nothing may map memory after it. */
-	aligned_ns = calloc(cfg.iterations, sizeof(*aligned_ns));
-	misaligned_ns = calloc(cfg.iterations, sizeof(*misaligned_ns));
-	if (!aligned_ns || !misaligned_ns)
-		die_errno("calloc() of the samples");
-
-	base = choose_base(cfg.size);
-	dst = base + cfg.size + SZ_2M;
-	/* Interleaved, so drift (other load, memory fragmentation) hits both modes alike. */
-	for (i = 0; i < cfg.iterations; i++) {
-		if (cfg.mode & MODE_ALIGNED)
-			aligned_ns[i] = time_one_move(base, dst, cfg.size);
-		if (cfg.mode & MODE_MISALIGNED)
-			misaligned_ns[i] = time_one_move(base, dst + SZ_4K, cfg.size);
-	}
-	if (cfg.mode & MODE_ALIGNED)
-		al = summarize(aligned_ns, cfg.iterations);
-	if (cfg.mode & MODE_MISALIGNED)
-		mis = summarize(misaligned_ns, cfg.iterations);
-	if (cfg.mode == MODE_BOTH && al.median)
-		ratio = (double)mis.median / (double)al.median;
-
-	if (cfg.json) {
-		printf("{\"workload\":\"mremap_pmd\",\"mode\":\"%s\",\"folio\":\"4k\",\"size\":%zu,"
-		       "\"iterations\":%lu",
-		       cfg.mode == MODE_BOTH	  ? "both"
-		       : cfg.mode == MODE_ALIGNED ? "aligned"
-						  : "misaligned",
-		       cfg.size, cfg.iterations);
-		if (cfg.mode & MODE_ALIGNED)
-			printf(",\"aligned_median_ns\":%llu,\"aligned_min_ns\":%llu",
-			       (unsigned long long)al.median, (unsigned long long)al.min);
-		if (cfg.mode & MODE_MISALIGNED)
-			printf(",\"misaligned_median_ns\":%llu,\"misaligned_min_ns\":%llu",
-			       (unsigned long long)mis.median, (unsigned long long)mis.min);
-		if (cfg.mode == MODE_BOTH)
-			printf(",\"ratio_misaligned_aligned\":%.2f", ratio);
-		printf("}\n");
-	} else {
-		printf("mremap_pmd: size=%zu folio=4k iterations=%lu (ns per mremap call)\n",
-		       cfg.size, cfg.iterations);
-		if (cfg.mode & MODE_ALIGNED)
-			printf("  aligned    (PMD-level): median %llu ns, min %llu ns\n",
-			       (unsigned long long)al.median, (unsigned long long)al.min);
-		if (cfg.mode & MODE_MISALIGNED)
-			printf("  misaligned (PTE-level): median %llu ns, min %llu ns\n",
-			       (unsigned long long)mis.median, (unsigned long long)mis.min);
-		if (cfg.mode == MODE_BOTH)
-			printf("  ratio misaligned/aligned (medians): %.2f\n", ratio);
-	}
-	if (fflush(stdout))
-		die_errno("writing the result");
-	free(aligned_ns);
-	free(misaligned_ns);
+	pc_wl_need_4k_pages();
+	need_memory(cfg.wl.size);
+	/* Nothing is changed today; started so a future setting is restored too. */
+	pc_wl_start();
+	measure(&cfg, st);
+	print_result(&cfg, st);
+	pc_wl_flush();
 	return 0;
 }
