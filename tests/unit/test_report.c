@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of report/report.c: result model, exit codes and the text, TAP
- * and JSON writers.  Prints kselftest-style TAP; exits 0 if all passed.
+ * Unit test of report/: the result model (report.c), exit codes and the
+ * text, TAP and JSON writers (report_text.c, report_tap.c, report_json.c).
+ * Prints kselftest-style TAP; exits 0 if all passed.
  *
  * With an argument, also writes a sample JSON report to that path, so that
  * it can be checked against docs/report-schema.json.
