@@ -2,7 +2,7 @@
 /*
  * ptecheck gate: the CI step "may we ship this kernel?".  Loads the
  * candidate and baseline reports and the policy, applies the rules
- * (gate_rules.c) and writes the decision (gate_output.c).  Exit 0 ship,
+ * (evaluate.c) and writes the decision (output.c).  Exit 0 ship,
  * 1 do not ship, 2 bad input; never a pass on input it could not judge.
  */
 #define _GNU_SOURCE
