@@ -899,6 +899,8 @@ static void test_outputs(void)
 				    "SKIP need >= 3 runs"),
 		  "tap: one test per rule, SKIP with reason");
 	TAP_CHECK(s && !strstr(s, "\nok 99"), "tap: no forged test line");
+	TAP_CHECK(s && strstr(s, "\n# Totals: pass:1 fail:2 skip:1\n"),
+		  "tap: totals of what is counted, no constant xfail, xpass or error");
 	free(s);
 
 	s = render(g.res, PC_GATE_FMT_JUNIT);
