@@ -116,38 +116,35 @@ static json_t *json_group(struct pc_jb *b, const struct pc_gate_group *grp)
 	return go;
 }
 
-static json_t *json_gate(const struct pc_gate_result *g)
+static json_t *json_gate(struct pc_jb *b, const struct pc_gate_result *g)
 {
-	struct pc_jb b = {.failed = false};
 	json_t *root = json_object(), *rules = json_array(), *imps = json_array(),
 	       *groups = json_array();
 	int i, r;
 
-	pc_jset(&b, root, "schema", json_string("ptecheck-gate"));
-	pc_jset(&b, root, "schema_version", json_integer(1));
-	pc_jset(&b, root, "decision", json_string(g->ship ? "ship" : "do-not-ship"));
-	pc_jset(&b, root, "exit_code",
+	pc_jset(b, root, "schema", json_string("ptecheck-gate"));
+	pc_jset(b, root, "schema_version", json_integer(1));
+	pc_jset(b, root, "decision", json_string(g->ship ? "ship" : "do-not-ship"));
+	pc_jset(b, root, "exit_code",
 		json_integer(g->ship ? PC_GATE_EXIT_SHIP : PC_GATE_EXIT_NO_SHIP));
 	if (g->policy)
-		pc_jset(&b, root, "policy", json_policy(&b, g->policy));
+		pc_jset(b, root, "policy", json_policy(b, g->policy));
 	for (i = 0; i < g->n_groups; i++) {
 		for (r = 0; r < PC_GATE_RULE__COUNT; r++) {
-			pc_jpush(&b, rules, json_rule(&b, &g->groups[i], r));
-			json_improvements(&b, imps, &g->groups[i], r);
+			pc_jpush(b, rules, json_rule(b, &g->groups[i], r));
+			json_improvements(b, imps, &g->groups[i], r);
 		}
-		pc_jpush(&b, groups, json_group(&b, &g->groups[i]));
+		pc_jpush(b, groups, json_group(b, &g->groups[i]));
 	}
-	pc_jset(&b, root, "rules", rules);
-	pc_jset(&b, root, "improvements", imps);
-	pc_jset(&b, root, "groups", groups);
-	if (b.failed) {
-		json_decref(root);
-		return NULL;
-	}
+	pc_jset(b, root, "rules", rules);
+	pc_jset(b, root, "improvements", imps);
+	pc_jset(b, root, "groups", groups);
 	return root;
 }
 
 void pc_gate_write_json(struct pc_out *o, const void *what)
 {
-	pc_out_json(o, json_gate(what));
+	struct pc_jb b = {.failed = false};
+
+	pc_out_json(o, &b, json_gate(&b, what));
 }

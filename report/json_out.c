@@ -49,9 +49,10 @@ json_t *pc_juint(__u64 v)
 	return json_integer((json_int_t)pc_json_count(v));
 }
 
-void pc_out_json(struct pc_out *o, json_t *root)
+void pc_out_json(struct pc_out *o, const struct pc_jb *b, json_t *root)
 {
-	if (!root) {
+	if (!root || b->failed) {
+		json_decref(root);
 		o->err = ENOMEM;
 		return;
 	}

@@ -29,8 +29,8 @@ json_t *pc_jstr(const char *s, size_t max, unsigned int how);
 __u64 pc_json_count(__u64 v);
 json_t *pc_juint(__u64 v);
 
-/* Writes root indented, in insertion order, and a newline; NULL root (it
-   could not be built) is ENOMEM.  Drops root. */
-void pc_out_json(struct pc_out *o, json_t *root);
+/* Writes root indented, in insertion order, and a newline; a root that b
+   could not build whole (b->failed, or NULL) is ENOMEM.  Drops root. */
+void pc_out_json(struct pc_out *o, const struct pc_jb *b, json_t *root);
 
 #endif

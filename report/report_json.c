@@ -129,46 +129,42 @@ static void json_header(struct pc_jb *b, json_t *root, const struct pc_report *r
 	pc_jset(b, root, "summary", o);
 }
 
-static json_t *json_report(const struct pc_report *r)
+static json_t *json_report(struct pc_jb *b, const struct pc_report *r)
 {
-	struct pc_jb b = {.failed = false};
 	json_t *root = json_object(), *o, *a;
 	int i, n;
 	char buf[32];
 
-	json_header(&b, root, r);
+	json_header(b, root, r);
 	a = json_array();
 	for (i = 0; i < r->n_results; i++)
-		pc_jpush(&b, a, json_result(&b, &r->results[i]));
-	pc_jset(&b, root, "results", a);
+		pc_jpush(b, a, json_result(b, &r->results[i]));
+	pc_jset(b, root, "results", a);
 
 	a = json_array();
 	for (i = 0; i < r->n_hists; i++)
-		pc_jpush(&b, a, json_hist(&b, &r->hists[i]));
-	pc_jset(&b, root, "histograms", a);
+		pc_jpush(b, a, json_hist(b, &r->hists[i]));
+	pc_jset(b, root, "histograms", a);
 
 	n = pc_report_n_stats(r);
 	if (n) {
 		o = json_object();
 		for (i = 0; i < n; i++)
-			pc_jset(&b, o, pc_report_stat_name(i, buf, sizeof(buf)),
+			pc_jset(b, o, pc_report_stat_name(i, buf, sizeof(buf)),
 				pc_juint(r->stats[i]));
-		pc_jset(&b, root, "stats", o);
+		pc_jset(b, root, "stats", o);
 	}
 
 	a = json_array();
 	for (i = 0; i < r->n_notes; i++)
-		pc_jpush(&b, a, pc_jstr(r->notes[i], PC_NOTE_MAX, PC_CLEAN_UTF8));
-	pc_jset(&b, root, "notes", a);
-
-	if (b.failed) {
-		json_decref(root);
-		return NULL;
-	}
+		pc_jpush(b, a, pc_jstr(r->notes[i], PC_NOTE_MAX, PC_CLEAN_UTF8));
+	pc_jset(b, root, "notes", a);
 	return root;
 }
 
 void pc_report_write_json(struct pc_out *o, const void *what)
 {
-	pc_out_json(o, json_report(what));
+	struct pc_jb b = {.failed = false};
+
+	pc_out_json(o, &b, json_report(&b, what));
 }
