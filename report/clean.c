@@ -6,7 +6,7 @@
  * characters become spaces.
  */
 #include <string.h>
-#include <linux/types.h>
+#include <ptecheck/types.h>
 #include "clean.h"
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none; *cp gets its value. */

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <jansson.h>
-#include <linux/types.h>
+#include <ptecheck/types.h>
 #include "out.h"
 
 struct pc_jb {
