@@ -2,7 +2,7 @@
 /*
  * ptecheck gate: the CI step "may we ship this kernel?".  Loads the
  * candidate and baseline reports and the policy, applies the rules
- * (gate_rules.c) and writes the decision (gate_output.c).  Exit 0 ship,
+ * (evaluate.c) and writes the decision (output.c).  Exit 0 ship,
  * 1 do not ship, 2 bad input; never a pass on input it could not judge.
  */
 #define _GNU_SOURCE
@@ -50,11 +50,18 @@ static void usage(FILE *f)
 		"report) or usage error, or an output that could not be written.\n");
 }
 
-enum { OPT_JUNIT = 256, OPT_HTML, OPT_TAP, OPT_JSON };
+/* --junit, --html, --tap, --json: OPT_EXTRA + the format. */
+#define OPT_EXTRA 256
+#define MAX_EXTRA 8
 
-struct extra_out {
-	enum pc_gate_format fmt;
-	const char *path;
+struct gate_args {
+	struct pc_gate_input in; /* the file names; the reports once loaded */
+	const char *policy, *output;
+	int fmt, n_extra;
+	struct {
+		enum pc_gate_format fmt;
+		const char *path;
+	} extra[MAX_EXTRA];
 };
 
 static int push_path(const char ***arr, int *n, const char *path)
@@ -121,109 +128,123 @@ static int write_to(const struct pc_gate_result *g, enum pc_gate_format fmt, con
 	return ret;
 }
 
-int pc_cmd_gate(int argc, char **argv)
+/* 0 to go on; else the command is done: 1 after --help, -1 on a usage error. */
+static int parse_args(int argc, char **argv, struct gate_args *a)
 {
 	static const struct option opts[] = {
 		{"baseline", required_argument, NULL, 'b'},
 		{"policy", required_argument, NULL, 'p'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
-		{"junit", required_argument, NULL, OPT_JUNIT},
-		{"html", required_argument, NULL, OPT_HTML},
-		{"tap", required_argument, NULL, OPT_TAP},
-		{"json", required_argument, NULL, OPT_JSON},
+		{"junit", required_argument, NULL, OPT_EXTRA + PC_GATE_FMT_JUNIT},
+		{"html", required_argument, NULL, OPT_EXTRA + PC_GATE_FMT_HTML},
+		{"tap", required_argument, NULL, OPT_EXTRA + PC_GATE_FMT_TAP},
+		{"json", required_argument, NULL, OPT_EXTRA + PC_GATE_FMT_JSON},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct pc_gate_input in = {0};
-	struct pc_gate_result *g = NULL;
-	struct extra_out extra[8];
-	const char *policy = NULL, *output = NULL;
-	char err[PC_GATE_ERR_MAX];
-	int c, i, fmt = PC_GATE_FMT_TEXT, n_extra = 0, ret = PC_GATE_EXIT_BAD_INPUT;
+	int c, i;
 
+	a->fmt = PC_GATE_FMT_TEXT;
 	optind = 0; /* glibc: full re-initialisation (tests call this repeatedly) */
 	while ((c = getopt_long(argc, argv, "b:p:f:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (push_path(&in.base_files, &in.n_base, optarg))
+			if (push_path(&a->in.base_files, &a->in.n_base, optarg))
 				goto oom;
 			break;
 		case 'p':
-			policy = optarg;
+			a->policy = optarg;
 			break;
 		case 'f':
-			fmt = pc_gate_format_parse(optarg);
-			if (fmt < 0) {
+			a->fmt = pc_gate_format_parse(optarg);
+			if (a->fmt < 0) {
 				pc_err(0,
 				       "gate: unknown format '%s' (text, json, tap, junit, html)",
 				       optarg);
-				goto out;
+				return -1;
 			}
 			break;
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
-		case OPT_JUNIT:
-		case OPT_HTML:
-		case OPT_TAP:
-		case OPT_JSON:
-			if (n_extra >= (int)(sizeof(extra) / sizeof(extra[0]))) {
+		case OPT_EXTRA + PC_GATE_FMT_JUNIT:
+		case OPT_EXTRA + PC_GATE_FMT_HTML:
+		case OPT_EXTRA + PC_GATE_FMT_TAP:
+		case OPT_EXTRA + PC_GATE_FMT_JSON:
+			if (a->n_extra >= MAX_EXTRA) {
 				pc_err(0, "gate: too many output files");
-				goto out;
+				return -1;
 			}
-			extra[n_extra].fmt = c == OPT_JUNIT  ? PC_GATE_FMT_JUNIT
-					     : c == OPT_HTML ? PC_GATE_FMT_HTML
-					     : c == OPT_TAP  ? PC_GATE_FMT_TAP
-							     : PC_GATE_FMT_JSON;
-			extra[n_extra++].path = optarg;
+			a->extra[a->n_extra].fmt = c - OPT_EXTRA;
+			a->extra[a->n_extra++].path = optarg;
 			break;
 		case 'h':
 			usage(stdout);
-			ret = PC_GATE_EXIT_SHIP;
-			goto out;
+			return 1;
 		default:
 			usage(stderr);
-			goto out;
+			return -1;
 		}
 	}
 	for (i = optind; i < argc; i++)
-		if (push_path(&in.cand_files, &in.n_cand, argv[i]))
+		if (push_path(&a->in.cand_files, &a->in.n_cand, argv[i]))
 			goto oom;
-	if (!in.n_cand) {
+	if (!a->in.n_cand) {
 		pc_err(0, "gate: no candidate report given");
 		usage(stderr);
-		goto out;
+		return -1;
 	}
-
-	pc_gate_policy_default(&in.policy);
-	if (policy && pc_gate_policy_load(&in.policy, policy, err, sizeof(err))) {
-		pc_err(0, "gate: %s: %s", policy, err);
-		goto out;
-	}
-	/* Both sides first, so every bad file is named in one run. */
-	c = load_all(in.base_files, in.n_base, in.policy.allow_partial, &in.base);
-	if (load_all(in.cand_files, in.n_cand, in.policy.allow_partial, &in.cand) || c)
-		goto out;
-	if (pc_gate_evaluate(&in, &g, err, sizeof(err))) {
-		pc_err(0, "gate: %s", err);
-		goto out;
-	}
-	ret = g->ship ? PC_GATE_EXIT_SHIP : PC_GATE_EXIT_NO_SHIP;
-	/* An output CI expects but cannot read must not look like a pass. */
-	if (write_to(g, fmt, output))
-		ret = PC_GATE_EXIT_BAD_INPUT;
-	for (i = 0; i < n_extra; i++)
-		if (write_to(g, extra[i].fmt, extra[i].path))
-			ret = PC_GATE_EXIT_BAD_INPUT;
-	goto out;
+	return 0;
 oom:
 	pc_err(ENOMEM, "gate");
-out:
+	return -1;
+}
+
+/* Loads, judges and writes: the exit status. */
+static int run_gate(struct gate_args *a, struct pc_gate_result **g)
+{
+	struct pc_gate_input *in = &a->in;
+	char err[PC_GATE_ERR_MAX];
+	int i, bad, ret;
+
+	pc_gate_policy_default(&in->policy);
+	if (a->policy && pc_gate_policy_load(&in->policy, a->policy, err, sizeof(err))) {
+		pc_err(0, "gate: %s: %s", a->policy, err);
+		return PC_GATE_EXIT_BAD_INPUT;
+	}
+	/* Both sides first, so every bad file is named in one run. */
+	bad = load_all(in->base_files, in->n_base, in->policy.allow_partial, &in->base);
+	if (load_all(in->cand_files, in->n_cand, in->policy.allow_partial, &in->cand) || bad)
+		return PC_GATE_EXIT_BAD_INPUT;
+	if (pc_gate_evaluate(in, g, err, sizeof(err))) {
+		pc_err(0, "gate: %s", err);
+		return PC_GATE_EXIT_BAD_INPUT;
+	}
+	ret = (*g)->ship ? PC_GATE_EXIT_SHIP : PC_GATE_EXIT_NO_SHIP;
+	/* An output CI expects but cannot read must not look like a pass. */
+	if (write_to(*g, a->fmt, a->output))
+		ret = PC_GATE_EXIT_BAD_INPUT;
+	for (i = 0; i < a->n_extra; i++)
+		if (write_to(*g, a->extra[i].fmt, a->extra[i].path))
+			ret = PC_GATE_EXIT_BAD_INPUT;
+	return ret;
+}
+
+int pc_cmd_gate(int argc, char **argv)
+{
+	struct gate_args a = {0};
+	struct pc_gate_result *g = NULL;
+	int ret = parse_args(argc, argv, &a);
+
+	if (ret)
+		ret = ret > 0 ? PC_GATE_EXIT_SHIP : PC_GATE_EXIT_BAD_INPUT;
+	else
+		ret = run_gate(&a, &g);
 	pc_gate_result_free(g);
-	free_all(in.base, in.n_base);
-	free_all(in.cand, in.n_cand);
-	free(in.base_files);
-	free(in.cand_files);
+	free_all(a.in.base, a.in.n_base);
+	free_all(a.in.cand, a.in.n_cand);
+	free(a.in.base_files);
+	free(a.in.cand_files);
 	return ret;
 }

@@ -6,10 +6,15 @@
  * invariant-failure, coverage-loss, batching-regression and
  * performance-regression (docs/gate.md).
  *
- *	gate_report.c	loading and validating reports and the policy
- *	gate_rules.c	grouping, merging repeated runs, the rules
- *	gate_output.c	text, TAP, JUnit XML, JSON and HTML
  *	gate.c		the command
+ *	input.c		reading files and JSON fields (gate_input.h)
+ *	parse.c		loading and validating a report
+ *	policy.c	the policy
+ *	evaluate.c	grouping, merging repeated runs, applying the rules
+ *	rules.c		invariant-failure, coverage-loss; findings (gate_rules.h)
+ *	rules_hist.c	batching-regression, performance-regression
+ *	output.c	choosing a writer (gate_output.h): output_text.c,
+ *			output_tap.c, output_junit.c, output_json.c, output_html.c
  */
 #ifndef PTECHECK_GATE_H
 #define PTECHECK_GATE_H

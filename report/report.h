@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The result model: one pc_result per (check, tier), histograms, notes and
- * run metadata; and the writers for text, JSON and TAP.  Everything a run
- * prints goes through here.
+ * run metadata; and the writers for text, JSON and TAP (report_text.c,
+ * report_tap.c, report_json.c).  Everything a run prints goes through here.
  */
 #ifndef PTECHECK_REPORT_H
 #define PTECHECK_REPORT_H
@@ -12,10 +12,12 @@
 #include <ptecheck/types.h>
 #include <ptecheck/hist.h>
 #include "cli.h"
+#include "out.h"
 
 #define PC_REPORT_SCHEMA_VERSION 1
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
+#define PC_NOTE_MAX		 512 /* a note's bytes, with its NUL */
 
 enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
 enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP };
@@ -98,14 +100,24 @@ struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name,
 void pc_report_note(struct pc_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The histogram of that name, NULL if none (r NULL too); writable if r is. */
+struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *name);
+/* Events in h (NULL: 0), saturating. */
+__u64 pc_hist_report_total(const struct pc_hist_report *h);
+
+static inline __u64 pc_sat_add(__u64 a, __u64 b)
+{
+	return a + b < a ? (__u64)-1 : a + b;
+}
+
+/* The results by status; one out of range counts as failed (never passed). */
+void pc_report_count(const struct pc_report *r, int *pass, int *fail, int *skip);
 /* PC_EXIT_FAIL if any failed, PC_EXIT_SKIP if none passed, else PASS. */
 int pc_report_exit_code(const struct pc_report *r);
+/* 0, or -errno if writing failed (-EINVAL: no such format). */
 int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out);
 /* "text", "json", "tap" -> format; -1 if unknown. */
 int pc_format_parse(const char *s);
 const char *pc_status_name(enum pc_status st);
-/* fopen(path, "w") that refuses a symlink in a sticky world-writable
-   directory (errno ELOOP); NULL with errno on failure. */
-FILE *pc_open_report(const char *path);
 
 #endif

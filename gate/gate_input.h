@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside gate/: reading JSON input (input.c) for the report loader
+ * (parse.c) and the policy (policy.c).  Each field reader names the field
+ * in its message, "where.key: what is wrong", and returns -1 (or NULL).
+ */
+#ifndef PTECHECK_GATE_INPUT_H
+#define PTECHECK_GATE_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+#include "gate.h"
+
+/* Copies at most sz-1 of len bytes without cutting a UTF-8 sequence in two. */
+void pc_u8copy(char *dst, size_t sz, const char *src, size_t len);
+/* The JSON in buf, or NULL with jansson's message, line and column in err
+   ("truncated" when the input ran out, "empty file" when there is none). */
+json_t *pc_gate_json_load(const char *buf, size_t len, char *err, size_t errlen);
+/* "an object", "a string", ... for messages. */
+const char *pc_json_type(const json_t *v);
+
+struct pc_field_ctx {
+	char *err;
+	size_t errlen;
+	char where[96]; /* "results[3]", "" at the top */
+};
+
+#define FERR(c, key, fmt, ...)                                                                     \
+	pc_set_err((c)->err, (c)->errlen, "%s%s%s: " fmt, (c)->where, (c)->where[0] ? "." : "",    \
+		   key, ##__VA_ARGS__)
+
+json_t *pc_field_need(struct pc_field_ctx *c, json_t *o, const char *key);
+/* strict: the string keys a comparison and must fit; else it is cut. */
+int pc_field_str(struct pc_field_ctx *c, json_t *o, const char *key, char *dst, size_t sz,
+		 bool strict);
+int pc_field_bool(struct pc_field_ctx *c, json_t *o, const char *key, bool *dst);
+/* An integer >= 0. */
+int pc_field_count(struct pc_field_ctx *c, json_t *o, const char *key, __u64 *dst);
+/* A field of type t (JSON_ARRAY or JSON_OBJECT). */
+json_t *pc_field_typed(struct pc_field_ctx *c, json_t *o, const char *key, json_type t);
+/* A hex string "0x..." of at most 16 lowercase digits. */
+int pc_field_hex(struct pc_field_ctx *c, json_t *o, const char *key, __u64 *dst);
+
+#endif

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside gate/: the rules (rules.c, rules_hist.c) and what they share;
+ * evaluate.c groups the reports and calls them.
+ */
+#ifndef PTECHECK_GATE_RULES_H
+#define PTECHECK_GATE_RULES_H
+
+#include <stddef.h>
+#include "gate.h"
+
+/* Longest finding, evidence or reason, with its NUL. */
+#define PC_GATE_MSG_MAX 1024
+
+/* Room for element n of a growing array (first: its first capacity): the
+   array, maybe moved, or NULL with the array as it was. */
+void *pc_gate_grow(void *arr, int n, int *cap, size_t elem, int first);
+
+/* Out of memory drops the text but never the verdict (set by the caller):
+   NULL then. */
+struct pc_gate_finding *pc_gate_add_finding(struct pc_gate_rule_result *rr, bool problem,
+					    const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void pc_gate_add_improvement(struct pc_gate_rule_result *rr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pc_gate_not_judged(struct pc_gate_rule_result *rr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A rule that needs a baseline and the group has none: true, not judged. */
+bool pc_gate_no_baseline(const struct pc_gate_group *g, struct pc_gate_rule_result *rr);
+/*
+ * Problems were found when `found`: the policy decides between failing and
+ * reporting.  Counted separately from the findings so that an allocation
+ * failure cannot turn a regression into a pass.
+ */
+void pc_gate_settle(struct pc_gate_rule_result *rr, int found, enum pc_gate_action action);
+
+void pc_gate_rule_invariant(struct pc_gate_group *g);
+void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy *pol);
+void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *pol);
+void pc_gate_rule_perf(struct pc_gate_group *g, const struct pc_gate_policy *pol);
+
+#endif

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptecheck gate: the policy (docs/gate.md): built-in defaults, and a JSON
+ * file over them in which an unknown key or a wrong type is an error
+ * naming the key.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "gate_input.h"
+
+/*
+ * Batch histograms of ptecheck's own scenarios, whose workload is fixed:
+ * mremap batches and fault-around batches.  folio_pte_batch() results
+ * come from whatever else the processes do (exit, zap) and swing by half
+ * between runs of one kernel, so they are not judged by default.
+ */
+static const char *const default_batch_names[] = {
+	"mremap PTEs per batch",
+	"per set_pte_range",
+	"per folio_add_file_rmap_ptes",
+};
+
+void pc_gate_policy_default(struct pc_gate_policy *p)
+{
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	p->coverage_loss = PC_GATE_ACTION_REPORT;
+	p->batching_regression = PC_GATE_ACTION_FAIL;
+	p->performance_regression = PC_GATE_ACTION_FAIL;
+	p->batching_tolerance_pct = 10;
+	p->perf_threshold_pct = 25;
+	p->perf_min_runs = 3;
+	snprintf(p->latency_histogram, sizeof(p->latency_histogram), "mremap latency");
+	for (i = 0; i < sizeof(default_batch_names) / sizeof(default_batch_names[0]); i++)
+		snprintf(p->batch_names[p->n_batch_names++], sizeof(p->batch_names[0]), "%s",
+			 default_batch_names[i]);
+}
+
+bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->n_batch_names && i < PC_GATE_MAX_BATCH_NAMES; i++)
+		if (p->batch_names[i][0] && strstr(name, p->batch_names[i]))
+			return true;
+	return false;
+}
+
+static int pol_action(json_t *v, const char *key, enum pc_gate_action *dst, char *err,
+		      size_t errlen)
+{
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+
+	if (s && !strcmp(s, "fail"))
+		*dst = PC_GATE_ACTION_FAIL;
+	else if (s && !strcmp(s, "report"))
+		*dst = PC_GATE_ACTION_REPORT;
+	else {
+		pc_set_err(err, errlen, "policy key \"%s\": expected \"fail\" or \"report\"", key);
+		return -1;
+	}
+	return 0;
+}
+
+static int pol_number(json_t *v, const char *key, double lo, double hi, double *dst, char *err,
+		      size_t errlen)
+{
+	double d;
+
+	if (!json_is_number(v)) {
+		pc_set_err(err, errlen, "policy key \"%s\": expected a number, got %s", key,
+			   pc_json_type(v));
+		return -1;
+	}
+	d = json_number_value(v);
+	if (!isfinite(d) || d < lo || d > hi) {
+		pc_set_err(err, errlen, "policy key \"%s\": %g out of range [%g, %g]", key, d, lo,
+			   hi);
+		return -1;
+	}
+	*dst = d;
+	return 0;
+}
+
+static int pol_bool(json_t *v, const char *key, bool *dst, char *err, size_t errlen)
+{
+	if (!json_is_boolean(v)) {
+		pc_set_err(err, errlen, "policy key \"%s\": expected true or false, got %s", key,
+			   pc_json_type(v));
+		return -1;
+	}
+	*dst = json_is_true(v);
+	return 0;
+}
+
+static int pol_name(json_t *v, const char *key, char *dst, size_t sz, char *err, size_t errlen)
+{
+	size_t n;
+
+	if (!json_is_string(v)) {
+		pc_set_err(err, errlen, "policy key \"%s\": expected a string, got %s", key,
+			   pc_json_type(v));
+		return -1;
+	}
+	n = strnlen(json_string_value(v), json_string_length(v));
+	if (n == 0 || n >= sz) {
+		pc_set_err(err, errlen, "policy key \"%s\": expected 1 to %zu bytes", key, sz - 1);
+		return -1;
+	}
+	pc_u8copy(dst, sz, json_string_value(v), n);
+	return 0;
+}
+
+static const char *const policy_keys =
+	"coverage_loss, batching_regression, performance_regression, batching_tolerance_pct, "
+	"perf_threshold_pct, perf_min_runs, allow_partial, allow_no_baseline, batch_histograms, "
+	"latency_histogram";
+
+static int pol_key(struct pc_gate_policy *p, const char *key, json_t *v, char *err, size_t errlen)
+{
+	double d;
+	size_t i;
+	json_t *e;
+
+	if (!strcmp(key, "coverage_loss"))
+		return pol_action(v, key, &p->coverage_loss, err, errlen);
+	if (!strcmp(key, "batching_regression"))
+		return pol_action(v, key, &p->batching_regression, err, errlen);
+	if (!strcmp(key, "performance_regression"))
+		return pol_action(v, key, &p->performance_regression, err, errlen);
+	if (!strcmp(key, "batching_tolerance_pct"))
+		return pol_number(v, key, 0, 100, &p->batching_tolerance_pct, err, errlen);
+	if (!strcmp(key, "perf_threshold_pct"))
+		return pol_number(v, key, 0, 1e6, &p->perf_threshold_pct, err, errlen);
+	if (!strcmp(key, "perf_min_runs")) {
+		if (!json_is_integer(v)) {
+			pc_set_err(err, errlen, "policy key \"%s\": expected an integer, got %s",
+				   key, pc_json_type(v));
+			return -1;
+		}
+		if (pol_number(v, key, 1, 1000, &d, err, errlen))
+			return -1;
+		p->perf_min_runs = (int)d;
+		return 0;
+	}
+	if (!strcmp(key, "allow_partial"))
+		return pol_bool(v, key, &p->allow_partial, err, errlen);
+	if (!strcmp(key, "allow_no_baseline"))
+		return pol_bool(v, key, &p->allow_no_baseline, err, errlen);
+	if (!strcmp(key, "latency_histogram"))
+		return pol_name(v, key, p->latency_histogram, sizeof(p->latency_histogram), err,
+				errlen);
+	if (!strcmp(key, "batch_histograms")) {
+		if (!json_is_array(v)) {
+			pc_set_err(err, errlen,
+				   "policy key \"%s\": expected an array of strings, got %s", key,
+				   pc_json_type(v));
+			return -1;
+		}
+		if (json_array_size(v) > PC_GATE_MAX_BATCH_NAMES) {
+			pc_set_err(err, errlen, "policy key \"%s\": at most %d names", key,
+				   PC_GATE_MAX_BATCH_NAMES);
+			return -1;
+		}
+		p->n_batch_names = 0;
+		json_array_foreach(v, i, e)
+		{
+			if (pol_name(e, key, p->batch_names[i], sizeof(p->batch_names[i]), err,
+				     errlen))
+				return -1;
+			p->n_batch_names++;
+		}
+		return 0;
+	}
+	pc_set_err(err, errlen, "unknown policy key \"%.63s\" (known: %s)", key, policy_keys);
+	return -1;
+}
+
+int pc_gate_policy_parse(struct pc_gate_policy *p, const char *buf, size_t len, char *err,
+			 size_t errlen)
+{
+	struct pc_gate_policy tmp = *p;
+	const char *key;
+	json_t *root, *v;
+
+	root = pc_gate_json_load(buf, len, err, errlen);
+	if (!root)
+		return -1;
+	if (!json_is_object(root)) {
+		pc_set_err(err, errlen, "a policy is a JSON object, not %s", pc_json_type(root));
+		json_decref(root);
+		return -1;
+	}
+	json_object_foreach(root, key, v)
+	{
+		if (pol_key(&tmp, key, v, err, errlen)) {
+			json_decref(root);
+			return -1;
+		}
+	}
+	json_decref(root);
+	*p = tmp;
+	return 0;
+}
+
+int pc_gate_policy_load(struct pc_gate_policy *p, const char *path, char *err, size_t errlen)
+{
+	size_t len;
+	char *buf;
+	int ret;
+
+	buf = pc_gate_read_file(path, PC_GATE_POLICY_MAX_BYTES, &len, err, errlen);
+	if (!buf)
+		return -1;
+	ret = pc_gate_policy_parse(p, buf, len, err, errlen);
+	free(buf);
+	return ret;
+}

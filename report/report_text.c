@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The text writer, for people: a header, one line per result with its
+ * counts and evidence where it failed, histograms in the libbpf-tools
+ * layout, notes, totals and stats.  TAP reuses the pieces behind "# ".
+ */
+#include <ptecheck/events.h>
+#include "clean.h"
+#include "report_writers.h"
+
+static int digits(__u64 v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* The header line: name (unit) — kernel|derived: source. */
+static void hist_title(struct pc_out *o, const struct pc_hist_report *h, const char *pfx)
+{
+	char buf[PC_CLEAN_MAX];
+
+	pc_outf(o, "%s%s", pfx,
+		pc_clean(buf, sizeof(buf), h->name, sizeof(h->name), PC_CLEAN_LINE));
+	if (h->unit[0])
+		pc_outf(o, " (%s)",
+			pc_clean(buf, sizeof(buf), h->unit, sizeof(h->unit), PC_CLEAN_LINE));
+	pc_outf(o, " \u2014 %s", h->in_kernel ? "kernel" : "derived");
+	if (h->source[0])
+		pc_outf(o, ": %s",
+			pc_clean(buf, sizeof(buf), h->source, sizeof(h->source), PC_CLEAN_LINE));
+	pc_outf(o, "\n");
+}
+
+/* The libbpf-tools / bpftrace layout. */
+void pc_text_hist(struct pc_out *o, const struct pc_hist_report *h, const char *pfx)
+{
+	char unit[PC_CLEAN_MAX], label[64];
+	int first, last, i, width, stars, nstars, j;
+	__u64 lo, hi, vmax = 0;
+
+	hist_title(o, h, pfx);
+	if (!pc_hist_report_range(h, &first, &last)) {
+		pc_outf(o, "%s     (no events)\n", pfx);
+		return;
+	}
+	for (i = first; i <= last; i++)
+		if (h->slots[i] > vmax)
+			vmax = h->slots[i];
+	pc_hist_report_bounds(h, last, &lo, &hi);
+	/* Narrow columns while the numbers fit, as libbpf-tools does. */
+	width = digits(hi) <= 10 ? 10 : 20;
+	stars = width == 10 ? 40 : 20;
+
+	pc_clean(unit, sizeof(unit), h->unit[0] ? h->unit : "value", sizeof(h->unit),
+		 PC_CLEAN_LINE);
+	pc_outf(o, "%s%*s%-*s : count    distribution\n", pfx, width - 5, "", width + 9, unit);
+	for (i = first; i <= last; i++) {
+		pc_hist_report_bounds(h, i, &lo, &hi);
+		if (lo == hi)
+			snprintf(label, sizeof(label), "%*llu%*s", width, (unsigned long long)lo,
+				 width + 4, "");
+		else
+			snprintf(label, sizeof(label), "%*llu -> %-*llu", width,
+				 (unsigned long long)lo, width, (unsigned long long)hi);
+		/* Floating point: count * stars may not fit in 64 bits. */
+		nstars = (int)((long double)h->slots[i] * stars / vmax);
+		pc_outf(o, "%s%s : %-8llu |", pfx, label, (unsigned long long)h->slots[i]);
+		for (j = 0; j < stars; j++)
+			pc_outf(o, "%c", j < nstars ? '*' : ' ');
+		pc_outf(o, "|\n");
+	}
+}
+
+void pc_text_stats(struct pc_out *o, const struct pc_report *r, const char *pfx)
+{
+	char buf[32];
+	int i, n = pc_report_n_stats(r);
+
+	if (!n)
+		return;
+	pc_outf(o, "%sstats:\n", pfx);
+	for (i = 0; i < n; i++)
+		pc_outf(o, "%s  %-16s %llu\n", pfx, pc_report_stat_name(i, buf, sizeof(buf)),
+			(unsigned long long)r->stats[i]);
+	/* Lost evidence must be loud: a clean result may be an incomplete one. */
+	if (n > PC_STAT_EVENTS_DROPPED && r->stats[PC_STAT_EVENTS_DROPPED])
+		pc_outf(o, "%swarning: %llu violation records dropped (ring buffer full)\n", pfx,
+			(unsigned long long)r->stats[PC_STAT_EVENTS_DROPPED]);
+	if (n > PC_STAT_STATE_FULL && r->stats[PC_STAT_STATE_FULL])
+		pc_outf(o, "%swarning: %llu calls not checked (no per-call state slot free)\n", pfx,
+			(unsigned long long)r->stats[PC_STAT_STATE_FULL]);
+}
+
+void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)
+{
+	char buf[PC_CLEAN_MAX];
+	int i;
+
+	for (i = 0; i < r->n_notes; i++)
+		pc_outf(o, "%snote: %s\n", pfx,
+			pc_clean(buf, sizeof(buf), r->notes[i], PC_NOTE_MAX, PC_CLEAN_LINE));
+}
+
+void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
+{
+	char buf[PC_CLEAN_MAX];
+	const char *p = ev->lines, *end = ev->lines + strnlen(ev->lines, sizeof(ev->lines));
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		pc_outf(o, "%s| %s\n", pfx, pc_clean(buf, sizeof(buf), p, n, PC_CLEAN_LINE));
+		p += n + 1;
+	}
+}
+
+static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
+{
+	char what[PC_CLEAN_MAX];
+
+	pc_clean(what, sizeof(what), ev->what, sizeof(ev->what), PC_CLEAN_LINE);
+	if (ev->lines[0]) {
+		pc_outf(o, "%spid %d: %s\n", pfx, ev->pid, what);
+		pc_text_log_lines(o, ev, pfx);
+		return;
+	}
+	pc_outf(o, "%spid %d addr 0x%llx", pfx, ev->pid, (unsigned long long)ev->addr);
+	if (ev->new_addr)
+		pc_outf(o, " -> 0x%llx", (unsigned long long)ev->new_addr);
+	pc_outf(o, ": expected 0x%llx seen 0x%llx", (unsigned long long)ev->expected,
+		(unsigned long long)ev->seen);
+	if (what[0])
+		pc_outf(o, " (%s)", what);
+	pc_outf(o, "\n");
+}
+
+/* One result: status, name and tier in columns, summary; counts and evidence below. */
+static void result_lines(struct pc_out *o, const struct pc_result *res, int wname, int wtier)
+{
+	static const char *const tag[] = {"PASS", "FAIL", "SKIP"};
+	enum pc_status st = pc_result_status(res);
+	int j, ne = pc_result_n_evidence(res);
+	char buf[PC_CLEAN_MAX];
+
+	snprintf(buf, sizeof(buf), "[%.*s]", FLD(res->tier));
+	pc_outf(o, "%s  %-*.*s  %-*s  %-9s", tag[st], wname, FLD(res->name), wtier, buf,
+		res->in_kernel ? "(kernel)" : "(derived)");
+	if (res->summary[0])
+		pc_outf(o, "  %s",
+			pc_clean(buf, sizeof(buf), res->summary, sizeof(res->summary),
+				 PC_CLEAN_LINE));
+	pc_outf(o, "\n");
+	if (st == PC_STATUS_FAIL || (st == PC_STATUS_PASS && res->inconclusive))
+		pc_outf(o, "      checked %llu, violations %llu, inconclusive %llu\n",
+			(unsigned long long)res->checked, (unsigned long long)res->violations,
+			(unsigned long long)res->inconclusive);
+	for (j = 0; j < ne; j++)
+		evidence_line(o, &res->evidence[j], "      ");
+	if (ne && res->violations > (__u64)ne)
+		pc_outf(o, "      ... %llu more not shown\n",
+			(unsigned long long)(res->violations - ne));
+}
+
+void pc_report_write_text(struct pc_out *o, const void *what)
+{
+	const struct pc_report *r = what;
+	int i, pass, fail, skip, wname = 0, wtier = 0;
+
+	pc_outf(o, "ptecheck %.*s suite %.*s on %.*s %.*s\n", FLD(r->command), FLD(r->suite),
+		FLD(r->kernel_release), FLD(r->machine));
+	pc_outf(o, "started %.*s, %.3f s%s\n", FLD(r->started), pc_report_duration(r),
+		r->partial ? ", interrupted: partial results" : "");
+	if (r->n_results)
+		pc_outf(o, "\n");
+
+	for (i = 0; i < r->n_results; i++) {
+		int n = (int)strnlen(r->results[i].name, sizeof(r->results[i].name));
+		int t = (int)strnlen(r->results[i].tier, sizeof(r->results[i].tier)) + 2;
+
+		wname = n > wname ? n : wname;
+		wtier = t > wtier ? t : wtier;
+	}
+	for (i = 0; i < r->n_results; i++)
+		result_lines(o, &r->results[i], wname, wtier);
+
+	for (i = 0; i < r->n_hists; i++) {
+		pc_outf(o, "\n");
+		pc_text_hist(o, &r->hists[i], "");
+	}
+	if (r->n_notes)
+		pc_outf(o, "\n");
+	pc_text_notes(o, r, "");
+
+	pc_report_count(r, &pass, &fail, &skip);
+	pc_outf(o, "\n");
+	if (r->partial)
+		pc_outf(o, "interrupted: results so far\n");
+	pc_outf(o, "%d passed, %d failed, %d skipped\n", pass, fail, skip);
+	pc_text_stats(o, r, "");
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside report/: what the three writers share.  report.c reads the model
+ * for them (normalised statuses, bounded counts, stat names, histogram
+ * ranges); report_text.c draws the pieces TAP prints again behind "# ".
+ */
+#ifndef PTECHECK_REPORT_WRITERS_H
+#define PTECHECK_REPORT_WRITERS_H
+
+#include <string.h>
+#include "report.h"
+
+/* Large enough for any field after escaping (at most two bytes per byte):
+   writers print what the model holds, never less. */
+#define PC_CLEAN_MAX (2 * PC_EVIDENCE_LINES_MAX + 1)
+
+/* Fixed-size fields may in principle lack a NUL: never read past them. */
+#define FLD(s) (int)strnlen((s), sizeof(s)), (s)
+
+/* An out-of-range status is reported as a failure, never as a pass. */
+enum pc_status pc_result_status(const struct pc_result *res);
+/* The evidence items kept, within [0, PC_MAX_EVIDENCE]. */
+int pc_result_n_evidence(const struct pc_result *res);
+/* NaN, infinity or a clock step backwards: 0 rather than nonsense. */
+double pc_report_duration(const struct pc_report *r);
+/* The stats counted, within the array. */
+int pc_report_n_stats(const struct pc_report *r);
+/* The same names in text, TAP and JSON: enum pc_stat_id, lowercased. */
+const char *pc_report_stat_name(int i, char *buf, size_t sz);
+/* First and last non-empty slot; false if the histogram is empty. */
+bool pc_hist_report_range(const struct pc_hist_report *h, int *first, int *last);
+void pc_hist_report_bounds(const struct pc_hist_report *h, int slot, __u64 *lo, __u64 *hi);
+
+/* Text pieces, each line behind a prefix ("# " for TAP). */
+void pc_text_hist(struct pc_out *o, const struct pc_hist_report *h, const char *pfx);
+void pc_text_stats(struct pc_out *o, const struct pc_report *r, const char *pfx);
+void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx);
+/* Each of ev->lines as "PFX| line". */
+void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx);
+
+/* The writers, what = a const struct pc_report *. */
+void pc_report_write_text(struct pc_out *o, const void *what);
+void pc_report_write_tap(struct pc_out *o, const void *what);
+void pc_report_write_json(struct pc_out *o, const void *what);
+
+#endif

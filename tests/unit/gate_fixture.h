@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the unit tests of `ptecheck gate` share (test_gate_rules.c,
+ * test_gate_parse.c, test_gate_output.c): reports built with the real
+ * model and writer, read back by the gate's loader as `ptecheck gate`
+ * would see them, and a gate over them with its rule results.
+ */
+#ifndef PTECHECK_TEST_GATE_FIXTURE_H
+#define PTECHECK_TEST_GATE_FIXTURE_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gate.h"
+#include "report.h"
+#include "tap.h"
+
+#define BATCH_NAME "mremap PTEs per batch"
+
+/* ---- building reports ------------------------------------------------------ */
+
+static inline struct pc_report *mk(const char *machine, const char *suite, unsigned int scale)
+{
+	struct pc_report *r = pc_report_new("run", suite);
+	struct pc_result *res;
+
+	snprintf(r->machine, sizeof(r->machine), "%s", machine);
+	snprintf(r->kernel_release, sizeof(r->kernel_release), "6.1.0-test");
+	r->scale = scale;
+	r->duration_s = 2.0;
+	res = pc_report_add_result(r, "mremap/moved", "oracle:pagemap", false);
+	pc_result_set(res, PC_STATUS_PASS, "256 slots moved");
+	res->checked = 256;
+	res = pc_report_add_result(r, "mremap/batch", "kernel:kprobe", true);
+	pc_result_set(res, PC_STATUS_PASS, "716 batch facts judged");
+	res->checked = 716;
+	res = pc_report_add_result(r, "mremap/perms", "kernel:fexit", true);
+	pc_result_set(res, PC_STATUS_SKIP, "no fexit here");
+	return r;
+}
+
+static inline void set_status(struct pc_report *r, const char *check, const char *tier,
+			      enum pc_status st, const char *summary)
+{
+	struct pc_result *res = pc_report_find_result(r, check, tier);
+
+	if (!res)
+		res = pc_report_add_result(r, check, tier, true);
+	pc_result_set(res, st, "%s", summary);
+}
+
+static inline void remove_result(struct pc_report *r, const char *check, const char *tier)
+{
+	struct pc_result *res = pc_report_find_result(r, check, tier);
+
+	if (!res)
+		return;
+	*res = r->results[r->n_results - 1];
+	r->n_results--;
+}
+
+/* A linlog histogram; vals[i] batches of size i (i <= 16). */
+static inline void add_batch_hist(struct pc_report *r, const char *name, const __u64 *vals, int n)
+{
+	struct pc_hist_report *h = pc_report_add_hist(r, name, "PTEs", "kernel: contpte_set_ptes",
+						      true, PC_HIST_LINLOG);
+	int i;
+
+	for (i = 0; i < n && i < PC_HIST_SLOTS; i++)
+		h->slots[i] = vals[i];
+}
+
+/* A log2 latency histogram with all n samples in slot k. */
+static inline void add_latency(struct pc_report *r, int k, __u64 n)
+{
+	struct pc_hist_report *h = pc_report_add_hist(r, "mremap latency", "ns",
+						      "tracepoint syscalls", true, PC_HIST_LOG2);
+
+	h->slots[k] = n;
+}
+
+static inline char *to_json(const struct pc_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (pc_report_write(r, PC_FORMAT_JSON, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Through JSON and the gate's loader: what `ptecheck gate` would see. */
+static inline struct pc_report *roundtrip(struct pc_report *r)
+{
+	char err[PC_GATE_ERR_MAX] = "";
+	struct pc_report *out = NULL;
+	char *js = to_json(r);
+
+	pc_report_free(r);
+	if (!js || pc_gate_report_parse(js, strlen(js), true, &out, err, sizeof(err))) {
+		tap_diag("roundtrip failed: %s", err);
+		out = NULL;
+	}
+	free(js);
+	return out;
+}
+
+/* ---- evaluation helpers ------------------------------------------------- */
+
+struct gate {
+	struct pc_gate_input in;
+	struct pc_gate_result *res;
+	char err[PC_GATE_ERR_MAX];
+	int ret;
+	struct pc_report *base[8], *cand[8];
+	const char *bf[8], *cf[8];
+};
+
+static inline void gate_init(struct gate *g)
+{
+	memset(g, 0, sizeof(*g));
+	pc_gate_policy_default(&g->in.policy);
+}
+
+static inline void add_base(struct gate *g, struct pc_report *r)
+{
+	static const char *names[] = {"base0.json", "base1.json", "base2.json", "base3.json",
+				      "base4.json", "base5.json", "base6.json", "base7.json"};
+
+	g->bf[g->in.n_base] = names[g->in.n_base];
+	g->base[g->in.n_base++] = roundtrip(r);
+}
+
+static inline void add_cand(struct gate *g, struct pc_report *r)
+{
+	static const char *names[] = {"cand0.json", "cand1.json", "cand2.json", "cand3.json",
+				      "cand4.json", "cand5.json", "cand6.json", "cand7.json"};
+
+	g->cf[g->in.n_cand] = names[g->in.n_cand];
+	g->cand[g->in.n_cand++] = roundtrip(r);
+}
+
+static inline int gate_run(struct gate *g)
+{
+	g->in.base = g->base;
+	g->in.cand = g->cand;
+	g->in.base_files = g->bf;
+	g->in.cand_files = g->cf;
+	g->ret = pc_gate_evaluate(&g->in, &g->res, g->err, sizeof(g->err));
+	if (g->ret)
+		tap_diag("evaluate: %s", g->err);
+	return g->ret;
+}
+
+static inline void gate_free(struct gate *g)
+{
+	int i;
+
+	pc_gate_result_free(g->res);
+	for (i = 0; i < g->in.n_base; i++)
+		pc_report_free(g->base[i]);
+	for (i = 0; i < g->in.n_cand; i++)
+		pc_report_free(g->cand[i]);
+}
+
+static inline const struct pc_gate_rule_result *rule(struct gate *g, int grp,
+						     enum pc_gate_rule_id id)
+{
+	static struct pc_gate_rule_result none = {.verdict = -1};
+
+	if (!g->res || grp >= g->res->n_groups)
+		return &none;
+	return &g->res->groups[grp].rules[id];
+}
+
+static inline bool has_finding(const struct pc_gate_rule_result *rr, bool problem, const char *text)
+{
+	int i;
+
+	for (i = 0; i < rr->n_findings; i++)
+		if (rr->findings[i].problem == problem && strstr(rr->findings[i].text, text))
+			return true;
+	return false;
+}
+
+static inline bool has_evidence(const struct pc_gate_rule_result *rr, const char *text)
+{
+	int i;
+
+	for (i = 0; i < rr->n_findings; i++)
+		if (rr->findings[i].evidence && strstr(rr->findings[i].evidence, text))
+			return true;
+	return false;
+}
+
+static inline bool has_improvement(const struct pc_gate_rule_result *rr, const char *text)
+{
+	int i;
+
+	for (i = 0; i < rr->n_improvements; i++)
+		if (strstr(rr->improvements[i], text))
+			return true;
+	return false;
+}
+
+#endif

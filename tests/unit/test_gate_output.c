@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of `ptecheck gate`'s outputs (gate/output*.c) and command
+ * (gate/gate.c): the five formats carry the decision and every rule, with
+ * untrusted text escaped, and the command's exit codes and output files.
+ * Prints kselftest-style TAP; exits 0 if all passed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "gate_fixture.h"
+
+static char tmpdir[] = "/tmp/test_gate_output.XXXXXX";
+
+static char *render(const struct pc_gate_result *res, enum pc_gate_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (pc_gate_write(res, fmt, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* ---- outputs ---------------------------------------------------------------- */
+
+static void test_outputs(void)
+{
+	__u64 b16[17] = {[16] = 100}, c8[17] = {[8] = 100};
+	struct pc_report *b, *c;
+	struct pc_result *res;
+	struct gate g;
+	char *s;
+	json_t *root;
+
+	gate_init(&g);
+	b = mk("aarch64", "mremap", 1);
+	add_batch_hist(b, BATCH_NAME, b16, 17);
+	c = mk("aarch64", "mremap", 1);
+	add_batch_hist(c, BATCH_NAME, c8, 17);
+	res = pc_report_find_result(c, "mremap/moved", "oracle:pagemap");
+	pc_result_set(res, PC_STATUS_FAIL, "<b>&\"x'\n# fake\nok 99 forged # line");
+	add_base(&g, b);
+	add_cand(&g, c);
+	if (gate_run(&g)) {
+		tap_skip("no result to render");
+		gate_free(&g);
+		return;
+	}
+
+	s = render(g.res, PC_GATE_FMT_TEXT);
+	TAP_CHECK(s && !strncmp(s, "DO NOT SHIP\n", 12), "text: decision first");
+	TAP_CHECK(s && strstr(s, "FAIL        invariant-failure") &&
+			  strstr(s, "FAIL        batching-regression") &&
+			  strstr(s, "coverage-loss") && strstr(s, "performance-regression"),
+		  "text: every rule named");
+	TAP_CHECK(s && !strstr(s, "\nok 99"), "text: a newline in a summary makes no line");
+	free(s);
+
+	s = render(g.res, PC_GATE_FMT_TAP);
+	TAP_CHECK(s && !strncmp(s, "TAP version 13\n1..4\n", 20), "tap: header and plan");
+	TAP_CHECK(s && strstr(s, "not ok 1 aarch64 suite mremap scale 1: invariant-failure\n") &&
+			  strstr(s, "not ok 3 aarch64 suite mremap scale 1: batching-regression") &&
+			  strstr(s, "ok 4 aarch64 suite mremap scale 1: performance-regression # "
+				    "SKIP need >= 3 runs"),
+		  "tap: one test per rule, SKIP with reason");
+	TAP_CHECK(s && !strstr(s, "\nok 99"), "tap: no forged test line");
+	TAP_CHECK(s && strstr(s, "\n# Totals: pass:1 fail:2 skip:1\n"),
+		  "tap: totals of what is counted, no constant xfail, xpass or error");
+	free(s);
+
+	s = render(g.res, PC_GATE_FMT_JUNIT);
+	TAP_CHECK(s && strstr(s, "<testsuites name=\"ptecheck gate: DO NOT SHIP\" tests=\"4\" "
+				 "failures=\"2\" errors=\"0\" skipped=\"1\">"),
+		  "junit: totals");
+	TAP_CHECK(s && strstr(s, "<failure type=\"invariant-failure\" message=\"") &&
+			  strstr(s, "<skipped message=\"not judged: need"),
+		  "junit: failure and skipped elements");
+	TAP_CHECK(s && strstr(s, "&lt;b&gt;&amp;&quot;x&#39;") && !strstr(s, "<b>"),
+		  "junit: text escaped");
+	free(s);
+
+	s = render(g.res, PC_GATE_FMT_JSON);
+	root = s ? json_loads(s, 0, NULL) : NULL;
+	TAP_CHECK(root &&
+			  !strcmp(json_string_value(json_object_get(root, "decision")),
+				  "do-not-ship") &&
+			  json_array_size(json_object_get(root, "rules")) == 4 &&
+			  json_is_array(json_object_get(root, "improvements")) &&
+			  json_array_size(json_object_get(root, "groups")) == 1,
+		  "json: decision, rules, improvements, groups");
+	json_decref(root);
+	free(s);
+
+	s = render(g.res, PC_GATE_FMT_HTML);
+	TAP_CHECK(s && strstr(s, "<h1 class=\"noship\">DO NOT SHIP</h1>") && strstr(s, "<svg") &&
+			  strstr(s, "&lt;b&gt;") && !strstr(s, "<b>") && !strstr(s, "<script") &&
+			  !strstr(s, "src=") && !strstr(s, "href="),
+		  "html: decision, inline SVG, escaped, no script");
+	TAP_CHECK(s && strstr(s, "<td>mremap/moved</td><td>oracle:pagemap</td><td "
+				 "class=\"pass\">pass</td><td class=\"fail\">fail</td>"),
+		  "html: checks table, baseline vs candidate");
+	free(s);
+	gate_free(&g);
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+static char *write_tmp(const char *name, const char *text)
+{
+	char *path;
+	FILE *f;
+
+	if (asprintf(&path, "%s/%s", tmpdir, name) < 0)
+		return NULL;
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	return path;
+}
+
+static int cmd(const char *a0, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+	const char *s;
+
+	argv[argc++] = (char *)"gate";
+	va_start(ap, a0);
+	for (s = a0; s && argc < 31; s = va_arg(ap, const char *))
+		argv[argc++] = (char *)s;
+	va_end(ap);
+	argv[argc] = NULL;
+	return pc_cmd_gate(argc, argv);
+}
+
+static bool file_has(const char *path, const char *text)
+{
+	char err[128];
+	size_t len;
+	char *s = pc_gate_read_file(path, 1 << 20, &len, err, sizeof(err));
+	bool ok = s && strstr(s, text);
+
+	free(s);
+	return ok;
+}
+
+static void test_command(void)
+{
+	struct pc_report *r = mk("x86_64", "mremap", 1);
+	char *good_js = to_json(r), *bad_js, *out, *junit, *html, *tapf, *jsonf;
+	char *good, *fail, *trunc, *pol, *badpol, *missing;
+
+	pc_report_free(r);
+	r = mk("x86_64", "mremap", 1);
+	set_status(r, "mremap/moved", "oracle:pagemap", PC_STATUS_FAIL, "pfn changed");
+	bad_js = to_json(r);
+	pc_report_free(r);
+	good = write_tmp("good.json", good_js);
+	fail = write_tmp("fail.json", bad_js);
+	good_js[strlen(good_js) / 3] = '\0';
+	trunc = write_tmp("trunc.json", good_js);
+	pol = write_tmp("policy.json", "{\"coverage_loss\": \"fail\"}");
+	badpol = write_tmp("badpolicy.json", "{\"coverage_loss\": \"fail\", \"speed\": 1}");
+	if (asprintf(&out, "%s/out.txt", tmpdir) < 0 || asprintf(&junit, "%s/j.xml", tmpdir) < 0 ||
+	    asprintf(&html, "%s/g.html", tmpdir) < 0 || asprintf(&tapf, "%s/g.tap", tmpdir) < 0 ||
+	    asprintf(&jsonf, "%s/g.json", tmpdir) < 0 ||
+	    asprintf(&missing, "%s/nonexistent.json", tmpdir) < 0)
+		return;
+
+	TAP_CHECK_EQ(cmd("--baseline", good, "--output", out, "--junit", junit, "--html", html,
+			 "--tap", tapf, "--json", jsonf, good, NULL),
+		     0, "cmd: same report both sides: exit 0");
+	TAP_CHECK(file_has(out, "SHIP\n") && file_has(junit, "<testsuites") &&
+			  file_has(html, "<h1 class=\"ship\">SHIP</h1>") &&
+			  file_has(tapf, "TAP version 13") &&
+			  file_has(jsonf, "\"decision\": \"ship\""),
+		  "cmd: every output file written");
+	TAP_CHECK_EQ(cmd("-b", good, "--format", "junit", "-o", out, fail, NULL), 1,
+		     "cmd: failing candidate: exit 1");
+	TAP_CHECK(file_has(out, "<failure type=\"invariant-failure\""),
+		  "cmd: --format junit --output");
+	TAP_CHECK_EQ(cmd("-b", good, "-o", out, trunc, NULL), 2, "cmd: truncated file: exit 2");
+	TAP_CHECK_EQ(cmd("-b", good, "-o", out, missing, NULL), 2, "cmd: unreadable file: exit 2");
+	TAP_CHECK_EQ(cmd("-b", good, "-o", out, tmpdir, NULL), 2, "cmd: a directory: exit 2");
+	TAP_CHECK_EQ(cmd("-b", good, "--policy", badpol, "-o", out, good, NULL), 2,
+		     "cmd: unknown policy key: exit 2");
+	TAP_CHECK_EQ(cmd("-b", good, "--policy", pol, "-o", out, good, NULL), 0,
+		     "cmd: valid policy: exit 0");
+	TAP_CHECK_EQ(cmd("-b", good, "--format", "xml", good, NULL), 2, "cmd: unknown format: 2");
+	TAP_CHECK_EQ(cmd("-b", good, NULL), 2, "cmd: no candidate: exit 2");
+	TAP_CHECK_EQ(cmd("-o", out, good, NULL), 2, "cmd: no baseline at all: exit 2");
+	TAP_CHECK_EQ(cmd("-b", good, "-o", "/nonexistent-dir/x", good, NULL), 2,
+		     "cmd: unwritable output: exit 2, never a silent pass");
+
+	unlink(good);
+	unlink(fail);
+	unlink(trunc);
+	unlink(pol);
+	unlink(badpol);
+	unlink(out);
+	unlink(junit);
+	unlink(html);
+	unlink(tapf);
+	unlink(jsonf);
+	free(good);
+	free(fail);
+	free(trunc);
+	free(pol);
+	free(badpol);
+	free(out);
+	free(junit);
+	free(html);
+	free(tapf);
+	free(jsonf);
+	free(missing);
+	free(good_js);
+	free(bad_js);
+}
+
+int main(void)
+{
+	tap_plan(0);
+	if (!mkdtemp(tmpdir)) {
+		tap_diag("mkdtemp: %s", strerror(errno));
+		return TAP_EXIT_FAIL;
+	}
+	test_outputs();
+	test_command();
+	rmdir(tmpdir);
+	return tap_finish();
+}

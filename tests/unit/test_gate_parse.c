@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of `ptecheck gate`'s loaders (gate/input.c, parse.c,
+ * policy.c) on good and bad input: the writer's report is accepted, each
+ * kind of broken one (edited as JSON) is refused with a message naming the
+ * field, and the policy's keys and defaults are as documented.
+ * Prints kselftest-style TAP; exits 0 if all passed.
+ */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include "gate_fixture.h"
+
+/* ---- reports ----------------------------------------------------------------- */
+
+/* Parses text; returns 0 if accepted, else -1 with the message in err. */
+static int parse_text(const char *js, bool allow_partial, char *err, size_t errlen)
+{
+	struct pc_report *r = NULL;
+	int ret = pc_gate_report_parse(js, strlen(js), allow_partial, &r, err, errlen);
+
+	pc_report_free(r);
+	return ret;
+}
+
+/* A valid report as JSON text, edited by fn (may be NULL). */
+static char *edited(void (*fn)(json_t *root))
+{
+	struct pc_report *r = mk("x86_64", "mremap", 1);
+	char *js = to_json(r), *out;
+	json_t *root = json_loads(js, 0, NULL);
+
+	pc_report_free(r);
+	free(js);
+	if (fn)
+		fn(root);
+	out = json_dumps(root, JSON_PRESERVE_ORDER);
+	json_decref(root);
+	return out;
+}
+
+/* The loader refuses the edit with a message containing want. */
+static void expect_bad(void (*fn)(json_t *root), const char *want, const char *what)
+{
+	char err[PC_GATE_ERR_MAX] = "";
+	char *js = edited(fn);
+	int ret = parse_text(js, false, err, sizeof(err));
+
+	if (!tap_result(ret == -1 && strstr(err, want) != NULL, "bad input refused: %s", what))
+		tap_diag("ret %d, message '%s', wanted '%s'", ret, err, want);
+	free(js);
+}
+
+static void set_schema_version(json_t *r)
+{
+	json_object_set_new(r, "schema_version", json_integer(2));
+}
+static void set_schema(json_t *r)
+{
+	json_object_set_new(r, "schema", json_string("ptecheck-features"));
+}
+static void set_command(json_t *r)
+{
+	json_object_set_new(r, "command", json_string("watch"));
+}
+static void empty_results(json_t *r)
+{
+	json_object_set_new(r, "results", json_array());
+	json_object_set_new(json_object_get(r, "summary"), "passed", json_integer(0));
+	json_object_set_new(json_object_get(r, "summary"), "skipped", json_integer(0));
+}
+static void set_partial(json_t *r)
+{
+	json_object_set_new(r, "partial", json_true());
+}
+static void drop_kernel(json_t *r)
+{
+	json_object_del(r, "kernel");
+}
+static void status_int(json_t *r)
+{
+	json_object_set_new(json_array_get(json_object_get(r, "results"), 0), "status",
+			    json_integer(0));
+}
+static void negative_count(json_t *r)
+{
+	json_object_set_new(json_array_get(json_object_get(r, "results"), 1), "checked",
+			    json_integer(-5));
+}
+static void bad_summary(json_t *r)
+{
+	json_object_set_new(json_object_get(r, "summary"), "failed", json_integer(3));
+}
+static void long_check(json_t *r)
+{
+	char name[200];
+
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	json_object_set_new(json_array_get(json_object_get(r, "results"), 0), "check",
+			    json_string(name));
+}
+static void bad_bucket(json_t *r)
+{
+	json_t *h = json_object(), *bs = json_array(), *b = json_object();
+
+	json_object_set_new(h, "name", json_string("x per batch"));
+	json_object_set_new(h, "unit", json_string("PTEs"));
+	json_object_set_new(h, "source", json_string("s"));
+	json_object_set_new(h, "in_kernel", json_true());
+	json_object_set_new(h, "kind", json_string("log2"));
+	json_object_set_new(b, "low", json_integer(3));
+	json_object_set_new(b, "high", json_integer(5));
+	json_object_set_new(b, "count", json_integer(1));
+	json_array_append_new(bs, b);
+	json_object_set_new(h, "buckets", bs);
+	json_object_set_new(h, "total", json_integer(1));
+	json_array_append_new(json_object_get(r, "histograms"), h);
+}
+static void many_evidence(json_t *r)
+{
+	json_t *ev = json_array();
+	int i;
+
+	for (i = 0; i < 9; i++)
+		json_array_append_new(ev, json_object());
+	json_object_set_new(json_array_get(json_object_get(r, "results"), 0), "evidence", ev);
+}
+static void duration_string(json_t *r)
+{
+	json_object_set_new(r, "duration_s", json_string("2"));
+}
+
+/* Each edit of a valid report, a part of the message refusing it, and what it is. */
+static const struct {
+	void (*fn)(json_t *root);
+	const char *want, *what;
+} edits[] = {
+	{set_schema_version,
+	 "schema_version 2 is not supported (this ptecheck reads schema_version 1)",
+	 "other schema version"},
+	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
+	{set_command, "a report of `ptecheck watch`", "command watch"},
+	{empty_results, "empty report: no results", "empty results"},
+	{set_partial, "partial report", "partial"},
+	{drop_kernel, "kernel: missing required field", "missing field"},
+	{status_int, "results[0].status: expected a string, got an integer", "wrong type"},
+	{negative_count, "results[1].checked: negative count -5", "negative count"},
+	{bad_summary, "summary says", "summary disagrees with results"},
+	{long_check, "results[0].check: string too long", "over-long check name"},
+	{bad_bucket, "3..5 is not a log2 bucket", "bucket bounds of no slot"},
+	{many_evidence, "9 items, at most 8", "more evidence than the schema allows"},
+	{duration_string, "duration_s: expected a number", "duration as a string"},
+};
+
+static void test_bad_reports(void)
+{
+	char err[PC_GATE_ERR_MAX] = "";
+	char *js = edited(NULL), *cut;
+	size_t i;
+	int ret;
+
+	TAP_CHECK(parse_text(js, false, err, sizeof(err)) == 0, "the writer's report is accepted");
+	cut = strndup(js, strlen(js) / 2);
+	ret = parse_text(cut, false, err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "truncated file") && strstr(err, "line 1"),
+		  "truncated: named, with line and column");
+	tap_diag("%s", err);
+	free(cut);
+	free(js);
+	ret = parse_text("{\"schema\": \"ptecheck-report\",, }", false, err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "malformed JSON at line 1 column"), "malformed JSON");
+	tap_diag("%s", err);
+	ret = parse_text("", false, err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "empty file"), "empty file");
+	ret = parse_text("[1, 2]", false, err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "not a ptecheck report"), "JSON array: not a report");
+	ret = parse_text("{\"a\": 1, \"a\": 2}", false, err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "malformed JSON"), "duplicate keys refused");
+	ret = parse_text("{\"schema\": \"ptecheck-report\", \"schema_version\": 1, \"command\": "
+			 "\"run\", \"tool_version\": \"1.0.0\", \"checked\": "
+			 "99999999999999999999999}",
+			 false, err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "too big"), "integer past 64 bits refused");
+
+	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
+		expect_bad(edits[i].fn, edits[i].want, edits[i].what);
+
+	js = edited(set_partial);
+	TAP_CHECK(parse_text(js, true, err, sizeof(err)) == 0,
+		  "partial accepted with allow_partial");
+	free(js);
+}
+
+/* ---- the policy ------------------------------------------------------------- */
+
+static int pol_parse(struct pc_gate_policy *p, const char *js, char *err, size_t errlen)
+{
+	return pc_gate_policy_parse(p, js, strlen(js), err, errlen);
+}
+
+static void test_policy(void)
+{
+	struct pc_gate_policy p;
+	char err[PC_GATE_ERR_MAX] = "";
+	const char *full = "{\"coverage_loss\": \"fail\", \"batching_regression\": \"report\","
+			   " \"performance_regression\": \"report\", "
+			   "\"batching_tolerance_pct\": 5, \"perf_threshold_pct\": 50.5, "
+			   "\"perf_min_runs\": 5, \"allow_partial\": true, "
+			   "\"allow_no_baseline\": true, \"batch_histograms\": [\"per batch\"], "
+			   "\"latency_histogram\": \"mremap latency\"}";
+	int ret;
+
+	pc_gate_policy_default(&p);
+	TAP_CHECK(p.coverage_loss == PC_GATE_ACTION_REPORT &&
+			  p.batching_regression == PC_GATE_ACTION_FAIL &&
+			  p.performance_regression == PC_GATE_ACTION_FAIL &&
+			  p.batching_tolerance_pct == 10 && p.perf_threshold_pct == 25 &&
+			  p.perf_min_runs == 3 && !p.allow_partial && !p.allow_no_baseline &&
+			  p.n_batch_names == 3,
+		  "default policy as documented");
+	TAP_CHECK(pc_gate_is_batch_hist(&p, "mremap PTEs per batch") &&
+			  pc_gate_is_batch_hist(&p, "filemap PTEs per set_pte_range") &&
+			  !pc_gate_is_batch_hist(&p, "folio_pte_batch() nr outside mremap") &&
+			  pc_gate_is_batch_hist(&p, "pages per folio_add_file_rmap_ptes") &&
+			  !pc_gate_is_batch_hist(&p, "mremap latency"),
+		  "default batch histograms: the scenarios' own paths, not folio_pte_batch()");
+	ret = pc_gate_policy_parse(&p, full, strlen(full), err, sizeof(err));
+	TAP_CHECK(ret == 0 && p.coverage_loss == PC_GATE_ACTION_FAIL && p.perf_min_runs == 5 &&
+			  p.perf_threshold_pct == 50.5 && p.n_batch_names == 1 && p.allow_partial,
+		  "every policy key parses");
+	pc_gate_policy_default(&p);
+	ret = pol_parse(&p, "{\"coverage_los\": \"fail\"}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "unknown policy key \"coverage_los\""),
+		  "unknown policy key names the key");
+	ret = pol_parse(&p, "{\"perf_min_runs\": \"3\"}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "\"perf_min_runs\": expected an integer"),
+		  "wrong type names the key");
+	ret = pol_parse(&p, "{\"batching_tolerance_pct\": -1}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "out of range"), "negative tolerance refused");
+	ret = pol_parse(&p, "{\"coverage_loss\": \"maybe\"}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "expected \"fail\" or \"report\""), "bad action");
+	ret = pol_parse(&p, "{\"coverage_loss\": \"fail\"", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "truncated"), "truncated policy");
+	TAP_CHECK(p.coverage_loss == PC_GATE_ACTION_REPORT, "a refused policy changes nothing");
+}
+
+int main(void)
+{
+	tap_plan(0);
+	test_bad_reports();
+	test_policy();
+	return tap_finish();
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit test of `ptecheck gate`'s rules (gate/evaluate.c, rules.c,
+ * rules_hist.c): each rule tripped and not tripped, repeated runs, and the
+ * grouping of reports by machine, suite and scale.
+ * Prints kselftest-style TAP; exits 0 if all passed.
+ */
+#define _GNU_SOURCE
+#include "gate_fixture.h"
+
+/* ---- rule tests ---------------------------------------------------------------- */
+
+static void test_invariant(void)
+{
+	struct gate g;
+	struct pc_report *c;
+	struct pc_result *res;
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "clean candidate: ship");
+	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_INVARIANT)->verdict, PC_GATE_PASS,
+		     "invariant-failure passes without failures");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	res = pc_report_find_result(c, "mremap/moved", "oracle:pagemap");
+	pc_result_set(res, PC_STATUS_FAIL, "1 pfn changed");
+	res->violations = 1;
+	pc_result_add_evidence(res, 42, 0x7f0000001000ULL, 0x7f0000101000ULL, 0x1234, 0x5678,
+			       "pfn changed");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship, "failing check: do not ship");
+	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_INVARIANT)->verdict, PC_GATE_FAIL,
+		     "invariant-failure fails");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_INVARIANT), true,
+			      "mremap/moved [oracle:pagemap] failed on x86_64"),
+		  "reason names check, tier and machine");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_INVARIANT), true, "1 pfn changed"),
+		  "reason quotes the summary");
+	TAP_CHECK(has_evidence(rule(&g, 0, PC_GATE_RULE_INVARIANT),
+			       "pid 42 addr 0x7f0000001000 -> 0x7f0000101000"),
+		  "first evidence is quoted");
+	gate_free(&g);
+
+	/* Repeated runs: a failure in one of three is a failure. */
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_FAIL, "count mismatch");
+	add_cand(&g, c);
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship &&
+			  has_finding(rule(&g, 0, PC_GATE_RULE_INVARIANT), true, "1 of 3 runs"),
+		  "failure in 1 of 3 repeated runs: do not ship");
+	gate_free(&g);
+}
+
+static void test_coverage(void)
+{
+	struct gate g;
+	struct pc_report *c;
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP, "no kprobes here");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "coverage loss alone ships (default policy)");
+	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict, PC_GATE_WARN,
+		     "coverage-loss reported as a warning");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true,
+			      "mremap/batch [kernel:kprobe] passed in the baseline, skipped in the "
+			      "candidate: no kprobes here"),
+		  "coverage-loss names the check and the reason");
+	gate_free(&g);
+
+	gate_init(&g);
+	g.in.policy.coverage_loss = PC_GATE_ACTION_FAIL;
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	remove_result(c, "mremap/batch", "kernel:kprobe");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship, "coverage_loss: fail, missing check fails");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true, "missing in the candidate"),
+		  "missing check is named as missing");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	set_status(c, "mremap/perms", "kernel:fexit", PC_STATUS_PASS, "256 checked");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_PASS &&
+			  has_improvement(
+				  rule(&g, 0, PC_GATE_RULE_COVERAGE),
+				  "coverage gained: mremap/perms [kernel:fexit] skip -> pass"),
+		  "coverage gained is an improvement");
+	gate_free(&g);
+}
+
+/* One run on machine for a side of g, with a batch histogram name of vals. */
+static void add_run(struct gate *g, bool base, const char *machine, const char *name,
+		    const __u64 *vals)
+{
+	struct pc_report *r = mk(machine, "mremap", 1);
+
+	add_batch_hist(r, name, vals, 17);
+	if (base)
+		add_base(g, r);
+	else
+		add_cand(g, r);
+}
+
+static void test_batching(void)
+{
+	__u64 b16[17] = {[16] = 100}, c8[17] = {[8] = 100}, c15[17] = {[15] = 100};
+	__u64 ones[17] = {[1] = 100}, c32[17] = {[1] = 6, [4] = 2, [9] = 2};
+	struct gate g;
+
+	gate_init(&g);
+	add_run(&g, true, "aarch64", BATCH_NAME, b16);
+	add_run(&g, false, "aarch64", BATCH_NAME, c8);
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship, "batch mean 16 -> 8: do not ship");
+	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict, PC_GATE_FAIL,
+		     "batching-regression fails");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), true,
+			      "batching regressed: mremap PTEs per batch mean 16.0 -> 8.0"),
+		  "regression names histogram and means");
+	TAP_CHECK(has_evidence(rule(&g, 0, PC_GATE_RULE_BATCHING),
+			       "largest baseline bucket 16 PTEs: 100.0% of 100 -> 0.0% of 100"),
+		  "largest-bucket share is evidence");
+	gate_free(&g);
+
+	gate_init(&g);
+	g.in.policy.batching_regression = PC_GATE_ACTION_REPORT;
+	add_run(&g, true, "aarch64", BATCH_NAME, b16);
+	add_run(&g, false, "aarch64", BATCH_NAME, c8);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_WARN,
+		  "batching_regression: report only warns");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_run(&g, true, "aarch64", BATCH_NAME, b16);
+	add_run(&g, false, "aarch64", BATCH_NAME, c15);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_PASS,
+		  "batch mean 16 -> 15 is within the 10%% tolerance");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_run(&g, true, "x86_64", BATCH_NAME, ones);
+	add_run(&g, false, "x86_64", BATCH_NAME, c32);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_PASS,
+		  "batch mean 1 -> 3.2 ships");
+	TAP_CHECK(has_improvement(rule(&g, 0, PC_GATE_RULE_BATCHING),
+				  "batching improved: mremap PTEs per batch mean 1.0 -> 3.2"),
+		  "batch mean 1 -> 3.2 is an improvement");
+	gate_free(&g);
+
+	/* Only in the candidate: improvement; only in the baseline: coverage loss. */
+	gate_init(&g);
+	add_run(&g, true, "x86_64", "filemap PTEs per set_pte_range", ones);
+	add_run(&g, false, "x86_64", BATCH_NAME, c32);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "histograms on one side only ship");
+	TAP_CHECK(has_improvement(rule(&g, 0, PC_GATE_RULE_BATCHING),
+				  "batching improved: mremap PTEs per batch now observed"),
+		  "histogram only in the candidate is an improvement");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true,
+			      "\"filemap PTEs per set_pte_range\" has 100 events in the baseline"),
+		  "histogram only in the baseline is coverage loss");
+	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict, PC_GATE_NOT_JUDGED,
+		     "no histogram in both: batching not judged");
+	gate_free(&g);
+
+	/* Newly visible but unbatched (mean 1) is a finding, not an improvement. */
+	gate_init(&g);
+	add_base(&g, mk("aarch64", "mremap", 1));
+	add_run(&g, false, "aarch64", BATCH_NAME, ones);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  !has_improvement(rule(&g, 0, PC_GATE_RULE_BATCHING), BATCH_NAME) &&
+			  has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), false, "no batching"),
+		  "histogram newly observed with mean 1: reported, not an improvement");
+	gate_free(&g);
+
+	/* Repeated runs whose spreads overlap: baseline runs 16 and 8, candidate
+	   runs 8 and 8: the mean drops by a third, but within the baseline's own
+	   spread (as folio_pte_batch swings 41 -> 19 on one kernel). */
+	{
+		__u64 r1[17] = {[16] = 100}, r2[17] = {[8] = 100};
+
+		gate_init(&g);
+		add_run(&g, true, "aarch64", BATCH_NAME, r1);
+		add_run(&g, true, "aarch64", BATCH_NAME, r2);
+		add_run(&g, false, "aarch64", BATCH_NAME, r2);
+		add_run(&g, false, "aarch64", BATCH_NAME, r2);
+		TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+				  has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), false,
+					      "within the runs' spread"),
+			  "2 runs a side, spreads overlap: within the spread, ships");
+		gate_free(&g);
+
+		gate_init(&g);
+		for (int k = 0; k < 2; k++) {
+			add_run(&g, true, "aarch64", BATCH_NAME, r1);
+			add_run(&g, false, "aarch64", BATCH_NAME, r2);
+		}
+		TAP_CHECK(gate_run(&g) == 0 && !g.res->ship,
+			  "2 runs a side, 16 -> 8 with no overlap: do not ship");
+		gate_free(&g);
+	}
+
+	/* A name outside the policy's list is not a batch histogram. */
+	gate_init(&g);
+	snprintf(g.in.policy.batch_names[0], sizeof(g.in.policy.batch_names[0]), "nothing");
+	g.in.policy.n_batch_names = 1;
+	add_run(&g, true, "aarch64", BATCH_NAME, b16);
+	add_run(&g, false, "aarch64", BATCH_NAME, c8);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "batch histogram names come from the policy");
+	gate_free(&g);
+}
+
+/* Three runs each side; latency slot per run and duration per run. */
+static void perf_case(struct gate *g, const int *bk, const double *bd, int nb, const int *ck,
+		      const double *cd, int nc)
+{
+	int i;
+
+	gate_init(g);
+	for (i = 0; i < nb; i++) {
+		struct pc_report *r = mk("x86_64", "mremap", 1);
+
+		add_latency(r, bk[i], 11);
+		r->duration_s = bd[i];
+		add_base(g, r);
+	}
+	for (i = 0; i < nc; i++) {
+		struct pc_report *r = mk("x86_64", "mremap", 1);
+
+		add_latency(r, ck[i], 11);
+		r->duration_s = cd[i];
+		add_cand(g, r);
+	}
+	gate_run(g);
+}
+
+static void test_perf(void)
+{
+	const int k_overlap_b[] = {10, 11, 10}, k_overlap_c[] = {11, 10, 11};
+	const int k10[] = {10, 10, 10}, k12[] = {12, 12, 12};
+	const double d2[] = {2.0, 2.1, 2.2}, d2b[] = {2.1, 2.0, 2.2};
+	const double d3[] = {3.0, 3.1, 3.2}, d1[] = {1.0, 1.1, 1.2};
+	struct gate g;
+
+	perf_case(&g, k_overlap_b, d2, 3, k_overlap_c, d2b, 3);
+	TAP_CHECK(g.ret == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_PERF)->verdict == PC_GATE_PASS,
+		  "latency median 1024 -> 2048 with overlapping runs: not a regression");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_PERF), false, "runs overlap"),
+		  "overlap is stated");
+	gate_free(&g);
+
+	perf_case(&g, k10, d2, 3, k12, d2b, 3);
+	TAP_CHECK(g.ret == 0 && !g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_PERF)->verdict == PC_GATE_FAIL,
+		  "latency 1024 -> 4096 in all runs: regression, do not ship");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_PERF), true,
+			      "slower: mremap latency median 1024 -> 4096 ns"),
+		  "latency regression names the medians");
+	TAP_CHECK(has_evidence(rule(&g, 0, PC_GATE_RULE_PERF),
+			       "candidate best 4096 > baseline worst 1024"),
+		  "disjoint spread is evidence");
+	gate_free(&g);
+
+	perf_case(&g, k10, d2, 3, k10, d3, 3);
+	TAP_CHECK(g.ret == 0 && !g.res->ship &&
+			  has_finding(rule(&g, 0, PC_GATE_RULE_PERF), true,
+				      "slower: run duration median 2.1 -> 3.1 s"),
+		  "duration 2.1 s -> 3.1 s, disjoint: regression");
+	gate_free(&g);
+
+	perf_case(&g, k12, d2, 3, k10, d1, 3);
+	TAP_CHECK(g.ret == 0 && g.res->ship &&
+			  has_improvement(rule(&g, 0, PC_GATE_RULE_PERF),
+					  "faster: mremap latency median 4096 -> 1024") &&
+			  has_improvement(rule(&g, 0, PC_GATE_RULE_PERF), "faster: run duration"),
+		  "faster is an improvement");
+	gate_free(&g);
+
+	perf_case(&g, k10, d2, 1, k12, d3, 1);
+	TAP_CHECK(g.ret == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_PERF)->verdict == PC_GATE_NOT_JUDGED &&
+			  strstr(rule(&g, 0, PC_GATE_RULE_PERF)->not_judged,
+				 "need >= 3 runs per side"),
+		  "single run: not judged (need >= 3 runs per side), never fails");
+	gate_free(&g);
+
+	perf_case(&g, k10, d2, 3, k12, d3, 3);
+	g.in.policy.performance_regression = PC_GATE_ACTION_REPORT;
+	pc_gate_result_free(g.res);
+	g.res = NULL;
+	gate_run(&g);
+	TAP_CHECK(g.ret == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_PERF)->verdict == PC_GATE_WARN,
+		  "performance_regression: report only warns");
+	gate_free(&g);
+}
+
+/* ---- grouping and bad input -------------------------------------------------- */
+
+static void test_groups(void)
+{
+	__u64 b16[17] = {[16] = 100}, c8[17] = {[8] = 100};
+	struct gate g;
+
+	/* Two machines: each compared with its own baseline. */
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_run(&g, true, "aarch64", BATCH_NAME, b16);
+	add_run(&g, false, "aarch64", BATCH_NAME, c8);
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	TAP_CHECK(gate_run(&g) == 0 && g.res->n_groups == 2 && !g.res->ship,
+		  "two machines, two groups; aarch64 batching regression fails the gate");
+	TAP_CHECK(!strcmp(g.res->groups[0].machine, "aarch64") &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_FAIL &&
+			  rule(&g, 1, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_NOT_JUDGED,
+		  "the regression is on aarch64 only");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("aarch64", "mremap", 1));
+	TAP_CHECK(gate_run(&g) == -1 && strstr(g.err, "no baseline for aarch64"),
+		  "no baseline for a machine: bad input");
+	gate_free(&g);
+
+	gate_init(&g);
+	g.in.policy.allow_no_baseline = true;
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("aarch64", "mremap", 1));
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 1, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_NOT_JUDGED &&
+			  rule(&g, 1, PC_GATE_RULE_INVARIANT)->verdict == PC_GATE_PASS,
+		  "allow_no_baseline: only invariant-failure judged there");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_base(&g, mk("aarch64", "mremap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	TAP_CHECK(gate_run(&g) == -1 && strstr(g.err, "has no candidate report"),
+		  "a baseline without a candidate: bad input (no silent pass)");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "filemap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	TAP_CHECK(gate_run(&g) == -1 &&
+			  strstr(g.err, "different workloads: suite mremap scale 1 vs suite "
+					"filemap scale 1"),
+		  "different suites: bad input");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 4));
+	TAP_CHECK(gate_run(&g) == -1 &&
+			  strstr(g.err, "different workloads: suite mremap scale 4 vs suite "
+					"mremap scale 1"),
+		  "different scales: bad input");
+	gate_free(&g);
+}
+int main(void)
+{
+	tap_plan(0);
+	test_invariant();
+	test_coverage();
+	test_batching();
+	test_perf();
+	test_groups();
+	return tap_finish();
+}
