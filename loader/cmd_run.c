@@ -105,16 +105,8 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 			return PC_EXIT_USAGE;
 		}
 		return -1;
-	case 'f': {
-		int format = pc_format_parse(optarg);
-
-		if (format < 0) {
-			pc_err(0, "unknown format '%s' (text, json, tap)", optarg);
-			return PC_EXIT_USAGE;
-		}
-		o->format = format;
-		return -1;
-	}
+	case 'f':
+		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
 	case 'S':
 		errno = 0;
 		o->scale = strtoul(optarg, &end, 10);

@@ -143,16 +143,8 @@ static int take_option(int c, struct watch_opts *o)
 			return PC_EXIT_USAGE;
 		}
 		return -1;
-	case 'f': {
-		int format = pc_format_parse(optarg);
-
-		if (format < 0) {
-			pc_err(0, "unknown format '%s' (text, json, tap)", optarg);
-			return PC_EXIT_USAGE;
-		}
-		o->format = format;
-		return -1;
-	}
+	case 'f':
+		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
 	case 'R':
 		o->log_rules = optarg;
 		return -1;

@@ -366,6 +366,18 @@ int pc_format_parse(const char *s)
 	return pc_name_find(format_names, PC_NAMES_N(format_names), s);
 }
 
+bool pc_format_option(const char *arg, enum pc_format *out)
+{
+	int format = pc_format_parse(arg);
+
+	if (format < 0) {
+		pc_err(0, "unknown format '%s' (text, json, tap)", arg);
+		return false;
+	}
+	*out = format;
+	return true;
+}
+
 int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out)
 {
 	return pc_out_write(out, writers, PC_NAMES_N(writers), fmt, r);

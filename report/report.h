@@ -118,6 +118,9 @@ int pc_report_exit_code(const struct pc_report *r);
 int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out);
 /* "text", "json", "tap" -> format; -1 if unknown. */
 int pc_format_parse(const char *s);
+/* --format ARG of run, watch and hist into *out; false, with the message
+   on stderr, when ARG names no format. */
+bool pc_format_option(const char *arg, enum pc_format *out);
 const char *pc_status_name(enum pc_status st);
 
 #endif
