@@ -1,27 +1,39 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# What guest/vmtest reads back from a boot: the status port, ptecheck's
-# progress lines on its stderr, the guest facts and, as evidence for a
-# crash, the console.  Sourced by guest/vmtest:
+# What guest/vmtest reads back from a boot: the status records of the
+# ptecheck.status port (docs/vmtest.md, "Status records"), the guest facts
+# and, as evidence for a crash, the console.  Sourced by guest/vmtest:
 # reads its globals work and console_log, uses its log.
 # shellcheck disable=SC2154,SC2034
 
-# guest_exit: N of the boot's last "exit N" status line, or nothing (the
-# guest did not finish).
+# A suite name as a status record may carry it: it becomes part of file
+# names (console.NAME.log, --output's path + ".NAME") and a --suite value.
+readonly SUITE_RE='^[a-z0-9_-]+$'
+
+# guest_exit: N of the boot's last "exit N" record, or nothing (the guest
+# did not finish).
 guest_exit() {
 	sed -n 's/^exit \([0-9][0-9]*\)$/\1/p' "$work/status" | tail -n1
 }
 
-# The suite 'ptecheck run' was in when the guest died (its progress lines
-# on stderr reach the host as they are written), or nothing.
+# suite_in_progress: the suite of the last "suite NAME begin" that no
+# "suite NAME end" followed, or nothing.
 suite_in_progress() {
-	sed -n 's/^ptecheck: suite \([a-z0-9_-]*\) ([0-9]* of [0-9]*)$/\1/p' "$work/stderr" | tail -n1
+	awk -v re="$SUITE_RE" '
+		NF == 3 && $1 == "suite" && $2 ~ re && $3 == "begin" { cur = $2 }
+		NF == 3 && $1 == "suite" && $2 == cur && $3 == "end" { cur = "" }
+		END { if (cur != "") print cur }' "$work/status"
 }
 
-# suites_planned: the suites 'ptecheck run' said it would run, one line.
+# suites_planned: the names of the last "suites NAME..." record, one line.
 suites_planned() {
-	sed -n 's/^ptecheck: suites to run: //p' "$work/stderr" | tail -n1
+	awk -v re="$SUITE_RE" '
+		$1 == "suites" {
+			list = ""
+			for (i = 2; i <= NF; i++) if ($i ~ re) list = list (list == "" ? "" : " ") $i
+		}
+		END { if (list != "") print list }' "$work/status"
 }
 
 # show_facts: the guest facts people act on, on stderr.

@@ -4,10 +4,11 @@
 # guest/vmtest, the QEMU guest harness, on an x86_64 guest under TCG: a
 # report that comes back over virtio-serial, a guest's exit status that
 # becomes vmtest's, a panic (exit 5) and a hang (exit 6) that are failures
-# with the console tail, kernel modules loaded with their dependencies,
-# and usage (exit 7) and setup errors (exit 8) that stop before QEMU
-# starts.  Short boots (~6 s each under TCG), ~1 minute in all; the guest
-# commands come from the documented test hook --guest-cmd.
+# with the console tail, a crash attributed to the suite its status
+# records name, kernel modules loaded with their dependencies, and usage
+# (exit 7) and setup errors (exit 8) that stop before QEMU starts.  Short
+# boots (~6 s each under TCG), ~1.5 minutes in all; the guest commands
+# come from the documented test hook --guest-cmd.
 #
 # Usage: bash test_vmtest.sh BUILD_DIR   (the native build; unused: the
 # guest gets a static build of its own, made in seconds by guest/build-guest)
@@ -166,8 +167,10 @@ t_panic() {
 
 # (2a) a crash during a suite of 'ptecheck run' is that suite's failure:
 # named, its console kept, and the suites after it run in fresh guests.
-# The guest command plays ptecheck run: its progress lines, then a crash
-# in the first suite; resumed, it says which suite it was given.
+# The guest command plays ptecheck run: its status records
+# (docs/vmtest.md, "Status records"), then a crash in the first suite;
+# resumed, it says which suite it was given.
+# shellcheck disable=SC2016 # the guest's shell expands these
 t_resume() {
 	local d="a crash in suite one: named, exit 5, suites after it resumed in fresh guests"
 	[ -z "$why_no_kernel" ] || {
@@ -175,8 +178,8 @@ t_resume() {
 		return
 	}
 	vm "${K[@]}" --guest-cmd 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi
-echo "ptecheck: suites to run: one two three" >&2
-echo "ptecheck: suite one (1 of 3)" >&2
+echo "suites one two three" >>"$PTECHECK_STATUS"
+echo "suite one begin" >>"$PTECHECK_STATUS"
 sleep 1; echo c >/proc/sysrq-trigger'
 	if [ "$rc" -ne 5 ]; then
 		fail "$d" "exit $rc, not 5"
@@ -186,6 +189,32 @@ sleep 1; echo c >/proc/sysrq-trigger'
 		fail "$d" "suites two and three were not resumed: $(tr '\n' ' ' <"$tmp/out")"
 	elif ! grep -q 'console of the boot that died in suite one: .*/console.one.log' "$tmp/err"; then
 		fail "$d" "the crashed boot's console was not kept"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (2a') a suite whose "end" record came is not the one a crash is blamed
+# on: a crash after suite one ended and before two began is no suite's,
+# and nothing is resumed (which suite would the kernel have died in?).
+# shellcheck disable=SC2016 # the guest's shell expands these
+t_crash_between() {
+	local d="a crash after suite one ended: exit 5, no suite named, nothing resumed"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --guest-cmd 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi
+for r in "suites one two three" "suite one begin" "suite one end"; do
+	echo "$r" >>"$PTECHECK_STATUS"
+done
+sleep 1; echo c >/proc/sysrq-trigger'
+	if [ "$rc" -ne 5 ]; then
+		fail "$d" "exit $rc, not 5"
+	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed: ' "$tmp/err"; then
+		fail "$d" "the FAIL line names a suite or is missing"
+	elif [ -s "$tmp/out" ]; then
+		fail "$d" "resumed: $(tr '\n' ' ' <"$tmp/out")"
 	else
 		pass "$d (${secs}s)"
 	fi
@@ -365,6 +394,7 @@ cases=(
 	"t_status"
 	"t_panic"
 	"t_resume"
+	"t_crash_between"
 	"t_numa"
 	"t_no_init"
 	"t_hang"
