@@ -165,22 +165,29 @@ t_panic() {
 	fi
 }
 
+# fake_run RECORD...: a guest command that plays 'ptecheck run': it
+# writes each RECORD to the status port (docs/vmtest.md, "Status
+# records"), then crashes the kernel; resumed, it says which suite it was
+# given.
+# shellcheck disable=SC2016 # the guest's shell expands these
+fake_run() {
+	local r
+	echo 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi'
+	for r in "$@"; do
+		echo "echo '$r' >>\"\$PTECHECK_STATUS\""
+	done
+	echo 'sleep 1; echo c >/proc/sysrq-trigger'
+}
+
 # (2a) a crash during a suite of 'ptecheck run' is that suite's failure:
 # named, its console kept, and the suites after it run in fresh guests.
-# The guest command plays ptecheck run: its status records
-# (docs/vmtest.md, "Status records"), then a crash in the first suite;
-# resumed, it says which suite it was given.
-# shellcheck disable=SC2016 # the guest's shell expands these
 t_resume() {
 	local d="a crash in suite one: named, exit 5, suites after it resumed in fresh guests"
 	[ -z "$why_no_kernel" ] || {
 		skip "$d" "$why_no_kernel"
 		return
 	}
-	vm "${K[@]}" --guest-cmd 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi
-echo "suites one two three" >>"$PTECHECK_STATUS"
-echo "suite one begin" >>"$PTECHECK_STATUS"
-sleep 1; echo c >/proc/sysrq-trigger'
+	vm "${K[@]}" --guest-cmd "$(fake_run "suites one two three" "suite one begin")"
 	if [ "$rc" -ne 5 ]; then
 		fail "$d" "exit $rc, not 5"
 	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed during suite one: ' "$tmp/err"; then
@@ -197,18 +204,13 @@ sleep 1; echo c >/proc/sysrq-trigger'
 # (2a') a suite whose "end" record came is not the one a crash is blamed
 # on: a crash after suite one ended and before two began is no suite's,
 # and nothing is resumed (which suite would the kernel have died in?).
-# shellcheck disable=SC2016 # the guest's shell expands these
 t_crash_between() {
 	local d="a crash after suite one ended: exit 5, no suite named, nothing resumed"
 	[ -z "$why_no_kernel" ] || {
 		skip "$d" "$why_no_kernel"
 		return
 	}
-	vm "${K[@]}" --guest-cmd 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi
-for r in "suites one two three" "suite one begin" "suite one end"; do
-	echo "$r" >>"$PTECHECK_STATUS"
-done
-sleep 1; echo c >/proc/sysrq-trigger'
+	vm "${K[@]}" --guest-cmd "$(fake_run "suites one two three" "suite one begin" "suite one end")"
 	if [ "$rc" -ne 5 ]; then
 		fail "$d" "exit $rc, not 5"
 	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed: ' "$tmp/err"; then
