@@ -56,7 +56,7 @@ wait_lock() { flock /run/ptecheck.lock true; }
 for c in features run watch hist gate bench; do
 	row "$c --bogus" 2 "unrecognized option '--bogus'" "$pc" "$c" --bogus
 done
-row "guest/vmtest --bogus" 2 "unknown option '--bogus'" "$src/guest/vmtest" --bogus
+row "guest/vmtest --bogus" 7 "unknown option '--bogus'" "$src/guest/vmtest" --bogus
 row "guest/kernel-fetch --bogus" 2 "unknown option --bogus" "$src/guest/kernel-fetch" --bogus
 row "guest/build-guest --bogus" 2 "unknown option '--bogus'" "$src/guest/build-guest" --bogus
 
@@ -71,7 +71,7 @@ row "watch --duration -1" 2 "--duration takes seconds (0 < S <= 86400), not '-1'
 row "hist --duration -1" 2 "--duration takes seconds (0 < S <= 86400), not '-1'" \
 	"$pc" hist --duration -1
 row "bench --repeat 0" 2 "--repeat takes 1 to 51, not '0'" "$pc" bench --repeat 0
-row "guest/vmtest --timeout -1" 2 "" "$src/guest/vmtest" --timeout -1
+row "guest/vmtest --timeout -1" 7 "" "$src/guest/vmtest" --timeout -1
 
 # --- pids and commands ------------------------------------------------------------
 row "watch --pid of no process" 2 "no process 999999999" "$pc" watch --pid 999999999

@@ -4,10 +4,11 @@
 # guest/vmtest, the QEMU guest harness, on an x86_64 guest under TCG: a
 # report that comes back over virtio-serial, a guest's exit status that
 # becomes vmtest's, a panic (exit 5) and a hang (exit 6) that are failures
-# with the console tail, kernel modules loaded with their dependencies,
-# and setup errors that stop before QEMU starts.  Short boots (~6 s each
-# under TCG), ~1 minute in all; the guest commands come from the
-# documented test hook --guest-cmd.
+# with the console tail, a crash attributed to the suite its status
+# records name, kernel modules loaded with their dependencies, and usage
+# (exit 7) and setup errors (exit 8) that stop before QEMU starts.  Short
+# boots (~6 s each under TCG), ~1.5 minutes in all; the guest commands
+# come from the documented test hook --guest-cmd.
 #
 # Usage: bash test_vmtest.sh BUILD_DIR   (the native build; unused: the
 # guest gets a static build of its own, made in seconds by guest/build-guest)
@@ -126,15 +127,16 @@ t_features() {
 }
 
 # (6) the guest's status is vmtest's; stdout and stderr come back apart.
+# 3 is ptecheck's "could not run", which vmtest's own codes never are.
 t_status() {
-	local d="a guest command's exit 7 is vmtest's exit 7, stdout and stderr kept apart"
+	local d="a guest command's exit 3 is vmtest's exit 3, stdout and stderr kept apart"
 	[ -z "$why_no_kernel" ] || {
 		skip "$d" "$why_no_kernel"
 		return
 	}
-	vm "${K[@]}" --guest-cmd 'echo report-line; echo error-line >&2; exit 7'
-	if [ "$rc" -ne 7 ]; then
-		fail "$d" "exit $rc, not 7"
+	vm "${K[@]}" --guest-cmd 'echo report-line; echo error-line >&2; exit 3'
+	if [ "$rc" -ne 3 ]; then
+		fail "$d" "exit $rc, not 3"
 	elif [ "$(cat "$tmp/out")" != report-line ]; then
 		fail "$d" "stdout is '$(head -c 200 "$tmp/out")'"
 	elif ! grep -qx error-line "$tmp/err"; then
@@ -163,20 +165,29 @@ t_panic() {
 	fi
 }
 
+# fake_run RECORD...: a guest command that plays 'ptecheck run': it
+# writes each RECORD to the status port (docs/vmtest.md, "Status
+# records"), then crashes the kernel; resumed, it says which suite it was
+# given.
+# shellcheck disable=SC2016 # the guest's shell expands these
+fake_run() {
+	local r
+	echo 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi'
+	for r in "$@"; do
+		echo "echo '$r' >>\"\$PTECHECK_STATUS\""
+	done
+	echo 'sleep 1; echo c >/proc/sysrq-trigger'
+}
+
 # (2a) a crash during a suite of 'ptecheck run' is that suite's failure:
 # named, its console kept, and the suites after it run in fresh guests.
-# The guest command plays ptecheck run: its progress lines, then a crash
-# in the first suite; resumed, it says which suite it was given.
 t_resume() {
 	local d="a crash in suite one: named, exit 5, suites after it resumed in fresh guests"
 	[ -z "$why_no_kernel" ] || {
 		skip "$d" "$why_no_kernel"
 		return
 	}
-	vm "${K[@]}" --guest-cmd 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi
-echo "ptecheck: suites to run: one two three" >&2
-echo "ptecheck: suite one (1 of 3)" >&2
-sleep 1; echo c >/proc/sysrq-trigger'
+	vm "${K[@]}" --guest-cmd "$(fake_run "suites one two three" "suite one begin")"
 	if [ "$rc" -ne 5 ]; then
 		fail "$d" "exit $rc, not 5"
 	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed during suite one: ' "$tmp/err"; then
@@ -185,6 +196,27 @@ sleep 1; echo c >/proc/sysrq-trigger'
 		fail "$d" "suites two and three were not resumed: $(tr '\n' ' ' <"$tmp/out")"
 	elif ! grep -q 'console of the boot that died in suite one: .*/console.one.log' "$tmp/err"; then
 		fail "$d" "the crashed boot's console was not kept"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (2a') a suite whose "end" record came is not the one a crash is blamed
+# on: a crash after suite one ended and before two began is no suite's,
+# and nothing is resumed (which suite would the kernel have died in?).
+t_crash_between() {
+	local d="a crash after suite one ended: exit 5, no suite named, nothing resumed"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --guest-cmd "$(fake_run "suites one two three" "suite one begin" "suite one end")"
+	if [ "$rc" -ne 5 ]; then
+		fail "$d" "exit $rc, not 5"
+	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed: ' "$tmp/err"; then
+		fail "$d" "the FAIL line names a suite or is missing"
+	elif [ -s "$tmp/out" ]; then
+		fail "$d" "resumed: $(tr '\n' ' ' <"$tmp/out")"
 	else
 		pass "$d (${secs}s)"
 	fi
@@ -269,16 +301,16 @@ t_modules() {
 	fi
 }
 
-# (4) a missing image: exit 3 before anything starts.
+# (4) a missing image: exit 8 before anything starts.
 t_missing_kernel() {
-	local d="a missing --kernel file gives exit 3 and a message, no QEMU"
+	local d="a missing --kernel file gives exit 8 and a message, no QEMU"
 	if [ -n "$why_no_qemu" ]; then
 		skip "$d" "$why_no_qemu"
 		return
 	fi
 	vm --kernel "$tmp/no-such-bzImage" --guest-cmd true
-	if [ "$rc" -ne 3 ]; then
-		fail "$d" "exit $rc, not 3"
+	if [ "$rc" -ne 8 ]; then
+		fail "$d" "exit $rc, not 8"
 	elif ! grep -q "^vmtest: kernel image '.*no-such-bzImage' not found" "$tmp/err"; then
 		fail "$d" "message: $(head -n1 "$tmp/err")"
 	elif grep -q '^vmtest: qemu:' "$tmp/err" || [ -n "$(workdir)" ]; then
@@ -288,15 +320,16 @@ t_missing_kernel() {
 	fi
 }
 
-# (5) an unknown package spec.
+# (5) an unknown package spec: vmtest's usage exit (7), or its setup exit
+# (8) when kernel-fetch cannot read the package lists; never a guest's.
 t_unknown_package() {
-	local d="--package 9.99 gives a clear error and a non-zero exit"
+	local d="--package 9.99 gives a clear error and exit 7 (8 offline)"
 	if [ -n "$why_no_qemu" ]; then
 		skip "$d" "$why_no_qemu"
 		return
 	fi
 	vm --arch x86_64 --package 9.99 --guest-cmd true
-	if [ "$rc" -eq 0 ] || [ "$rc" -ge 5 ]; then
+	if [ "$rc" -ne 7 ] && [ "$rc" -ne 8 ]; then
 		fail "$d" "exit $rc"
 	elif ! grep -q "^vmtest: .*'9.99'" "$tmp/err"; then
 		fail "$d" "no vmtest message naming 9.99"
@@ -307,14 +340,33 @@ t_unknown_package() {
 	fi
 }
 
-# Usage errors: exit 2, no boot.
+# Usage errors: exit 7, no boot.
 t_usage() {
-	local d="usage errors exit 2: $*"
+	local d="usage errors exit 7: $*"
 	vm "$@"
-	if [ "$rc" -ne 2 ]; then
-		fail "$d" "exit $rc, not 2"
+	if [ "$rc" -ne 7 ]; then
+		fail "$d" "exit $rc, not 7"
 	elif ! grep -q '^vmtest: ' "$tmp/err"; then
 		fail "$d" "no vmtest: message"
+	else
+		pass "$d"
+	fi
+}
+
+# vmtest failing where it did not expect to (here: no work dir) is its
+# own failure, exit 8, never a guest's status 1.
+t_own_failure() {
+	local d="an unexpected failure of vmtest itself exits 8, naming the command"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	TMPDIR=$tmp/no-such-dir "$VMTEST" "${K[@]}" --guest-cmd true >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 8 ]; then
+		fail "$d" "exit $rc, not 8"
+	elif ! grep -q '^vmtest: stopped by an unexpected failure (exit [0-9]* at line [0-9]*: work=.*mktemp' "$tmp/err"; then
+		fail "$d" "no message naming the failed command"
 	else
 		pass "$d"
 	fi
@@ -323,7 +375,8 @@ t_usage() {
 t_help() {
 	local d="--help exits 0 and documents the exit codes"
 	vm --help
-	if [ "$rc" -eq 0 ] && grep -q '6 timeout' "$tmp/out" && grep -q -- '--guest-cmd' "$tmp/out"; then
+	if [ "$rc" -eq 0 ] && grep -q '6 timeout, 7 vmtest usage, 8 setup failed' "$tmp/out" &&
+		grep -q -- '--guest-cmd' "$tmp/out"; then
 		pass "$d"
 	else
 		fail "$d" "exit $rc"
@@ -338,10 +391,12 @@ cases=(
 	"t_usage|--timeout|0"
 	"t_missing_kernel"
 	"t_unknown_package"
+	"t_own_failure"
 	"t_features"
 	"t_status"
 	"t_panic"
 	"t_resume"
+	"t_crash_between"
 	"t_numa"
 	"t_no_init"
 	"t_hang"
