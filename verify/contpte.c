@@ -62,6 +62,7 @@
 
 #include "scenario.h"
 #include "attempt.h"
+#include "measure.h"
 #include "oracle_compare.h"
 #include "procmm.h"
 #include "report.h"
@@ -496,7 +497,7 @@ static int measure_pattern(struct pc_scenario_ctx *ctx, const struct cp_pattern 
 	pc_window_end(ctx, &a->win,
 		      &a->disturbed); /* our own MADV_PAGEOUT below is reclaim: not a disturbance */
 	if (s_ref >= 0 && !a->judged[s_ref]) {
-		pc_compare_referenced(ref_after, touched, (__u64)(uintptr_t)r.chunk[0],
+		pc_compare_referenced(ref_after, touched, (__u64)(uintptr_t)r.chunk[0], 0,
 				      &a->msg[s_ref]);
 		a->judged[s_ref] = true;
 		snprintf(a->msg[s_ref].summary, sizeof(a->msg[s_ref].summary),

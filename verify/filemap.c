@@ -52,6 +52,7 @@
 
 #include "scenario.h"
 #include "attempt.h"
+#include "measure.h"
 #include "oracle_compare.h"
 #include "procmm.h"
 #include "report.h"
