@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +16,15 @@ void pc_slot_init(struct pc_attempt *a, int i, const struct pc_scenario_ctx *ctx
 		a->n = i + 1;
 }
 
+int pc_slot_add(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, __u32 check,
+		const char *tier)
+{
+	int i = a->n;
+
+	pc_slot_init(a, i, ctx, check, tier);
+	return i;
+}
+
 bool pc_slot_used(const struct pc_attempt *a, int i)
 {
 	return i < a->n && a->msg[i].tier[0];
@@ -32,6 +40,12 @@ void pc_slot_skip(struct pc_attempt *a, int i, const char *fmt, ...)
 	vsnprintf(a->msg[i].summary, sizeof(a->msg[i].summary), fmt, ap);
 	va_end(ap);
 	a->msg[i].status = PC_STATUS_SKIP;
+	a->judged[i] = true;
+}
+
+void pc_slot_judge(struct pc_attempt *a, int i)
+{
+	pc_oracle_judge(&a->msg[i]);
 	a->judged[i] = true;
 }
 
@@ -89,23 +103,4 @@ int pc_attempts_run(struct pc_scenario_ctx *ctx, pc_measure_fn measure, const vo
 	}
 	free(at);
 	return ret;
-}
-
-__u8 pc_page_byte(size_t page, __u8 salt)
-{
-	__u8 b = (__u8)(page * 31 + salt);
-
-	return b ? b : 1;
-}
-
-bool pc_pin_cpu(cpu_set_t *old)
-{
-	cpu_set_t one;
-	int cpu = sched_getcpu();
-
-	if (cpu < 0 || sched_getaffinity(0, sizeof(*old), old))
-		return false;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	return sched_setaffinity(0, sizeof(one), &one) == 0;
 }

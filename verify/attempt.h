@@ -9,7 +9,6 @@
 #ifndef PTECHECK_ATTEMPT_H
 #define PTECHECK_ATTEMPT_H
 
-#include <sched.h> /* cpu_set_t: includers define _GNU_SOURCE first */
 #include <stdbool.h>
 #include <stddef.h>
 #include "oracle_compare.h"
@@ -31,11 +30,16 @@ struct pc_attempt {
 /* Slot i reports check in tier for this scenario; not judged yet. */
 void pc_slot_init(struct pc_attempt *a, int i, const struct pc_scenario_ctx *ctx, __u32 check,
 		  const char *tier);
+/* The next free slot initialised as pc_slot_init does; returns its index. */
+int pc_slot_add(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, __u32 check,
+		const char *tier);
 /* Slot i was initialised in this attempt. */
 bool pc_slot_used(const struct pc_attempt *a, int i);
 /* Slot i (no-op when i < 0) skips with the reason. */
 void pc_slot_skip(struct pc_attempt *a, int i, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Slot i judged from its counts (pc_oracle_judge). */
+void pc_slot_judge(struct pc_attempt *a, int i);
 /* Every slot not judged yet skips for the same reason. */
 void pc_skip_all(struct pc_attempt *a, const char *why);
 /* Every slot not judged yet: could not run because what failed with err.
@@ -47,10 +51,5 @@ typedef int (*pc_measure_fn)(struct pc_scenario_ctx *ctx, const void *data, stru
    retry and nothing failed) and reports each used slot combined over the
    attempts.  Returns the last measurement's error, or -ENOMEM. */
 int pc_attempts_run(struct pc_scenario_ctx *ctx, pc_measure_fn measure, const void *data);
-
-/* A non-zero byte per page and salt; different salts never collide. */
-__u8 pc_page_byte(size_t page, __u8 salt);
-/* Pins the caller to the CPU it runs on (old: the mask to restore). */
-bool pc_pin_cpu(cpu_set_t *old);
 
 #endif

@@ -65,8 +65,7 @@ void pc_oracle_add_evidence(struct pc_oracle_msg *m, int verdict, __u64 addr, __
 	m->n_evidence++;
 }
 
-/* PASS or FAIL from the counts; SKIP when nothing was compared. */
-static void judge(struct pc_oracle_msg *m)
+void pc_oracle_judge(struct pc_oracle_msg *m)
 {
 	if (m->violations)
 		m->status = PC_STATUS_FAIL;
@@ -76,10 +75,15 @@ static void judge(struct pc_oracle_msg *m)
 		m->status = PC_STATUS_SKIP;
 }
 
-static void evidence_at(struct pc_oracle_msg *m, int v, size_t i, __u64 addr, __u64 new_addr,
-			__u64 expected, __u64 seen)
+/* Evidence at element i of a range of stride-byte elements: page i, or block i. */
+static void evidence_at(struct pc_oracle_msg *m, int v, size_t i, __u64 stride, __u64 addr,
+			__u64 new_addr, __u64 expected, __u64 seen)
 {
-	pc_oracle_add_evidence(m, v, addr, new_addr, expected, seen, "page %zu", i);
+	if (stride == PC_PAGE_SIZE)
+		pc_oracle_add_evidence(m, v, addr, new_addr, expected, seen, "page %zu", i);
+	else
+		pc_oracle_add_evidence(m, v, addr, new_addr, expected, seen, "%llu KiB block %zu",
+				       (unsigned long long)stride / 1024, i);
 }
 
 /* What evidence shows of an entry: the PFN when present, else the kind. */
@@ -100,10 +104,10 @@ void pc_compare_moved(const struct pc_pte *before, const struct pc_pte *after, s
 		m->checked++;
 		present += before[i].kind == PC_PTE_PRESENT;
 		if (pc_is_violation(v))
-			evidence_at(m, v, i, old_addr + off, new_addr + off, pte_shown(before[i]),
-				    pte_shown(after[i]));
+			evidence_at(m, v, i, PC_PAGE_SIZE, old_addr + off, new_addr + off,
+				    pte_shown(before[i]), pte_shown(after[i]));
 	}
-	judge(m);
+	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary),
 		 "%zu slots %#llx->%#llx, %zu present at entry: %llu violations", n,
 		 (unsigned long long)old_addr, (unsigned long long)new_addr, present,
@@ -123,10 +127,10 @@ void pc_compare_vacated(const struct pc_pte *old_after, size_t n, __u64 old_addr
 		m->checked++;
 		if (pc_is_violation(v))
 			pc_oracle_add_evidence(m, v, old_addr + off, 0, PC_PTE_NONE,
-					       pte_shown(old_after[i]),
-					       "old range still mapped at page %zu", i);
+					       pte_shown(old_after[i]), "page %zu of the old range",
+					       i);
 	}
-	judge(m);
+	pc_oracle_judge(m);
 	pc_oracle_appendf(m, "; old range: %llu of %zu still mapped",
 			  (unsigned long long)(m->violations - before), n);
 }
@@ -148,9 +152,10 @@ void pc_compare_folio_orders(const __u32 *before, const __u32 *after, size_t n, 
 		m->checked++;
 		large += before[i] > 0;
 		if (pc_is_violation(v))
-			evidence_at(m, v, i, old_addr + off, new_addr + off, before[i], after[i]);
+			evidence_at(m, v, i, PC_PAGE_SIZE, old_addr + off, new_addr + off,
+				    before[i], after[i]);
 	}
-	judge(m);
+	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary),
 		 "%llu pages compared (%zu in large folios at entry, %zu not present): "
 		 "%llu folio orders changed",
@@ -168,9 +173,9 @@ void pc_compare_written(const __u8 *written, const __u8 *seen, const bool *was_w
 		v = pc_written_survives(written[i], seen[i]);
 		m->checked++;
 		if (pc_is_violation(v))
-			evidence_at(m, v, i, addr + i * stride, 0, written[i], seen[i]);
+			evidence_at(m, v, i, stride, addr + i * stride, 0, written[i], seen[i]);
 	}
-	judge(m);
+	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary), "%llu written blocks read back: %llu lost",
 		 (unsigned long long)m->checked, (unsigned long long)m->violations);
 }
@@ -183,24 +188,24 @@ void pc_compare_cow(const __u8 *expected, const __u8 *seen, size_t n, __u64 addr
 
 		m->checked++;
 		if (pc_is_violation(v))
-			evidence_at(m, v, i, addr + i * stride, 0, expected[i], seen[i]);
+			evidence_at(m, v, i, stride, addr + i * stride, 0, expected[i], seen[i]);
 	}
-	judge(m);
+	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary),
 		 "%llu pages of the sharing child checked: %llu show the parent's writes",
 		 (unsigned long long)m->checked, (unsigned long long)m->violations);
 }
 
-void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 new_addr,
+void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 addr, __u64 new_addr,
 			   struct pc_oracle_msg *m)
 {
 	int v = pc_referenced_covers(referenced_pages, touched_pages);
 
 	m->checked++;
 	if (pc_is_violation(v))
-		pc_oracle_add_evidence(m, v, new_addr, new_addr, touched_pages, referenced_pages,
-				       "referenced pages (seen) against pages touched (expected)");
-	judge(m);
+		pc_oracle_add_evidence(m, v, addr, new_addr, touched_pages, referenced_pages,
+				       "smaps Referenced after clear_refs and the touches");
+	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary),
 		 "%llu pages referenced in the new VMA, %llu touched after clear_refs",
 		 (unsigned long long)referenced_pages, (unsigned long long)touched_pages);

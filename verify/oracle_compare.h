@@ -24,6 +24,9 @@ void pc_oracle_msg_init(struct pc_oracle_msg *m, const char *scenario, __u32 che
 void pc_oracle_add_evidence(struct pc_oracle_msg *m, int verdict, __u64 addr, __u64 new_addr,
 			    __u64 expected, __u64 seen, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
+/* Status from the counts: FAIL with violations, else PASS when anything
+   was checked, else SKIP. */
+void pc_oracle_judge(struct pc_oracle_msg *m);
 /* Status SKIP, summary = the reason. */
 void pc_oracle_skip(struct pc_oracle_msg *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -58,8 +61,9 @@ void pc_compare_folio_orders(const __u32 *before, const __u32 *after, size_t n, 
 /*
  * Data-loss oracle: for each element i with was_written[i] (all when NULL),
  * the byte written must be the byte seen, with pc_written_survives.  Element
- * i is at addr + i * stride (for the evidence).  The elements not written
- * are the scenario's liveness control and are not judged here.
+ * i is at addr + i * stride (the evidence names page i, or block i when the
+ * stride is not a page).  The elements not written are the scenario's
+ * liveness control and are not judged here.
  */
 void pc_compare_written(const __u8 *written, const __u8 *seen, const bool *was_written, size_t n,
 			__u64 addr, __u64 stride, struct pc_oracle_msg *m);
@@ -68,8 +72,12 @@ void pc_compare_written(const __u8 *written, const __u8 *seen, const bool *was_w
 void pc_compare_cow(const __u8 *expected, const __u8 *seen, size_t n, __u64 addr, __u64 stride,
 		    struct pc_oracle_msg *m);
 
-/* Referenced oracle: referenced pages of the new VMA cover the touched ones. */
-void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 new_addr,
+/*
+ * Referenced oracle: the referenced pages of the VMA judged (at addr, or
+ * moved there from addr to new_addr; 0 when not moved) cover the touched
+ * ones.
+ */
+void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 addr, __u64 new_addr,
 			   struct pc_oracle_msg *m);
 
 /*

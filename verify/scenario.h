@@ -16,15 +16,12 @@
 #include <ptecheck/checks.h>
 
 /* What a scenario needs the parent to set up before the child starts. */
-#define PC_NEEDS_MTHP_ANON_64K	(1U << 0) /* hugepages-64kB/enabled = madvise */
-#define PC_NEEDS_MTHP_SHMEM_64K (1U << 1) /* hugepages-64kB/shmem_enabled = always */
-#define PC_NEEDS_ROOT		(1U << 2) /* /proc/kpageflags, clear_refs of others */
-#define PC_NEEDS_SHMEM_HUGE	(1U << 3) /* a tmpfs mounted huge=within_size */
-#define PC_NEEDS_BLOCKFS	(1U << 4) /* an ext4 filesystem on a loop device */
+#define PC_NEEDS_SHMEM_HUGE (1U << 0) /* a tmpfs mounted huge=within_size */
+#define PC_NEEDS_BLOCKFS    (1U << 1) /* an ext4 filesystem on a loop device */
 /* What a scenario does that legitimately races an in-kernel check, so the
    BPF side observes but does not enforce it (counts it inconclusive). */
-#define PC_SCENARIO_RESIZES	   (1U << 5) /* changes a file's size while it faults */
-#define PC_SCENARIO_SHARED_MAPPERS (1U << 6) /* several processes map one file */
+#define PC_SCENARIO_RESIZES	   (1U << 2) /* changes a file's size while it faults */
+#define PC_SCENARIO_SHARED_MAPPERS (1U << 3) /* several processes map one file */
 
 /* One oracle verdict, sent child -> parent through a pipe as is. */
 struct pc_oracle_msg {
@@ -91,7 +88,7 @@ void pc_oracle_report(const struct pc_scenario_ctx *ctx, const struct pc_oracle_
 struct pc_scenario {
 	const char *name;	 /* "anon-64k", "shmem-64k", ... */
 	const char *description; /* one line for --list and docs */
-	unsigned int needs;	 /* PC_NEEDS_* */
+	unsigned int needs;	 /* PC_NEEDS_* and PC_SCENARIO_* */
 	/* Runs in the child with data; returns 0, or -errno when it could
 	   not run at all (after reporting SKIP verdicts with the reason). */
 	int (*run)(struct pc_scenario_ctx *ctx, const void *data);

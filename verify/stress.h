@@ -38,8 +38,6 @@ struct pc_stress_opts {
  * none could be started (the reason is noted too).
  */
 int pc_stress_start(const struct pc_stress_opts *o, struct pc_report *r);
-/* True between a successful start and the stop. */
-bool pc_stress_running(void);
 /*
  * Kills and reaps the stressors, removes the zram swap, and notes in r
  * what each stressor did (iteration counts) or why it did not run.  Safe

@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <ptecheck/contpte_patterns.h>
+
 #include "procmm.h"
 #include "cli.h"
 #include "settings.h"
@@ -39,8 +41,9 @@
 #define SZ_1M  0x100000UL
 #define CONT   16 /* PTEs per 64 KiB block with 4 KiB pages */
 
-#define NONE (-1)
-#define ALL  CONT
+/* The patterns' encoding (ptecheck/contpte_patterns.h). */
+#define NONE PC_CP_NONE
+#define ALL  PC_CP_ALL
 
 enum {
 	EXIT_DATA = 1, /* --pattern or the loop read back other bytes */
@@ -55,13 +58,11 @@ struct pattern {
 	int young; /* entry young at the check: 0..15, ALL or NONE */
 };
 
-/* The contpte suite's patterns (verify/contpte.c). */
+/* The contpte suite's patterns, one per scenario of verify/contpte.c. */
 static const struct pattern patterns[] = {
-	{"dirty-0", 0, NONE},	   {"dirty-1", 1, NONE},	{"dirty-7", 7, NONE},
-	{"dirty-15", 15, NONE},	   {"young-0", NONE, 0},	{"young-1", NONE, 1},
-	{"young-7", NONE, 7},	   {"young-15", NONE, 15},	{"dirty-7-young-1", 7, 1},
-	{"dirty-1-young-7", 1, 7}, {"dirty-15-young-0", 15, 0}, {"dirty-0-young-15", 0, 15},
-	{"dirty-young-7", 7, 7},   {"all-clean", NONE, NONE},	{"all-young-dirty", ALL, ALL},
+#define PATTERN(name, dirty, young, what) {name, dirty, young},
+	PC_CONTPTE_PATTERNS(PATTERN)
+#undef PATTERN
 };
 #define NR_PATTERNS (sizeof(patterns) / sizeof(patterns[0]))
 

@@ -135,6 +135,9 @@ static void test_moved(void)
 	pc_compare_vacated(vac, N, OLD, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_FAIL, "vacated: a PTE left in the old range fails");
 	TAP_CHECK_EQ(m.evidence[0].addr, OLD + 7 * PG, "vacated: evidence names the old page");
+	TAP_CHECK(m.evidence[0].verdict == PC_V_PTE_INVENTED &&
+			  m.evidence[0].expected == PC_PTE_NONE && m.evidence[0].seen == 0x1007,
+		  "vacated: an invented PTE, empty expected, the PFN seen");
 }
 
 static void test_folio_orders(void)
@@ -196,6 +199,8 @@ static void test_written(void)
 	TAP_CHECK(m.evidence[0].addr == NEW + 4 * 0x10000 && m.evidence[0].expected == 0xb4 &&
 			  m.evidence[0].seen == 0,
 		  "written: evidence names the block, written and seen bytes");
+	TAP_CHECK(strcmp(m.evidence[0].detail, "64 KiB block 4") == 0,
+		  "written: a 64 KiB stride is named a block, not a page");
 
 	m = msg(PC_CHK_ADBITS, "oracle:data-loss");
 	pc_compare_written(written, seen, NULL, 8, NEW, PG, &m);
@@ -222,16 +227,18 @@ static void test_cow_referenced(void)
 		  "cow: a parent write seen by the child fails at that page");
 
 	m = msg(PC_CHK_ADBITS, "oracle:smaps-referenced");
-	pc_compare_referenced(64, 64, NEW, &m);
+	pc_compare_referenced(64, 64, OLD, NEW, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_PASS, "referenced: as many as touched passes");
 	m = msg(PC_CHK_ADBITS, "oracle:smaps-referenced");
-	pc_compare_referenced(256, 64, NEW, &m);
+	pc_compare_referenced(256, 64, OLD, NEW, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_PASS, "referenced: more than touched passes");
 	m = msg(PC_CHK_ADBITS, "oracle:smaps-referenced");
-	pc_compare_referenced(63, 64, NEW, &m);
+	pc_compare_referenced(63, 64, OLD, NEW, &m);
 	TAP_CHECK(m.status == PC_STATUS_FAIL && m.evidence[0].expected == 64 &&
 			  m.evidence[0].seen == 63,
 		  "referenced: one short fails");
+	TAP_CHECK(m.evidence[0].addr == OLD && m.evidence[0].new_addr == NEW,
+		  "referenced: evidence names the VMA before and after the move");
 }
 
 static void test_helpers(void)

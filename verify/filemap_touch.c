@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The filemap suite's faults: SIGBUS-safe reads of the mapping, the
+ * truncation race, and the RSS calibration the rss-count oracle needs.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "filemap_int.h"
+
+/* ---- SIGBUS-safe reads ------------------------------------------------------ */
+
+static sigjmp_buf probe_env;
+static volatile sig_atomic_t probe_armed;
+
+static void probe_handler(int sig)
+{
+	if (probe_armed)
+		siglongjmp(probe_env, sig);
+	signal(sig, SIG_DFL); /* not ours: die as we would have */
+	raise(sig);
+}
+
+int fm_probe_read(const volatile char *p)
+{
+	int sig;
+
+	probe_armed = 1;
+	sig = sigsetjmp(probe_env, 1);
+	if (sig == 0)
+		(void)*p;
+	probe_armed = 0;
+	return sig;
+}
+
+void fm_probe_install(struct fm_probe_handlers *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = probe_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old->bus);
+	sigaction(SIGSEGV, &sa, &old->segv);
+}
+
+void fm_probe_restore(const struct fm_probe_handlers *old)
+{
+	sigaction(SIGBUS, &old->bus, NULL);
+	sigaction(SIGSEGV, &old->segv, NULL);
+}
+
+void fm_touch_range(struct pc_attempt *a, const struct fm_map *m, size_t from, size_t to,
+		    bool *touched)
+{
+	for (size_t i = from; i < to; i++) {
+		int sig = fm_probe_read(m->addr + i * PAGE + (i * 64) % PAGE);
+
+		touched[i] = true;
+		if (sig)
+			pc_oracle_add_evidence(&a->msg[S_PTES], PC_V_PTE_LOST, fm_va(m, i), 0, 0,
+					       (__u64)sig,
+					       "signal %d reading below EOF (index %llu)", sig,
+					       (unsigned long long)(m->first_idx + i));
+	}
+}
+
+/* ---- the truncation race ------------------------------------------------------ */
+
+long fm_truncate_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, struct fm_map *m,
+		      size_t i_size, const cpu_set_t *cpus, unsigned long *rounds)
+{
+	unsigned int cycles = 400 / (ctx->scale ? ctx->scale : 1);
+	size_t full_pages = f->len / PAGE;
+	long sigbus = 0;
+	pid_t pid;
+	int st;
+
+	if (cycles < 40)
+		cycles = 40;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* Off this process's CPU: a race, not an interleaving. */
+		if (cpus)
+			sched_setaffinity(0, sizeof(*cpus), cpus);
+		for (unsigned int c = 0; c < cycles; c++) {
+			if (ftruncate(f->fd, (off_t)i_size) || ftruncate(f->fd, (off_t)f->len))
+				_exit(1);
+			sched_yield();
+		}
+		_exit(ftruncate(f->fd, (off_t)i_size) ? 1 : 0);
+	}
+	*rounds = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		madvise(m->addr, m->len, MADV_DONTNEED);
+		for (size_t i = 0; i < full_pages && i < m->npages; i++)
+			sigbus += fm_probe_read(m->addr + i * PAGE) == SIGBUS;
+		++*rounds;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return -EIO;
+	f->i_size = i_size;
+	return sigbus;
+}
+
+/* ---- RSS calibration ------------------------------------------------------------ */
+
+/*
+ * Whether /proc/self/status shows RSS exactly: before ~v6.16 it read the
+ * per-CPU counters approximately.  Touches n anonymous pages and returns
+ * the pages RssAnon grew by.
+ */
+static long rss_anon_probe(size_t n)
+{
+	struct pc_status_rss a, b;
+	char *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long got = -1;
+
+	if (p == MAP_FAILED)
+		return -1;
+	madvise(p, n * PAGE, MADV_NOHUGEPAGE);
+	if (pc_status_rss_read(0, &a) == 0) {
+		for (size_t i = 0; i < n; i++)
+			((volatile char *)p)[i * PAGE] = 1;
+		if (pc_status_rss_read(0, &b) == 0)
+			got = (long)((b.anon_kb - a.anon_kb) / (PAGE / KIB));
+	}
+	munmap(p, n * PAGE);
+	return got;
+}
+
+bool fm_rss_exact(long *seen37)
+{
+	(void)rss_anon_probe(5); /* warm-up: stack, code */
+	*seen37 = rss_anon_probe(37);
+	return *seen37 == 37 && rss_anon_probe(23) == 23;
+}

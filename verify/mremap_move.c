@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mremap suite's plain move: mremap/moved (pagemap) and folio-intact
+ * (kpageflags) of every shape, and for shared backings the data-loss probe
+ * (unmap, evict, read back through the file).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mremap_int.h"
+#include "fullio.h"
+#include "report.h"
+
+/* Pages of fd [0, len) still in the page cache, by mincore on a new mapping. */
+static long resident_pages(int fd, size_t len)
+{
+	size_t n = len / PAGE;
+	unsigned char *vec = malloc(n);
+	long c = 0;
+	void *p;
+
+	if (!vec)
+		return -ENOMEM;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		free(vec);
+		return -errno;
+	}
+	if (mincore(p, len, vec) == 0) {
+		for (size_t i = 0; i < n; i++)
+			c += vec[i] & 1;
+	} else {
+		c = -errno;
+	}
+	munmap(p, len);
+	free(vec);
+	return c;
+}
+
+/*
+ * Unmaps the moved range, pushes a file to storage and evicts it, reads
+ * the whole backing back with pread (the page cache or storage, not the
+ * PTEs) and reduces each page to the byte the oracle compares.  *resident:
+ * the pages left in the page cache after the eviction (-1 when not
+ * evicted: shmem; -errno when not counted).  0, or -errno with *what
+ * naming the failed step.
+ */
+static int read_back(const struct shape *sh, const struct place *pl, int fd, size_t len,
+		     __u8 *written, __u8 *seen, long *resident, const char **what)
+{
+	size_t mlen = len - sh->head - sh->tail, npages = len / PAGE;
+	char *buf = malloc(len);
+	int ret;
+
+	*resident = -1;
+	*what = "malloc";
+	if (!buf)
+		return -ENOMEM;
+	*what = "munmap/fsync/fadvise/pread";
+	/* The unmoved ends stay mapped: the kernel keeps them as they are. */
+	ret = munmap(pl->dst + sh->head, mlen) ? -errno : 0;
+	if (!ret && sh->backing == B_FILE) {
+		ret = fsync(fd) ? -errno : 0;
+		if (!ret)
+			ret = -posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED);
+		if (!ret)
+			*resident = resident_pages(fd, len);
+	}
+	if (!ret)
+		ret = pc_pread_full(fd, buf, len, 0);
+	for (size_t i = 0; !ret && i < npages; i++) {
+		written[i] = pc_page_byte(i, SALT_A);
+		seen[i] = pc_block_seen((const __u8 *)buf + i * PAGE, PAGE, written[i], NULL);
+	}
+	free(buf);
+	return ret;
+}
+
+/* mremap/ad-bits [oracle:data-loss] of a shared backing after the move. */
+static int judge_data_loss(const struct shape *sh, struct pc_attempt *a, int slot,
+			   const struct place *pl, int fd, size_t len)
+{
+	size_t npages = len / PAGE;
+	__u8 *written = calloc(npages, 1), *seen = calloc(npages, 1);
+	struct pc_oracle_msg *m = &a->msg[slot];
+	const char *what = "malloc";
+	int ret = -ENOMEM;
+	long res = -1;
+
+	if (written && seen)
+		ret = read_back(sh, pl, fd, len, written, seen, &res, &what);
+	if (ret) {
+		free(written);
+		free(seen);
+		return pc_skip_rest(a, what, -ret);
+	}
+	pc_compare_written(written, seen, NULL, npages, (__u64)(uintptr_t)pl->src, PAGE, m);
+	a->judged[slot] = true;
+	if (sh->backing != B_FILE) {
+		pc_oracle_appendf(m, " (pread of the memfd after munmap)");
+	} else if (res == (long)npages && m->status == PC_STATUS_PASS) {
+		/* Read from the cache: a lost dirty bit would not show. */
+		pc_slot_skip(a, slot,
+			     "probe inconclusive: POSIX_FADV_DONTNEED evicted no page (tmpfs?); "
+			     "read back from the page cache");
+		a->retry = true;
+	} else if (res >= 0) {
+		pc_oracle_appendf(m, "; %ld of %zu pages evicted first", (long)npages - res,
+				  npages);
+	}
+	free(written);
+	free(seen);
+	return 0;
+}
+
+/* The checks a move reports: moved always, the others by shape (-1 when not). */
+struct move_slots {
+	int moved, folio, data;
+};
+
+static struct move_slots move_slots_init(struct pc_scenario_ctx *ctx, const struct shape *sh,
+					 struct pc_attempt *a)
+{
+	struct move_slots s;
+
+	s.moved = pc_slot_add(a, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
+	s.folio = sh->folio_check ? pc_slot_add(a, ctx, PC_CHK_FOLIO_INTACT, TIER_KPAGEFLAGS) : -1;
+	s.data = sh->backing != B_ANON ? pc_slot_add(a, ctx, PC_CHK_ADBITS, TIER_DATA_LOSS) : -1;
+	return s;
+}
+
+int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
+{
+	struct move_slots s = move_slots_init(ctx, sh, a);
+	struct mthp_count count = {sh->backing == B_SHMEM ? "shmem_alloc" : "anon_fault_alloc"};
+	struct move_snaps ms = {0};
+	struct place pl = {0};
+	size_t len = mr_len(ctx, sh), mlen = len - sh->head - sh->tail;
+	char *mv, *to;
+	int fd = -1, ret;
+	bool moved;
+
+	if (mr_move_snaps_alloc(&ms, mlen / PAGE)) {
+		ret = pc_skip_rest(a, "calloc", ENOMEM);
+		goto out;
+	}
+	if (sh->backing != B_ANON) {
+		fd = mr_open_backing(ctx, sh->backing, len);
+		if (fd < 0) {
+			ret = pc_skip_rest(a, sh->backing == B_SHMEM ? "memfd_create" : "tmpfile",
+					   -fd);
+			goto out;
+		}
+	}
+	/* The source stays folio aligned; dst_off places the moved part. */
+	ret = mr_source_map(ctx, sh, a, &pl, sh->dst_off - sh->head, fd, &count);
+	if (ret)
+		goto out;
+	mv = pl.src + sh->head;
+	to = pl.dst + sh->head;
+	ret = mr_move_snapped(ctx, &ms, mv, mlen, to, sh->folio_check, sh->folio_check, &moved);
+	pc_window_end(ctx, &a->win, &a->disturbed);
+	if (ret) {
+		ret = pc_skip_rest(a, moved ? "pagemap after the move" : "pagemap/mremap", -ret);
+		goto out;
+	}
+
+	mr_judge_moved(a, s.moved, &ms.before, &ms.after, &ms.vacated, (__u64)(uintptr_t)mv,
+		       (__u64)(uintptr_t)to);
+	if (sh->want_large)
+		pc_oracle_appendf(&a->msg[s.moved], "; %s",
+				  mr_folios_text(mr_folios_formed(&ms.before, &count)));
+	if (s.folio >= 0) {
+		mr_judge_folios(a, s.folio, ctx->have_kpageflags, &ms.before, &ms.after,
+				sh->want_large, (__u64)(uintptr_t)mv, (__u64)(uintptr_t)to);
+		if (sh->backing == B_SHMEM && !ctx->mthp_shmem_64k && !a->judged[s.folio])
+			pc_oracle_appendf(&a->msg[s.folio], " (shmem mTHP not enabled)");
+	}
+	ret = s.data >= 0 ? judge_data_loss(sh, a, s.data, &pl, fd, len) : 0;
+out:
+	pc_window_end(ctx, &a->win, &a->disturbed);
+	mr_place_release(&pl);
+	if (fd >= 0)
+		close(fd);
+	mr_move_snaps_free(&ms);
+	return ret;
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Where the mremap scenarios put their mappings, and what backs them. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mremap_int.h"
+
+size_t mr_len(const struct pc_scenario_ctx *ctx, const struct shape *sh)
+{
+	return pc_scaled_len(ctx, sh->full_len, sh->min_len, sh->align);
+}
+
+void mr_fill_pages(char *p, size_t first, size_t npages, __u8 salt)
+{
+	for (size_t i = 0; i < npages; i++)
+		memset(p + i * PAGE, pc_page_byte(first + i, salt), PAGE);
+}
+
+/*
+ * Reserves PROT_NONE address space: the source at a 2 MiB boundary +
+ * src_off, the destination at a later 2 MiB boundary + dst_off, a whole
+ * PMD apart, so the two never share a page table and nothing (no page
+ * table either) exists at the destination before the move.
+ */
+static int place_reserve(struct place *pl, size_t len, size_t src_off, size_t dst_off)
+{
+	size_t span_src = ALIGN_UP(src_off + len, PMD);
+	size_t span_dst = ALIGN_UP(dst_off + len, PMD);
+	char *base;
+
+	memset(pl, 0, sizeof(*pl));
+	base = pc_resv_map(&pl->resv, PMD + span_src + PMD + span_dst + PMD);
+	if (!base)
+		return -errno;
+	pl->src = base + src_off;
+	pl->dst = base + span_src + PMD + dst_off;
+	pl->len = len;
+	return 0;
+}
+
+void mr_place_release(struct place *pl)
+{
+	pc_resv_release(&pl->resv);
+}
+
+int mr_source_map(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a,
+		  struct place *pl, size_t dst_off, int fd, struct mthp_count *count)
+{
+	size_t len = mr_len(ctx, sh);
+	int ret = place_reserve(pl, len, sh->src_off, dst_off);
+
+	if (ret)
+		return pc_skip_rest(a, "mmap reservation", -ret);
+	count->ok = pc_mthp_stat(count->name, &count->before) == 0;
+	pc_window_begin(ctx, &a->win, &a->disturbed);
+	ret = pc_map_fixed(pl->src, len, fd, sh->advice);
+	if (ret)
+		return pc_skip_rest(a, "mmap/madvise source", -ret);
+	mr_fill_pages(pl->src, 0, len / PAGE, SALT_A);
+	return 0;
+}
+
+int mr_move_fixed(char *from, size_t len, char *to)
+{
+	void *r = mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+
+	if (r == MAP_FAILED)
+		return -errno;
+	return r == to ? 0 : -EFAULT;
+}
+
+int mr_open_backing(const struct pc_scenario_ctx *ctx, enum backing b, size_t len)
+{
+	char path[4096];
+	const char *dir;
+	int fd;
+
+	if (b == B_SHMEM) {
+		fd = memfd_create("ptecheck-shmem", MFD_CLOEXEC);
+	} else {
+		dir = ctx->tmpdir && *ctx->tmpdir ? ctx->tmpdir : "/tmp";
+		snprintf(path, sizeof(path), "%s/ptecheck-file-XXXXXX", dir);
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path); /* the fd is all we need; nothing left behind */
+	}
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)len)) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
