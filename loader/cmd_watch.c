@@ -316,10 +316,7 @@ int pc_cmd_watch(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	r->duration_s = (now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9;
 	if (!hist) {
-		pc_report_note(r, "page-table walk: %s", s.walk_reason);
-		if (s.missing_tracepoints[0])
-			pc_report_note(r, "tracepoint programs not attached: %s",
-				       s.missing_tracepoints);
+		pc_session_notes(&s, r);
 		/* Past-EOF and mapcount deltas are observed, not enforced, here:
 		   a live program may resize files or share them (track flags 0). */
 		for (int k = 0; k < pc_n_paths; k++)
