@@ -73,10 +73,11 @@ enum pc_stat_id {
  *   mremap/pmd-move  the same per 2 MiB extent, with raw PMD entries (seen
  *       0: the new PMD maps no page table).
  *   mremap/ad-bits, batch (per batch)  old_addr = new_addr: the user address
- *       of the batch (or of entry k set); expected, seen: the raw PTEs
- *       cleared and set, the nr cleared and set (a nr mismatch), nr twice
- *       (a batch outside one page table), or the access/dirty bits gathered
- *       at entry (young << 1 | dirty) and the raw PTE returned.
+ *       of the batch (or of entry k set); expected, seen: the raw PTE
+ *       cleared (or given to set_ptes) and the one set, the nr cleared and
+ *       set (a nr mismatch), nr twice (a batch outside one page table), or
+ *       the access/dirty bits gathered at entry (young << 1 | dirty) and
+ *       the raw PTE the clear returned.
  *   filemap/batch-bounds  old_addr = new_addr: the batch's first user
  *       address; expected: the bound, seen: how far the batch went
  *       (pc_fault_batch_evidence in filemap.h: PTEs, folio pages, user
@@ -89,9 +90,9 @@ enum pc_stat_id {
  *       was due and the one found.
  *   contpte/gather, fold, clear-young  old_addr = new_addr: the kernel
  *       address of the PTE (ptep); expected, seen: the bits gathered at
- *       entry (young << 1 | dirty) and the raw PTE returned or found, the
- *       entries looked at and those with CONT (a partial fold), or young at
- *       entry and young reported (0 or 1).
+ *       entry (young << 1 | dirty) and the raw PTE returned (gather) or
+ *       found (unfold), the entries looked at and those with CONT (fold),
+ *       or young at entry and young reported, 0 or 1 (clear-young).
  */
 struct pc_violation_event {
 	__u32 check;   /* enum pc_check_id */
