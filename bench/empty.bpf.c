@@ -13,12 +13,13 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define EMPTY(category, event)                                                                     \
+#define EMPTY_NAMED(name, category, event)                                                         \
 	SEC("tp/" #category "/" #event)                                                            \
-	int empty_##event(void *ctx)                                                               \
+	int empty_##name(void *ctx)                                                                \
 	{                                                                                          \
 		return 0;                                                                          \
 	}
+#define EMPTY(category, event)		 EMPTY_NAMED(event, category, event)
 #define EMPTY_SPAN(category, begin, end) EMPTY(category, begin) EMPTY(category, end)
 #define EMPTY_SYSCALL(name)		 EMPTY(syscalls, sys_enter_##name) EMPTY(syscalls, sys_exit_##name)
 
@@ -27,4 +28,8 @@ EMPTY(tlb, tlb_flush)
 EMPTY(filemap, mm_filemap_map_pages)
 PC_DISTURB_EVENTS(EMPTY, EMPTY_SPAN)
 PC_CONTPTE_LOCKED_SYSCALLS(EMPTY_SYSCALL)
-EMPTY(sched, sched_process_exit)
+/* Each part of the tracing object cleans its own state when a task exits. */
+EMPTY_NAMED(common_task_exit, sched, sched_process_exit)
+EMPTY_NAMED(mremap_task_exit, sched, sched_process_exit)
+EMPTY_NAMED(filemap_task_exit, sched, sched_process_exit)
+EMPTY_NAMED(contpte_task_exit, sched, sched_process_exit)

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mremap checks that need nothing but tracepoints: at sys_enter_mremap the
- * old range's PTEs and PMDs are read from the page tables; at
- * sys_exit_mremap the new range is read and every slot is judged with the
- * shared predicates (moved, ad-bits, perms, pmd-move).  Also the histograms
- * the syscall tracepoints and tlb:tlb_flush allow: latency, TLB flushes,
- * PTEs and PMDs moved per call.
+ * The mremap path, per call (bpf/mremap_batch.bpf.c has the per-batch
+ * checks).  With nothing but tracepoints: at sys_enter_mremap the old
+ * range's PTEs and PMDs are read from the page tables; at sys_exit_mremap
+ * the new range is read and every slot is judged with the shared
+ * predicates (moved, ad-bits, perms, pmd-move).  Also the histograms the
+ * syscall tracepoints and tlb:tlb_flush allow: latency, TLB flushes, PTEs
+ * and PMDs moved per call.
  *
  * Race rules (see docs/checks.md): the window between the two tracepoints
  * is not under mmap_lock.  Bits set meanwhile are ignored by the
@@ -15,35 +16,15 @@
  * inconclusive and never reported as a failure.
  *
  * Where the kernel allows fentry/fexit (guests), the same comparison runs
- * again around each move_page_tables() call (tier kernel:fexit), and on
- * arm64 every batch mremap moves through the contpte functions is judged
- * on its own: the access/dirty bits of its nr PTEs at entry must be in the
- * PTE the batched clear returns, and the PTEs set at the new address must
- * map the same pages with the same bits (fentry/fexit, or kprobes where
- * the trampoline refuses the function).  The loader picks per hook.
- *
- * All state is per (task, kind) in the calls map, never per CPU: a
- * program preempted on a CPU must not see another task's data.
+ * again around each move_page_tables() call (tier kernel:fexit).  The
+ * loader picks per hook group.
  */
-#include "kernel_types.h"
-#include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
-#include <bpf/bpf_tracing.h>
-#include <ptecheck/events.h>
-#include <ptecheck/disturb.h>
+#include "mremap.bpf.h"
 #include "ptwalk.h"
 
-char LICENSE[] SEC("license") = "GPL";
+#define PC_UNCOVERED (~0ULL) /* slot under a huge mapping or unread */
+#define MAX_ERRNO    4095
 
-#define MREMAP_MAYMOVE 1
-#define MREMAP_FIXED   2
-#define PC_UNCOVERED   (~0ULL) /* slot under a huge mapping or unread */
-#define MAX_ERRNO      4095
-/* Re-bounds an index after a check the compiler may have merged away. */
-#define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
-
-const volatile __u32 filter_mode = PC_FILTER_TRACKED;
-const volatile char filter_comm[16];
 const volatile bool walk_enabled;
 const volatile __u64 walk_base;
 const volatile __u64 walk_phys_limit;
@@ -51,102 +32,7 @@ const volatile __u32 walk_levels;
 const volatile bool batch_hooks;		 /* the contpte per-batch hooks are attached */
 const volatile __u32 batch_tier = PC_TIER_FEXIT; /* or PC_TIER_KPROBE */
 
-/* Kinds of call_state: the whole syscall, or one move_page_tables(). */
-#define KIND_SYSCALL	   0ULL
-#define KIND_MPT	   1ULL
-#define PC_PMD_ENFORCE_MPT (1U << 31) /* internal: pmd-move judged at fexit */
-
-static __always_inline __u64 call_key(__u32 tid, __u64 kind)
-{
-	return (__u64)tid | (kind << 32);
-}
-
-/* A violation on its way to the ring buffer, and how many of them a call
-   (or a thread's hook state) has sent so far. */
-struct pc_pending {
-	__u32 events_sent;
-	__u32 check, verdict, index;
-	__u64 old_addr, new_addr, expected, seen;
-};
-
-struct cmp_ctx {
-	__u64 key;
-	__u32 tier;
-	__u64 pgd;
-	__u64 new_addr;
-	bool unreliable; /* disturbed window or shared mm */
-	__u64 present_moved;
-	__u64 uncovered;
-	__u64 new_fill; /* value of slots without a PTE table */
-	bool new_is_table;
-	__u32 walk_errors;
-	struct pc_pending pv;	     /* the violation judge() sends */
-	struct pc_check_counts c[3]; /* moved, ad-bits, perms */
-};
-
-struct pmd_ctx {
-	__u64 pgd;
-	__u64 new_addr;
-	__u64 len;
-	bool enforce;
-	bool unreliable;
-	__u64 moved_at_pmd;
-	__u32 v_verdict, v_extent; /* the violation emit_pmd() sends */
-	__u64 v_expected, v_seen;
-	struct pc_check_counts c;
-};
-
-/* Per-batch state of one mremap (contpte hooks, arm64). */
-struct batch_ctx {
-	struct pc_gather gather; /* A/D bits of the nr PTEs at clear entry */
-	__u64 clear_addr;
-	__u64 clear_ptep;
-	__u32 clear_nr;
-	bool clear_pending; /* entry seen, exit not yet */
-	bool set_pending;   /* cleared, set_ptes not yet */
-	__u32 cleared_nr;
-	__u64 cleared_pte; /* what the batched clear returned */
-	__u64 set_addr, set_ptep, set_pte;
-	__u32 set_nr;
-	__u64 batched_ptes; /* sum of nr over batches of 2 or more */
-	__u64 batches;
-	struct pc_pending pv;	     /* the violation judge_batch() sends */
-	struct pc_check_counts c[2]; /* ad-bits (gather), batch */
-};
-
-struct call_state {
-	bool active; /* between the call's entry and exit */
-	__u64 t0;
-	__u64 old_addr;
-	__u64 old_len;
-	__u64 new_len;
-	__u64 flags;
-	__u64 new_addr_arg;
-	__u64 gen; /* disturbance counter at entry */
-	__u32 tlb_flushes;
-	__u32 npages;	/* PTE slots snapshotted */
-	__u32 nextents; /* PMD extents snapshotted */
-	__u32 track_flags;
-	__u32 shared_mm; /* other users of the mm at entry */
-	__u32 walk_errors;
-	struct cmp_ctx cc;
-	struct pmd_ctx pc;
-	struct batch_ctx bc;
-	__u64 table[PC_PTRS_PER_TABLE]; /* the new range's current PTE table */
-	__u64 ptes[2 * PC_SNAP_PTES];	/* slack so bounded indices stay inside */
-	__u64 old_pmds[PC_SNAP_PMDS];
-	__u64 new_pmds[PC_SNAP_PMDS];
-};
-
-struct {
-	/* LRU: a thread's entry is reused from call to call (a fresh one is a
-	   45 KB copy of the template), and the least recent thread's entry
-	   makes room when more threads than this call mremap. */
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 128);
-	__type(key, __u64);
-	__type(value, struct call_state);
-} calls SEC(".maps");
+struct mremap_calls_map calls SEC(".maps");
 
 /* Zeroed template for new call_state entries (too large for the stack;
  * per-CPU values are limited to 32 KiB). */
@@ -157,170 +43,11 @@ struct {
 	__type(value, struct call_state);
 } state_template SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, __u32);
-} tracked SEC(".maps");
-
 /*
  * Loop state lives in the call's map value, not on the stack: bpf_loop
  * callbacks whose stack context changes every iteration make the verifier
  * explore far too many states.
  */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PC_HIST__COUNT *PC_HIST_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} hists SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PC_CHK__COUNT *PC_TIER__COUNT);
-	__type(key, __u32);
-	__type(value, struct pc_check_counts);
-} counts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PC_STAT__COUNT);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-/* Slot 0: the generation, bumped by every event that may change page
- * tables behind a task's back.  Slot 1: how many long operations (reclaim,
- * compaction, migration, swapoff, process_madvise) are in progress; while
- * one is, no window is quiet.  Read by userspace oracles too. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 2);
-	__type(key, __u32);
-	__type(value, __u64);
-} disturb SEC(".maps");
-
-/* The threads inside a long operation: begin and end pair by thread, so
- * an end whose begin came before we attached changes nothing. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, __u32);
-} busy_threads SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
-} events SEC(".maps");
-
-static __always_inline void stat_add(__u32 id, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &id);
-
-	if (v)
-		*v += n;
-}
-
-static __always_inline void hist_add(__u32 hist, __u32 kind, __u64 value)
-{
-	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
-	__u64 *v = bpf_map_lookup_elem(&hists, &key);
-
-	if (v)
-		*v += 1;
-}
-
-static __always_inline void disturb_bump(void)
-{
-	__u32 zero = 0;
-	__u64 *v = bpf_map_lookup_elem(&disturb, &zero);
-
-	if (v)
-		__sync_fetch_and_add(v, 1);
-}
-
-/*
- * The generation a window compares at its start and end.  While a long
- * operation is in progress every read is a new generation, so a window
- * that overlaps one in any part never compares equal.
- */
-static __always_inline __u64 disturb_gen(void)
-{
-	__u32 zero = 0, one = 1;
-	__u64 *gen = bpf_map_lookup_elem(&disturb, &zero);
-	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
-
-	if (!gen || !busy)
-		return 0;
-	if (*busy)
-		return __sync_fetch_and_add(gen, 1) + 1;
-	return *gen;
-}
-
-/* Spans nest (direct reclaim inside a migration): a depth per thread. */
-static __always_inline void busy_begin(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), one = 1, first = 1;
-	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
-	__u32 *depth = bpf_map_lookup_elem(&busy_threads, &tid);
-
-	disturb_bump();
-	if (!busy)
-		return;
-	if (depth) {
-		*depth += 1;
-		return;
-	}
-	/* Counted even when the map is full: an end never pairs with it then,
-	   so it stays busy for good (never quiet is safe, quiet by mistake
-	   is not). */
-	bpf_map_update_elem(&busy_threads, &tid, &first, BPF_NOEXIST);
-	__sync_fetch_and_add(busy, 1);
-}
-
-static __always_inline void busy_end(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid(), one = 1;
-	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
-	__u32 *depth = bpf_map_lookup_elem(&busy_threads, &tid);
-
-	disturb_bump();
-	if (!busy || !depth)
-		return;
-	if (*depth > 1) {
-		*depth -= 1;
-		return;
-	}
-	if (bpf_map_delete_elem(&busy_threads, &tid) == 0)
-		__sync_fetch_and_sub(busy, 1);
-}
-
-/* Returns the track flags + 1 when the current task is a target, else 0. */
-static __always_inline __u32 target_flags(void)
-{
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__u32 *flags;
-
-	if (filter_mode == PC_FILTER_ALL)
-		return 1;
-	if (filter_mode == PC_FILTER_COMM) {
-		char comm[16];
-
-		bpf_get_current_comm(comm, sizeof(comm));
-		for (int i = 0; i < 16; i++) {
-			if (comm[i] != filter_comm[i])
-				return 0;
-			if (!comm[i])
-				break;
-		}
-		return 1;
-	}
-	flags = bpf_map_lookup_elem(&tracked, &tgid);
-	return flags ? *flags + 1 : 0;
-}
 
 static __always_inline __u64 page_align(__u64 len)
 {
@@ -454,8 +181,7 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	st->new_addr_arg = new_addr_arg;
 	st->track_flags = track_flags;
 	st->gen = disturb_gen();
-	st->shared_mm = BPF_CORE_READ(task, signal, nr_threads) > 1 ||
-			BPF_CORE_READ(task, mm, mm_users.counter) > 1;
+	st->shared_mm = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
 	st->t0 = bpf_ktime_get_ns();
 
 	if (!walk_enabled || st->old_len == 0)
@@ -479,90 +205,32 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 SEC("tp/syscalls/sys_enter_mremap")
 int mremap_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u32 flags = target_flags();
 
 	if (!flags)
 		return 0;
 	stat_add(PC_STAT_CALLS, 1);
-	begin_call(call_key(tid, KIND_SYSCALL), ctx->args[0], ctx->args[1], ctx->args[2],
+	begin_call(call_key(pc_tid(), KIND_SYSCALL), ctx->args[0], ctx->args[1], ctx->args[2],
 		   ctx->args[3], ctx->args[4], flags - 1);
 	return 0;
 }
 
 /* ---- comparison at exit ----------------------------------------------- */
 
-static __noinline void emit_pending(struct pc_pending *v, __u32 tier)
-{
-	struct pc_violation_event *ev;
-
-	if (!v || v->events_sent >= PC_MAX_EVENTS_PER_CALL)
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev) {
-		stat_add(PC_STAT_EVENTS_DROPPED, 1);
-		return;
-	}
-	v->events_sent++;
-	ev->check = v->check;
-	ev->verdict = v->verdict;
-	ev->tier = tier;
-	ev->tgid = bpf_get_current_pid_tgid() >> 32;
-	ev->tid = (__u32)bpf_get_current_pid_tgid();
-	ev->index = v->index;
-	ev->old_addr = v->old_addr;
-	ev->new_addr = v->new_addr;
-	ev->expected = v->expected;
-	ev->seen = v->seen;
-	ev->call_seq = 0;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	bpf_ringbuf_submit(ev, 0);
-}
-
-static __always_inline void judge(struct cmp_ctx *cc, struct call_state *st, __u32 slot,
-				  int verdict, __u32 index, __u64 expected, __u64 seen)
-{
-	struct pc_check_counts *c;
-	__u32 check = slot == 0 ? PC_CHK_MOVED : slot == 1 ? PC_CHK_ADBITS : PC_CHK_PERMS;
-
-	if (slot > 2)
-		return;
-	c = &cc->c[slot];
-	if (verdict == PC_NOT_APPLICABLE) {
-		c->not_applicable++;
-		return;
-	}
-	c->checked++;
-	if (!pc_is_violation(verdict))
-		return;
-	/*
-	 * Accessed bits are cleared by aging without any event we can see
-	 * (MGLRU page-table walks, DAMON, idle page tracking), and these
-	 * windows are not under the page-table lock: a lost young bit here
-	 * proves nothing.  The gather checks (under the lock) and the smaps
-	 * oracle judge the young half; dirty bits only go with writeback or
-	 * MADV_FREE, which the disturbance counter sees.
-	 */
-	if (cc->unreliable || verdict == PC_V_YOUNG_LOST) {
-		c->inconclusive++;
-		return;
-	}
-	c->violations++;
-	cc->pv.check = check;
-	cc->pv.verdict = verdict;
-	cc->pv.index = index;
-	cc->pv.old_addr = st->old_addr + ((__u64)index << PC_PAGE_SHIFT);
-	cc->pv.new_addr = cc->new_addr + ((__u64)index << PC_PAGE_SHIFT);
-	cc->pv.expected = expected;
-	cc->pv.seen = seen;
-	emit_pending(&cc->pv, cc->tier);
-}
-
+/*
+ * Per PTE slot i of the moved range: the snapshot against the new range.
+ * Accessed bits are cleared by aging without any event we can see (MGLRU
+ * page-table walks, DAMON, idle page tracking), and these windows are not
+ * under the page-table lock: a lost young bit here proves nothing
+ * (PC_WIN_YOUNG).  The gather checks (under the lock) and the smaps oracle
+ * judge the young half; dirty bits only go with writeback or MADV_FREE,
+ * which the disturbance counter sees.
+ */
 static long compare_slot(__u32 i, void *data)
 {
 	struct call_state *st = bpf_map_lookup_elem(&calls, data);
 	struct cmp_ctx *cc;
-	__u64 addr, idx, pmd = 0, oldv, newv, ui, e;
+	__u64 addr, old_addr, idx, pmd = 0, oldv, newv, ui, e;
 	struct pc_pte o, n;
 
 	if (!st || i >= st->npages || i >= PC_SNAP_PTES)
@@ -604,36 +272,14 @@ static long compare_slot(__u32 i, void *data)
 	n = pc_decode_pte(newv);
 	if (n.kind == PC_PTE_PRESENT && o.kind == PC_PTE_PRESENT)
 		cc->present_moved++;
-	judge(cc, st, 0, pc_moved_entry(o, n), i, oldv, newv);
-	judge(cc, st, 1, pc_adbits_entry(o, n), i, oldv, newv);
-	judge(cc, st, 2, pc_perms_entry(o, n), i, oldv, newv);
+	old_addr = st->old_addr + ((__u64)i << PC_PAGE_SHIFT);
+	pc_judge(&cc->c[0], &cc->pv, &cc->win, PC_CHK_MOVED, pc_moved_entry(o, n), old_addr, addr,
+		 oldv, newv);
+	pc_judge(&cc->c[1], &cc->pv, &cc->win, PC_CHK_ADBITS, pc_adbits_entry(o, n), old_addr, addr,
+		 oldv, newv);
+	pc_judge(&cc->c[2], &cc->pv, &cc->win, PC_CHK_PERMS, pc_perms_entry(o, n), old_addr, addr,
+		 oldv, newv);
 	return 0;
-}
-
-static __noinline void emit_pmd(struct pmd_ctx *pc, __u64 old_addr, __u32 tier)
-{
-	struct pc_violation_event *ev;
-
-	if (!pc)
-		return;
-	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
-	if (!ev) {
-		stat_add(PC_STAT_EVENTS_DROPPED, 1);
-		return;
-	}
-	ev->check = PC_CHK_PMD_MOVE;
-	ev->verdict = pc->v_verdict;
-	ev->tier = tier;
-	ev->tgid = bpf_get_current_pid_tgid() >> 32;
-	ev->tid = (__u32)bpf_get_current_pid_tgid();
-	ev->index = pc->v_extent << (PC_PMD_SHIFT - PC_PAGE_SHIFT);
-	ev->old_addr = old_addr + ((__u64)pc->v_extent << PC_PMD_SHIFT);
-	ev->new_addr = pc->new_addr + ((__u64)pc->v_extent << PC_PMD_SHIFT);
-	ev->expected = pc->v_expected;
-	ev->seen = pc->v_seen;
-	ev->call_seq = 0;
-	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
-	bpf_ringbuf_submit(ev, 0);
 }
 
 static long compare_pmd(__u32 e, void *data)
@@ -662,37 +308,40 @@ static long compare_pmd(__u32 e, void *data)
 	if (x.old_is_table && x.new_is_table_exit && x.new_table_exit == x.old_table)
 		pc->moved_at_pmd++;
 	verdict = pc_pmd_move_extent(x);
-	if (verdict == PC_NOT_APPLICABLE || !pc->enforce) {
-		pc->c.not_applicable++;
-		return 0;
-	}
-	pc->c.checked++;
-	if (!pc_is_violation(verdict))
-		return 0;
-	if (pc->unreliable) {
-		pc->c.inconclusive++;
-		return 0;
-	}
-	pc->c.violations++;
-	pc->v_verdict = verdict;
-	pc->v_extent = e;
-	pc->v_expected = x.old_pmd_entry;
-	pc->v_seen = x.new_pmd_exit;
-	emit_pmd(pc, st->old_addr, st->cc.tier);
+	/* Not enforced: observed only (watch, or a scenario using uffd). */
+	pc_judge(&pc->c, &pc->pv, &st->cc.win, PC_CHK_PMD_MOVE,
+		 pc->enforce ? verdict : PC_NOT_APPLICABLE,
+		 st->old_addr + ((__u64)e << PC_PMD_SHIFT),
+		 pc->new_addr + ((__u64)e << PC_PMD_SHIFT), x.old_pmd_entry, x.new_pmd_exit);
 	return 0;
 }
 
-static __always_inline void add_counts(__u32 check, __u32 tier, struct pc_check_counts *src)
+/* A window found disturbed after its verdicts were counted: its
+   violations (sent already) are inconclusive, the loader drops their
+   evidence. */
+static __always_inline void disturbed_after(struct pc_check_counts *c)
 {
-	__u32 key = check * PC_TIER__COUNT + tier;
-	struct pc_check_counts *c = bpf_map_lookup_elem(&counts, &key);
+	c->inconclusive += c->violations;
+	c->violations = 0;
+}
 
-	if (!c || tier >= PC_TIER__COUNT)
+/* PMD-level moves: judged only when old and new are both PMD-aligned. */
+static __always_inline void finish_pmds(__u64 key, struct call_state *st, __u64 new_addr,
+					__u64 moved_len)
+{
+	struct pmd_ctx *pc = &st->pc;
+
+	__builtin_memset(pc, 0, sizeof(*pc));
+	if ((st->old_addr & (PC_PMD_SIZE - 1)) || (new_addr & (PC_PMD_SIZE - 1)))
 		return;
-	__sync_fetch_and_add(&c->checked, src->checked);
-	__sync_fetch_and_add(&c->violations, src->violations);
-	__sync_fetch_and_add(&c->inconclusive, src->inconclusive);
-	__sync_fetch_and_add(&c->not_applicable, src->not_applicable);
+	pc->pgd = st->cc.pgd;
+	pc->new_addr = new_addr;
+	pc->len = moved_len;
+	pc->enforce = (st->track_flags & PC_TRACK_ENFORCE_PMD) && (st->flags & MREMAP_FIXED);
+	bpf_loop(st->nextents, compare_pmd, &key, 0);
+	if (!(st->cc.win.flags & PC_WIN_UNRELIABLE) && disturb_gen() != st->gen)
+		disturbed_after(&pc->c);
+	add_counts(PC_CHK_PMD_MOVE, st->cc.win.tier, &pc->c);
 }
 
 /*
@@ -706,7 +355,6 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct cmp_ctx *cc = &st->cc;
-	struct pmd_ctx *pc = &st->pc;
 	bool unreliable, disturbed, shared, syscall = tier == PC_TIER_SYSCALL_WALK;
 	__u64 total_pages;
 
@@ -731,21 +379,18 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 	}
 
 	__builtin_memset(cc, 0, sizeof(*cc));
-	cc->key = key;
-	cc->tier = tier;
 	cc->pgd = current_pgd();
 	cc->new_addr = new_addr;
-	cc->unreliable = unreliable;
+	cc->win.tier = tier;
+	cc->win.flags = PC_WIN_YOUNG | (unreliable ? PC_WIN_UNRELIABLE : 0);
 	bpf_loop(st->npages, compare_slot, &key, 0);
 	/* The exit-side walk itself is a window: judge it by the counter too. */
 	if (!unreliable && disturb_gen() != st->gen) {
-		unreliable = true;
+		cc->win.flags |= PC_WIN_UNRELIABLE;
 		if (syscall)
 			stat_add(PC_STAT_CALLS_DISTURBED, 1);
-		for (int k = 0; k < 3; k++) {
-			cc->c[k].inconclusive += cc->c[k].violations;
-			cc->c[k].violations = 0;
-		}
+		for (int k = 0; k < 3; k++)
+			disturbed_after(&cc->c[k]);
 	}
 	add_counts(PC_CHK_MOVED, tier, &cc->c[0]);
 	add_counts(PC_CHK_ADBITS, tier, &cc->c[1]);
@@ -754,47 +399,14 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 		stat_add(PC_STAT_PAGES_UNCOVERED, cc->uncovered);
 	if (syscall && cc->walk_errors)
 		stat_add(PC_STAT_WALK_ERRORS, cc->walk_errors);
-
-	/* PMD-level moves: only when old and new are both PMD-aligned. */
-	__builtin_memset(pc, 0, sizeof(*pc));
-	if (!(st->old_addr & (PC_PMD_SIZE - 1)) && !(new_addr & (PC_PMD_SIZE - 1))) {
-		pc->pgd = cc->pgd;
-		pc->new_addr = new_addr;
-		pc->len = moved_len;
-		pc->enforce =
-			(st->track_flags & PC_TRACK_ENFORCE_PMD) && (st->flags & MREMAP_FIXED);
-		pc->unreliable = unreliable;
-		bpf_loop(st->nextents, compare_pmd, &key, 0);
-		if (!unreliable && disturb_gen() != st->gen) {
-			pc->c.inconclusive += pc->c.violations;
-			pc->c.violations = 0;
-		}
-		add_counts(PC_CHK_PMD_MOVE, tier, &pc->c);
-	}
+	finish_pmds(key, st, new_addr, moved_len);
 	return cc->present_moved;
-}
-
-/* Adds n to one histogram slot. */
-static __always_inline void hist_add_n(__u32 hist, __u32 kind, __u64 value, __u64 n)
-{
-	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
-	__u64 *v = bpf_map_lookup_elem(&hists, &key);
-
-	if (v)
-		__sync_fetch_and_add(v, n);
-}
-
-static __always_inline void flush_batch_counts(struct batch_ctx *bc)
-{
-	add_counts(PC_CHK_ADBITS, batch_tier, &bc->c[0]);
-	add_counts(PC_CHK_BATCH, batch_tier, &bc->c[1]);
 }
 
 SEC("tp/syscalls/sys_exit_mremap")
 int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 key = call_key(tid, KIND_SYSCALL);
+	__u64 key = call_key(pc_tid(), KIND_SYSCALL);
 	struct call_state *st = bpf_map_lookup_elem(&calls, &key);
 	long ret = ctx->ret, present;
 	__u64 len;
@@ -803,7 +415,8 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	hist_add(PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, bpf_ktime_get_ns() - st->t0);
 	hist_add(PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, st->tlb_flushes);
-	flush_batch_counts(&st->bc);
+	add_counts(PC_CHK_ADBITS, batch_tier, &st->bc.c[0]);
+	add_counts(PC_CHK_BATCH, batch_tier, &st->bc.c[1]);
 
 	if ((unsigned long)ret >= (unsigned long)-MAX_ERRNO) {
 		stat_add(PC_STAT_CALLS_FAILED, 1);
@@ -834,7 +447,7 @@ out:
 
 static __always_inline void mpt_begin(__u64 old_addr, __u64 new_addr, __u64 len)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = pc_tid();
 	__u64 skey = call_key(tid, KIND_SYSCALL);
 	struct call_state *sys = bpf_map_lookup_elem(&calls, &skey);
 	__u32 flags = target_flags();
@@ -856,7 +469,7 @@ static __always_inline void mpt_begin(__u64 old_addr, __u64 new_addr, __u64 len)
  */
 static __always_inline void mpt_end(__u64 moved)
 {
-	__u64 key = call_key((__u32)bpf_get_current_pid_tgid(), KIND_MPT);
+	__u64 key = call_key(pc_tid(), KIND_MPT);
 	struct call_state *st = bpf_map_lookup_elem(&calls, &key);
 
 	if (!st || !st->active)
@@ -867,7 +480,7 @@ static __always_inline void mpt_end(__u64 moved)
 
 /* Since v6.15: unsigned long move_page_tables(struct pagetable_move_control *). */
 SEC("fentry/move_page_tables")
-int BPF_PROG(mpt_entry, struct pagetable_move_control *pmc)
+int BPF_PROG(mremap_mpt_entry, struct pagetable_move_control *pmc)
 {
 	mpt_begin(BPF_CORE_READ(pmc, old_addr), BPF_CORE_READ(pmc, new_addr),
 		  BPF_CORE_READ(pmc, len_in));
@@ -883,7 +496,7 @@ static __always_inline __u64 mpt_moved(void *ctx)
 }
 
 SEC("fexit/move_page_tables")
-int BPF_PROG(mpt_exit)
+int BPF_PROG(mremap_mpt_exit)
 {
 	mpt_end(mpt_moved(ctx));
 	return 0;
@@ -894,7 +507,7 @@ int BPF_PROG(mpt_exit)
  * need_rmap_locks[, for_stack]): six or seven parameters.
  */
 SEC("fentry/move_page_tables")
-int BPF_PROG(mpt_legacy_entry, void *vma, unsigned long old_addr, void *new_vma,
+int BPF_PROG(mremap_mpt_legacy_entry, void *vma, unsigned long old_addr, void *new_vma,
 	     unsigned long new_addr, unsigned long len)
 {
 	mpt_begin(old_addr, new_addr, len);
@@ -902,258 +515,15 @@ int BPF_PROG(mpt_legacy_entry, void *vma, unsigned long old_addr, void *new_vma,
 }
 
 SEC("fexit/move_page_tables")
-int BPF_PROG(mpt_legacy_exit)
+int BPF_PROG(mremap_mpt_legacy_exit)
 {
 	mpt_end(mpt_moved(ctx));
 	return 0;
 }
 
-/* ---- per batch (arm64 contpte): clear at old, set at new ---------------- */
-
-struct entries_ctx {
-	__u64 key;
-	__u64 ptep;
-};
-
-static long gather_entry(__u32 i, void *data)
-{
-	struct entries_ctx *ec = data;
-	struct call_state *st = bpf_map_lookup_elem(&calls, &ec->key);
-	__u64 raw = 0;
-
-	if (!st)
-		return 1;
-	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(ec->ptep + (__u64)i * 8))) {
-		st->bc.gather.first_present = 0; /* unreadable: not judged */
-		st->bc.clear_pending = false;
-		return 1;
-	}
-	pc_gather_add(&st->bc.gather, pc_decode_pte(raw));
-	return 0;
-}
-
-/* One verdict of a per-batch check (slot 0 ad-bits, 1 batch). */
-static __always_inline void judge_batch(struct call_state *st, __u32 slot, int verdict, __u64 addr,
-					__u32 index, __u64 expected, __u64 seen)
-{
-	struct batch_ctx *bc = &st->bc;
-	struct pc_check_counts *c;
-
-	if (slot > 1)
-		return;
-	c = &bc->c[slot];
-	if (verdict == PC_NOT_APPLICABLE) {
-		c->not_applicable++;
-		return;
-	}
-	c->checked++;
-	if (!pc_is_violation(verdict))
-		return;
-	/* Shared mm or a disturbed window: the PTL was held, but be strict. */
-	if (st->shared_mm || disturb_gen() != st->gen) {
-		c->inconclusive++;
-		return;
-	}
-	c->violations++;
-	bc->pv.check = slot == 0 ? PC_CHK_ADBITS : PC_CHK_BATCH;
-	bc->pv.verdict = verdict;
-	bc->pv.old_addr = addr;
-	bc->pv.new_addr = addr;
-	bc->pv.index = index;
-	bc->pv.expected = expected;
-	bc->pv.seen = seen;
-	emit_pending(&bc->pv, batch_tier);
-}
-
-static __always_inline struct call_state *mremap_state(__u64 *key)
-{
-	*key = call_key((__u32)bpf_get_current_pid_tgid(), KIND_SYSCALL);
-	struct call_state *st = bpf_map_lookup_elem(&calls, key);
-
-	return st && st->active ? st : NULL;
-}
-
-/* contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full), at entry. */
-static __always_inline void clear_begin(__u64 addr, __u64 ptep, __u32 nr)
-{
-	struct entries_ctx ec;
-	struct call_state *st = mremap_state(&ec.key);
-
-	if (!st)
-		return;
-	__builtin_memset(&st->bc.gather, 0, sizeof(st->bc.gather));
-	st->bc.clear_addr = addr;
-	st->bc.clear_ptep = ptep;
-	st->bc.clear_nr = nr;
-	st->bc.clear_pending = true;
-	ec.ptep = ptep;
-	bpf_loop(nr < PC_PTRS_PER_TABLE ? nr : PC_PTRS_PER_TABLE, gather_entry, &ec, 0);
-}
-
-/* ... at exit: the returned PTE carries every bit the nr PTEs had. */
-static __always_inline void clear_end(__u64 ret)
-{
-	__u64 key;
-	struct call_state *st = mremap_state(&key);
-	struct batch_ctx *bc;
-
-	if (!st || !st->bc.clear_pending)
-		return;
-	bc = &st->bc;
-	bc->clear_pending = false;
-	judge_batch(st, 1, pc_batch_in_table(bc->clear_addr, bc->clear_nr), bc->clear_addr, 0,
-		    bc->clear_nr, bc->clear_nr);
-	judge_batch(st, 0, pc_gather_covers(&bc->gather, pc_decode_pte(ret)), bc->clear_addr, 0,
-		    ((__u64)bc->gather.any_young << 1) | bc->gather.any_dirty, ret);
-	bc->set_pending = true;
-	bc->cleared_nr = bc->clear_nr;
-	bc->cleared_pte = ret;
-}
-
-static long check_set_entry(__u32 k, void *data)
-{
-	struct entries_ctx *ec = data;
-	struct call_state *st = bpf_map_lookup_elem(&calls, &ec->key);
-	__u64 raw = 0;
-	int v;
-
-	if (!st)
-		return 1;
-	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(st->bc.set_ptep + (__u64)k * 8)))
-		return 1;
-	v = pc_set_entry(pc_decode_pte(st->bc.set_pte), k, pc_decode_pte(raw));
-	/* A wrong PFN or permission is a batch error; a lost bit an ad-bits one. */
-	judge_batch(st, v == PC_V_YOUNG_LOST || v == PC_V_DIRTY_LOST ? 0 : 1, v,
-		    st->bc.set_addr + ((__u64)k << PC_PAGE_SHIFT), k, st->bc.set_pte, raw);
-	return 0;
-}
-
-/* contpte_set_ptes(mm, addr, ptep, pte, nr), at exit: the nr PTEs set. */
-static __always_inline void set_end(__u64 addr, __u64 ptep, __u64 pte, __u32 nr)
-{
-	struct entries_ctx ec;
-	struct call_state *st = mremap_state(&ec.key);
-	struct batch_ctx *bc;
-
-	if (!st)
-		return;
-	bc = &st->bc;
-	bc->batches++;
-	bc->batched_ptes += nr;
-	hist_add(PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, nr);
-	judge_batch(st, 1, pc_batch_in_table(addr, nr), addr, 0, nr, nr);
-	if (bc->set_pending) {
-		struct pc_pte cleared = pc_decode_pte(bc->cleared_pte);
-		struct pc_pte want = pc_decode_pte(pte);
-
-		bc->set_pending = false;
-		judge_batch(st, 1, pc_batch_pair(bc->cleared_nr, nr), addr, 0, bc->cleared_nr, nr);
-		/* What the clear gathered reaches the new PTEs (same page, bits). */
-		judge_batch(st, 0, pc_adbits_entry(cleared, want), addr, 0, bc->cleared_pte, pte);
-		judge_batch(st, 1, pc_moved_entry(cleared, want), addr, 0, bc->cleared_pte, pte);
-	}
-	bc->set_addr = addr;
-	bc->set_ptep = ptep;
-	bc->set_pte = pte;
-	ec.ptep = ptep;
-	bpf_loop(nr < PC_PTRS_PER_TABLE ? nr : PC_PTRS_PER_TABLE, check_set_entry, &ec, 0);
-}
-
-SEC("fentry/contpte_get_and_clear_full_ptes")
-int BPF_PROG(clear_fentry, void *mm, unsigned long addr, __u64 *ptep, unsigned int nr)
-{
-	clear_begin(addr, (__u64)ptep, nr);
-	return 0;
-}
-
-SEC("fexit/contpte_get_and_clear_full_ptes")
-int BPF_PROG(clear_fexit, void *mm, unsigned long addr, __u64 *ptep, unsigned int nr, int full,
-	     __u64 ret)
-{
-	clear_end(ret);
-	return 0;
-}
-
-SEC("fexit/contpte_set_ptes")
-int BPF_PROG(set_fexit, void *mm, unsigned long addr, __u64 *ptep, __u64 pte, unsigned int nr)
-{
-	set_end(addr, (__u64)ptep, pte, nr);
-	return 0;
-}
-
-/* The same through kprobes, for kernels whose trampolines refuse pte_t. */
-SEC("kprobe/contpte_get_and_clear_full_ptes")
-int BPF_KPROBE(clear_kprobe, void *mm, unsigned long addr, __u64 *ptep, unsigned int nr)
-{
-	clear_begin(addr, (__u64)ptep, nr);
-	return 0;
-}
-
-SEC("kretprobe/contpte_get_and_clear_full_ptes")
-int BPF_KRETPROBE(clear_kretprobe, __u64 ret)
-{
-	clear_end(ret);
-	return 0;
-}
-
-/* kprobe at entry keeps the arguments; kretprobe judges. */
-SEC("kprobe/contpte_set_ptes")
-int BPF_KPROBE(set_kprobe, void *mm, unsigned long addr, __u64 *ptep, __u64 pte, unsigned int nr)
-{
-	__u64 key;
-	struct call_state *st = mremap_state(&key);
-
-	if (!st)
-		return 0;
-	st->bc.set_addr = addr;
-	st->bc.set_ptep = (__u64)ptep;
-	st->bc.set_pte = pte;
-	st->bc.set_nr = nr;
-	return 0;
-}
-
-SEC("kretprobe/contpte_set_ptes")
-int BPF_KRETPROBE(set_kretprobe)
-{
-	__u64 key;
-	struct call_state *st = mremap_state(&key);
-
-	if (!st || !st->bc.set_nr)
-		return 0;
-	set_end(st->bc.set_addr, st->bc.set_ptep, st->bc.set_pte, st->bc.set_nr);
-	st->bc.set_nr = 0;
-	return 0;
-}
-
-/* ---- folio_pte_batch(): batch sizes of zap, mlock, khugepaged, ... ------ */
-
-static __always_inline void fpb_record(__u32 nr)
-{
-	__u64 key;
-
-	if (!target_flags())
-		return;
-	hist_add(mremap_state(&key) ? PC_HIST_FPB_IN_MREMAP : PC_HIST_BATCH_OTHER, PC_HIST_LINLOG,
-		 nr);
-}
-
-SEC("fexit/folio_pte_batch")
-int BPF_PROG(fpb_fexit, void *folio, __u64 *ptep, __u64 pte, unsigned int max_nr, unsigned int ret)
-{
-	fpb_record(ret);
-	return 0;
-}
-
-SEC("kretprobe/folio_pte_batch")
-int BPF_KRETPROBE(fpb_kretprobe, unsigned int ret)
-{
-	fpb_record(ret);
-	return 0;
-}
-
 /* TLB flushes issued by a task while it is inside mremap. */
 SEC("tp/tlb/tlb_flush")
-int tlb_flush(struct trace_event_raw_tlb_flush *ctx)
+int mremap_tlb_flush(struct trace_event_raw_tlb_flush *ctx)
 {
 	__u64 key;
 	struct call_state *st = mremap_state(&key);
@@ -1163,66 +533,14 @@ int tlb_flush(struct trace_event_raw_tlb_flush *ctx)
 	return 0;
 }
 
-/* Fault-around window per fault (filemap path; every kernel since 6.x). */
-SEC("tp/filemap/mm_filemap_map_pages")
-int filemap_map_pages(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
-{
-	if (!target_flags())
-		return 0;
-	hist_add(PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, ctx->last_index - ctx->index + 1);
-	return 0;
-}
-
-/* ---- disturbances: anything that may change page tables meanwhile ------ */
-
-#define DISTURBANCE(category, event)                                                               \
-	SEC("tp/" #category "/" #event)                                                            \
-	int disturb_##event(void *ctx)                                                             \
-	{                                                                                          \
-		disturb_bump();                                                                    \
-		return 0;                                                                          \
-	}
-
-/* A long operation's begin and end, on the same thread: the whole span is
- * disturbed, not just its first event. */
-#define DISTURBANCE_SPAN(category, begin, end)                                                     \
-	SEC("tp/" #category "/" #begin)                                                            \
-	int disturb_##begin(void *ctx)                                                             \
-	{                                                                                          \
-		busy_begin();                                                                      \
-		return 0;                                                                          \
-	}                                                                                          \
-	SEC("tp/" #category "/" #end)                                                              \
-	int disturb_##end(void *ctx)                                                               \
-	{                                                                                          \
-		busy_end();                                                                        \
-		return 0;                                                                          \
-	}
-
-PC_DISTURB_EVENTS(DISTURBANCE, DISTURBANCE_SPAN)
-
-#include "filemap_hooks.h"
-#include "contpte_hooks.h"
-
 /* A thread that exits leaves no state a reused thread id could inherit. */
 SEC("tp/sched/sched_process_exit")
-int task_exit(void *ctx)
+int mremap_task_exit(void *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	__u64 key = call_key(tid, KIND_SYSCALL);
+	__u64 key = call_key(pc_tid(), KIND_SYSCALL);
 
 	bpf_map_delete_elem(&calls, &key);
-	key = call_key(tid, KIND_MPT);
+	key = call_key(pc_tid(), KIND_MPT);
 	bpf_map_delete_elem(&calls, &key);
-	bpf_map_delete_elem(&fm_states, &tid);
-	bpf_map_delete_elem(&cp_states, &tid);
-	/* Out of any span it was in: it no longer keeps windows disturbed. */
-	if (bpf_map_lookup_elem(&busy_threads, &tid)) {
-		__u32 one = 1;
-		__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
-
-		if (bpf_map_delete_elem(&busy_threads, &tid) == 0 && busy)
-			__sync_fetch_and_sub(busy, 1);
-	}
 	return 0;
 }

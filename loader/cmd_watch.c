@@ -340,10 +340,7 @@ static void add_results(struct watch *w)
 	struct pc_report *r = w->r;
 
 	if (!w->o->hist) {
-		pc_report_note(r, "page-table walk: %s", s->walk_reason);
-		if (s->missing_tracepoints[0])
-			pc_report_note(r, "tracepoint programs not attached: %s",
-				       s->missing_tracepoints);
+		pc_session_notes(s, r);
 		/* Past-EOF and mapcount deltas are observed, not enforced, here:
 		   a live program may resize files or share them (track flags 0). */
 		for (int k = 0; k < pc_n_paths; k++)

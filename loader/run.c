@@ -181,19 +181,9 @@ static void open_session(struct pc_run *run)
 
 	if (err)
 		pc_report_note(r, "cannot mount tracefs: %s", strerror(-err));
-	err = pc_session_open(s, &so);
-	if (err)
-		pc_report_note(r, "in-kernel checks unavailable: %s", s->load_error);
-	else
-		pc_report_note(r, "page-table walk: %s", s->walk_reason);
-	for (int g = 0; s->loaded && g < PC_HOOK__COUNT; g++)
-		pc_report_note(r, "%s: %s (%s)", pc_hook_group_name(g),
-			       pc_hook_mech_name(s->hooks[g].mech), s->hooks[g].reason);
+	pc_session_open(s, &so);
+	pc_session_notes(s, r);
 	s->report = r;
-	if (s->loaded && !s->disturbance_complete)
-		pc_report_note(r, "disturbance tracepoints missing: %s", s->missing_disturbance);
-	if (s->loaded && s->missing_tracepoints[0])
-		pc_report_note(r, "tracepoint programs not attached: %s", s->missing_tracepoints);
 	run->ctx.disturb_map_fd = s->loaded ? pc_session_disturb_fd(s) : -1;
 }
 

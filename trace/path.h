@@ -1,24 +1,72 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What one kernel path contributes to a tracing session: its results and
- * its histograms (and, inside trace/, its hooks).  One per path, in the
- * path's own file (trace/mremap.c, trace/filemap.c, trace/contpte.c), named
- * with the same word as bpf/<path>.bpf.c, verify/<path>.c and
- * include/ptecheck/<path>.h.
+ * What one kernel path contributes to a tracing session and to `ptecheck
+ * features`: its hook groups, its results, its histograms and its lines.
+ * One per path, in the path's own file (trace/mremap.c, trace/filemap.c,
+ * trace/contpte.c), named with the same word as bpf/<path>.bpf.c,
+ * verify/<path>.c and include/ptecheck/<path>.h; trace/session.c is
+ * generic over them.
  */
 #ifndef PTECHECK_TRACE_PATH_H
 #define PTECHECK_TRACE_PATH_H
 
+#include <stdbool.h>
+#include "hooks.h"
+
 struct pc_session;
 struct pc_report;
 
+#define PC_PATH_GROUPS 4 /* hook groups per path, at most */
+
+/* A histogram of the path, and whether a session could fill it. */
+struct pc_trace_hist {
+	__u32 id;   /* enum pc_hist_id */
+	__u32 kind; /* enum pc_hist_kind */
+	const char *name, *unit, *source;
+	/* NULL: whenever the programs are loaded. */
+	bool (*shown)(const struct pc_session *s);
+};
+
+/* `ptecheck features`: a kernel function the path hooks, and what for. */
+struct pc_feature_hook {
+	const char *label; /* "mremap", "arm64 contpte" */
+	const char *func;
+	const char *why;
+};
+
+/* What `ptecheck features` found, for a path's own lines. */
+struct pc_features {
+	bool walk_ok;			    /* the page-table walk calibrated */
+	const struct pc_hook_choice *hooks; /* the path's groups, as chosen */
+	/* "what  yes|no  detail", and "checks  tiers" */
+	void (*line)(const char *what, bool ok, const char *detail);
+	void (*tiers)(const char *checks, const char *tiers);
+};
+
 struct pc_trace_path {
 	const char *name; /* "mremap" */
+	const struct pc_hook_group *groups;
+	int n_groups;
+	/* Sets the path's read-only data in s->skel before it loads (the hook
+	   choices are made).  NULL: none. */
+	void (*configure)(struct pc_session *s);
+	/* After attach: 0, or -errno with s->load_error set when the session
+	   cannot trace without a program of the path that did not attach.
+	   NULL: the path needs none. */
+	int (*ready)(struct pc_session *s);
 	/* Adds the path's in-kernel results: pass, fail or skip with the
 	   reason, for every check and tier the path has. */
 	void (*results)(struct pc_session *s, struct pc_report *r);
 	/* Adds the histograms of the path this session could fill. */
 	void (*hists)(struct pc_session *s, struct pc_report *r);
+	/* ptecheck features: the tracepoints ("category/event", NULL-
+	   terminated), the functions, and the path's lines under "Paths this
+	   kernel has" and "Checks and the tiers each will use here". */
+	const char *const *tracepoints;
+	const struct pc_feature_hook *feature_hooks;
+	int n_feature_hooks;
+	void (*feature_paths)(const struct pc_features *f);
+	void (*feature_tiers)(const struct pc_features *f);
 };
 
 extern const struct pc_trace_path pc_mremap_trace;

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/bpf.h>
@@ -14,13 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "cli.h"
-#include "report.h"
-#include "hooks.h"
 #include "probe.h"
-#include "session.h"
-#include "settings.h"
-#include "tracefs.h"
 
 static struct btf *vmlinux_btf(void)
 {

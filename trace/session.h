@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A BPF tracing session: calibrates the page-table walk, loads the mremap
- * programs the kernel accepts, attaches each one it can (saying why not for
- * the others), and turns maps and ring-buffer events into report results.
+ * A BPF tracing session over every path: calibrates the page-table walk,
+ * chooses each path's hooks, loads the programs the kernel accepts,
+ * attaches each one it can (saying why not for the others), and turns maps
+ * and ring-buffer events into report results with the paths' help
+ * (trace/path.h).
  */
 #ifndef PTECHECK_SESSION_H
 #define PTECHECK_SESSION_H
@@ -10,14 +12,25 @@
 #include <stdbool.h>
 #include <ptecheck/events.h>
 #include "hooks.h"
+#include "path.h"
 #include "report.h"
 
-struct ptecheck_bpf;
+struct bpf_link;
+
+#define PC_TRACE_PATHS 3
+/* The paths a session traces, in the order their results are reported. */
+extern const struct pc_trace_path *const pc_trace_paths[PC_TRACE_PATHS];
 
 struct pc_session_opts {
 	__u32 filter_mode; /* enum pc_filter_mode */
 	const char *comm;  /* for PC_FILTER_COMM */
 	bool want_walk;	   /* calibrate and enable the page-table walk */
+};
+
+/* A program the session attached. */
+struct pc_session_link {
+	const struct bpf_program *prog;
+	struct bpf_link *link;
 };
 
 struct pc_session {
@@ -27,22 +40,17 @@ struct pc_session {
 	bool walk_enabled;
 	char walk_reason[200]; /* calibration outcome */
 	struct pc_walk_calib calib;
-	int n_attached, n_attach_failed;
+	__u64 walk_phys_limit; /* the walk reads below this physical address */
+	/* Each path's hook groups (pc_trace_paths order, the path's groups[]
+	   order): the mechanism chosen, none once one of its programs did not
+	   load or attach. */
+	struct pc_hook_choice hooks[PC_TRACE_PATHS][PC_PATH_GROUPS];
 	bool disturbance_complete; /* every disturbance tracepoint attached */
 	char missing_disturbance[200];
-	bool tlb_attached;
-	bool filemap_attached;
-	int mremap_attached;
-	/* Hooks beyond tracepoints: the mechanism chosen and whether it is live. */
-	struct pc_hook_choice hooks[PC_HOOK__COUNT];
-	bool hook_live[PC_HOOK__COUNT];
-	/* One slot per program of the object (sized when it loads). */
-	struct bpf_link **links;
-	int *link_group; /* enum pc_hook_group, or -1 */
-	int n_links, cap_links;
 	/* Tracepoint programs that did not attach (events, comma-separated). */
 	char missing_tracepoints[400];
-	bool locked_walks_traced; /* the contpte locked-walk syscalls attached */
+	struct pc_session_link *links; /* one slot per program of the object */
+	int n_links;
 	struct ring_buffer *rb;
 	struct pc_report *report; /* violation events go here */
 };
@@ -55,14 +63,31 @@ int pc_session_untrack(struct pc_session *s, int tgid);
 int pc_session_disturb_fd(const struct pc_session *s);
 /* Drains pending violation events into s->report. */
 int pc_session_poll(struct pc_session *s, int timeout_ms);
-/* Adds the syscall-walk results for the mremap checks. */
-void pc_session_mremap_results(struct pc_session *s, struct pc_report *r);
-/* Adds the in-kernel results for the contpte checks. */
-void pc_session_contpte_results(struct pc_session *s, struct pc_report *r);
-/* Adds the in-kernel results for the filemap checks. */
-void pc_session_filemap_results(struct pc_session *s, struct pc_report *r);
-/* Adds the histograms of one path ("mremap", ...) the session collected. */
-void pc_session_hists(struct pc_session *s, struct pc_report *r, const char *path);
+/* Notes what the session could do: the walk, the hook groups chosen and
+   the tracepoints that did not attach (or why nothing is traced). */
+void pc_session_notes(struct pc_session *s, struct pc_report *r);
 void pc_session_stats(struct pc_session *s, struct pc_report *r);
+
+/* ---- for the paths (trace/<path>.c) ------------------------------------ */
+
+/* Hook group g of path p as chosen, and whether its programs are attached. */
+const struct pc_hook_choice *pc_session_hook(const struct pc_session *s,
+					     const struct pc_trace_path *p, int g);
+bool pc_session_hook_live(const struct pc_session *s, const struct pc_trace_path *p, int g);
+/* Program prog of s->skel is attached. */
+bool pc_session_attached(const struct pc_session *s, const struct bpf_program *prog);
+/* Program prog was to run (its tracepoint exists) but did not attach. */
+bool pc_session_missing(const struct pc_session *s, const struct bpf_program *prog);
+/* The result of (check, tier) in r, found or added; NULL when there is
+   nothing more to say (nothing traced: skipped with the reason). */
+struct pc_result *pc_session_result(struct pc_session *s, struct pc_report *r, __u32 check,
+				    __u32 tier);
+/* Pass, fail or skip of res from the counters of (check, tier): what names
+   the things judged ("entries"), none_reason says why there were none. */
+void pc_session_judge(struct pc_session *s, struct pc_result *res, __u32 check, __u32 tier,
+		      const char *what, const char *none_reason);
+/* Adds the histograms of table h[n] whose gate says the session filled. */
+void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc_trace_hist *h,
+		      int n);
 
 #endif

@@ -25,19 +25,15 @@ enum pc_hist_id {
 	PC_HIST_MREMAP_TLB_FLUSHES,    /* linlog, tlb:tlb_flush inside mremap */
 	PC_HIST_MREMAP_PTES_MOVED,     /* linlog, page walk: present PTEs per call */
 	PC_HIST_MREMAP_PMDS_MOVED,     /* linlog, page walk: PMD-level moves per call */
-	PC_HIST_BATCH_MREMAP,	       /* linlog, nr per batch, by enclosing path */
-	PC_HIST_BATCH_ZAP,
-	PC_HIST_BATCH_FORK,
-	PC_HIST_BATCH_MLOCK,
-	PC_HIST_BATCH_MPROTECT,
-	PC_HIST_BATCH_OTHER,
-	PC_HIST_FAULTAROUND_PAGES,   /* linlog, filemap:mm_filemap_map_pages window */
-	PC_HIST_FPB_IN_MREMAP,	     /* linlog, folio_pte_batch() results inside mremap */
-	PC_HIST_FM_SET_PTE_RANGE_NR, /* linlog, set_pte_range nr per call */
-	PC_HIST_FM_RMAP_NR,	     /* linlog, folio_add_file_rmap_ptes nr per call */
-	PC_HIST_CP_GATHER_READS,     /* linlog, entries contpte_ptep_get's loop reads */
-	PC_HIST_CP_YOUNG_NR,	     /* linlog, contpte_test_and_clear_young_ptes nr */
-	PC_HIST_FM_FOLIO_ORDER,	     /* linlog, folio order of set_pte_range batches */
+	PC_HIST_BATCH_MREMAP,	       /* linlog, contpte_set_ptes nr per mremap batch */
+	PC_HIST_BATCH_OTHER,	       /* linlog, folio_pte_batch() results outside mremap */
+	PC_HIST_FAULTAROUND_PAGES,     /* linlog, filemap:mm_filemap_map_pages window */
+	PC_HIST_FPB_IN_MREMAP,	       /* linlog, folio_pte_batch() results inside mremap */
+	PC_HIST_FM_SET_PTE_RANGE_NR,   /* linlog, set_pte_range nr per call */
+	PC_HIST_FM_RMAP_NR,	       /* linlog, folio_add_file_rmap_ptes nr per call */
+	PC_HIST_CP_GATHER_READS,       /* linlog, entries contpte_ptep_get's loop reads */
+	PC_HIST_CP_YOUNG_NR,	       /* linlog, contpte_test_and_clear_young_ptes nr */
+	PC_HIST_FM_FOLIO_ORDER,	       /* linlog, folio order of set_pte_range batches */
 	PC_HIST__COUNT,
 };
 
@@ -67,20 +63,46 @@ enum pc_stat_id {
 	PC_STAT__COUNT,
 };
 
-/* A violation, sent through the ring buffer with its evidence. */
+/*
+ * A violation, sent through the ring buffer with its evidence.  What the
+ * addresses and values are depends on the check:
+ *
+ *   mremap/moved, ad-bits, perms (per call)  old_addr, new_addr: the user
+ *       address of the slot before and after the move; expected, seen: the
+ *       raw PTE at entry and after the move.
+ *   mremap/pmd-move  the same per 2 MiB extent, with raw PMD entries (seen
+ *       0: the new PMD maps no page table).
+ *   mremap/ad-bits, batch (per batch)  old_addr = new_addr: the user address
+ *       of the batch (or of entry k set); expected, seen: the raw PTE
+ *       cleared (or given to set_ptes) and the one set, the nr cleared and
+ *       set (a nr mismatch), nr twice (a batch outside one page table), or
+ *       the access/dirty bits gathered at entry (young << 1 | dirty) and
+ *       the raw PTE the clear returned.
+ *   filemap/batch-bounds  old_addr = new_addr: the batch's first user
+ *       address; expected: the bound, seen: how far the batch went
+ *       (pc_fault_batch_evidence in filemap.h: PTEs, folio pages, user
+ *       addresses or file page indices, by verdict).
+ *   filemap/ptes-set  the user address of entry k; expected: the PFN it
+ *       must map, seen: its raw PTE.
+ *   filemap/rmap-count  the batch's user address (0 for a mapcount delta);
+ *       expected, seen: the nr of set_pte_range and of the rmap update, the
+ *       two folios' kernel addresses (another folio), or the mapcount that
+ *       was due and the one found.
+ *   contpte/gather, fold, clear-young  old_addr = new_addr: the kernel
+ *       address of the PTE (ptep); expected, seen: the bits gathered at
+ *       entry (young << 1 | dirty) and the raw PTE returned (gather) or
+ *       found (unfold), the entries looked at and those with CONT (fold),
+ *       or young at entry and young reported, 0 or 1 (clear-young).
+ */
 struct pc_violation_event {
 	__u32 check;   /* enum pc_check_id */
 	__u32 verdict; /* enum pc_verdict */
 	__u32 tier;    /* enum pc_tier */
-	__u32 tgid;
-	__u32 tid;
-	__u32 index;	/* page index within the call's range */
-	__u64 old_addr; /* address before the move */
-	__u64 new_addr; /* address after the move */
-	__u64 expected; /* raw entry (or count) at entry */
-	__u64 seen;	/* raw entry (or count) after */
-	__u64 call_seq; /* per-task mremap call number */
-	char comm[16];
+	__u32 tgid;    /* the process that made the call */
+	__u64 old_addr;
+	__u64 new_addr;
+	__u64 expected;
+	__u64 seen;
 };
 
 /* Tracked processes: key tgid, value flags. */
@@ -114,6 +136,6 @@ struct calib_result {
 /* Snapshot bounds: ranges beyond these are partly checked and say so. */
 #define PC_SNAP_PTES	       2048 /* 8 MiB of PTEs per call */
 #define PC_SNAP_PMDS	       512  /* 1 GiB of PMD entries per call */
-#define PC_MAX_EVENTS_PER_CALL 8
+#define PC_MAX_EVENTS_PER_CALL 8    /* violations sent per call (or hook state) */
 
 #endif

@@ -70,6 +70,43 @@ PC_INLINE int pc_fault_batch_bounds(struct pc_fault_batch b)
 	return PC_OK;
 }
 
+/* The evidence of a batch-bounds verdict: the bound the batch had to keep
+   (expected) and how far it went (seen), in the verdict's unit. */
+struct pc_fault_evidence {
+	__u64 expected;
+	__u64 seen;
+};
+
+PC_INLINE struct pc_fault_evidence pc_fault_batch_evidence(struct pc_fault_batch b, int verdict)
+{
+	__u64 end = b.addr + ((__u64)b.nr << PC_PAGE_SHIFT); /* user address after the batch */
+	struct pc_fault_evidence e = {0, 0};
+
+	switch (verdict) {
+	case PC_V_BATCH_EMPTY: /* PTEs: at least one, and nr */
+		e.expected = 1;
+		e.seen = b.nr;
+		break;
+	case PC_V_BATCH_OUTSIDE_FOLIO: /* pages: the folio's, and where in it the batch ends */
+		e.expected = b.folio_nr;
+		e.seen = b.folio_start + b.nr;
+		break;
+	case PC_V_BATCH_CROSSES_PMD: /* user addresses: the end of addr's page table, the batch's */
+		e.expected = (b.addr | (PC_PMD_SIZE - 1)) + 1;
+		e.seen = end;
+		break;
+	case PC_V_OUTSIDE_VMA: /* user addresses: the VMA bound crossed, the batch's edge past it */
+		e.expected = b.addr < b.vm_start ? b.vm_start : b.vm_end;
+		e.seen = b.addr < b.vm_start ? b.addr : end;
+		break;
+	case PC_V_PAST_EOF: /* file page indices: the first at or past EOF, the last mapped */
+		e.expected = (b.i_size + PC_PAGE_SIZE - 1) >> PC_PAGE_SHIFT;
+		e.seen = b.file_index + b.nr - 1;
+		break;
+	}
+	return e;
+}
+
 /*
  * filemap/ptes-set, per entry k of a batch after set_pte_range: present,
  * mapping the first entry's PFN + k (consecutive pages of one folio);

@@ -695,6 +695,50 @@ static void check_fault_bounds(void)
 	CHECK_VERDICT(pc_page_past_eof(0, 0), true, "EOF: empty file, page 0 past");
 }
 
+/* The evidence of a batch-bounds verdict for b: expected and seen. */
+static void check_evidence(struct pc_fault_batch b, int verdict, __u64 expected, __u64 seen,
+			   const char *what)
+{
+	int v = pc_fault_batch_bounds(b);
+	struct pc_fault_evidence e = pc_fault_batch_evidence(b, v);
+
+	CHECK_VERDICT(v, verdict, "evidence: %s: the verdict", what);
+	TAP_CHECK_EQ(e.expected, expected, "evidence: %s: expected", what);
+	TAP_CHECK_EQ(e.seen, seen, "evidence: %s: seen", what);
+}
+
+/* What batch-bounds evidence states, per verdict (docs in events.h). */
+static void check_fault_evidence(void)
+{
+	const __u64 whole = 48 * PC_PAGE_SIZE, mid = 41 * PC_PAGE_SIZE + 100;
+	const __u64 table_end = 0x7f3a1c400000ULL;
+	struct pc_fault_batch b;
+
+	check_evidence(fault_batch(0, 16, whole, false), PC_OK, 0, 0, "a batch in bounds: none");
+	check_evidence(fault_batch(0, 0, whole, false), PC_V_BATCH_EMPTY, 1, 0,
+		       "nr = 0: at least 1 PTE, 0 set");
+	check_evidence(fault_batch(1, 16, whole, false), PC_V_BATCH_OUTSIDE_FOLIO, NR, 17,
+		       "past the folio: its 16 pages, the batch ends at page 17");
+	check_evidence(fault_batch(0, 11, mid, false), PC_V_PAST_EOF, 42, 42,
+		       "one page past EOF: page 42 is the first past EOF, and mapped");
+	check_evidence(fault_batch(0, 16, mid, false), PC_V_PAST_EOF, 42, 47,
+		       "the folio across EOF: page 42 first past EOF, 47 the last mapped");
+	b = fault_batch(0, 16, whole, false);
+	b.vm_end = b.addr + 15 * PC_PAGE_SIZE;
+	check_evidence(b, PC_V_OUTSIDE_VMA, b.vm_end, b.addr + 16 * PC_PAGE_SIZE,
+		       "past the VMA end: vm_end, and the batch's end");
+	b = fault_batch(0, 16, whole, false);
+	b.vm_start = b.addr + PC_PAGE_SIZE;
+	check_evidence(b, PC_V_OUTSIDE_VMA, b.vm_start, b.addr,
+		       "before the VMA start: vm_start, and the batch's start");
+	b = fault_batch(0, 16, whole, false);
+	b.addr = table_end - 8 * PC_PAGE_SIZE;
+	b.vm_start = b.addr;
+	b.vm_end = b.addr + 64 * PC_PAGE_SIZE;
+	check_evidence(b, PC_V_BATCH_CROSSES_PMD, table_end, table_end + 8 * PC_PAGE_SIZE,
+		       "across a page table: the table's end, and the batch's");
+}
+
 /* filemap/ptes-set, per entry after set_pte_range. */
 static void check_fault_entries(enum arch a)
 {
@@ -934,6 +978,7 @@ int main(void)
 	check_set_entries(ARM64);
 	check_batch_pairs();
 	check_fault_bounds();
+	check_fault_evidence();
 	check_fault_entries(X86);
 	check_fault_entries(ARM64);
 	check_fault_counts();

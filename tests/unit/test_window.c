@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * verify/oracle.c's disturbance window as the oracles use it, against a
- * BPF array shaped like the BPF side's `disturb` map (scenario.h:
- * disturb_map_fd; [0] generation, [1] long operations in progress): a
- * window is quiet only when the generation did not move and no operation
- * (swapoff, reclaim, compaction, migration) was in progress at either end.
- * Needs CAP_BPF (skips otherwise).
+ * BPF array shaped like bpf/common.bpf.c's `disturb` map ([0] generation,
+ * [1] long operations in progress): a window is quiet only when the
+ * generation did not move and no operation (swapoff, reclaim, compaction,
+ * migration) was in progress at either end.  Needs CAP_BPF (skips
+ * otherwise).
  */
 #include <bpf/bpf.h>
 #include <errno.h>

@@ -1,13 +1,14 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * The filemap path (folio-based fault-around, v6.4+), included by
- * mremap.bpf.c so that it shares the target filter, counters, histograms
- * and the violation ring buffer.  Per batch:
+ * The filemap path (folio-based fault-around, v6.4+).  Per batch:
  *
  *   filemap_map_pages(vmf, start, end)          i_size when the fault began
  *     set_pte_range(vmf, folio, page, nr, addr) batch-bounds, ptes-set
  *       folio_add_file_rmap_ptes(folio, page, nr, vma)
  *                                                 mapcount moves by nr
+ *
+ * and, on every kernel, the fault-around window per call from the
+ * filemap:mm_filemap_map_pages tracepoint.
  *
  * Race rules (docs/checks.md): the page-table lock is held from before
  * set_ptes() to after set_pte_range() returns, and the folio lock across
@@ -20,8 +21,7 @@
  * (PC_TRACK_ENFORCE_EOF), and mapcount deltas only where one process maps
  * the file (PC_TRACK_ENFORCE_RMAP); elsewhere a violation is inconclusive.
  */
-#ifndef PTECHECK_FILEMAP_HOOKS_H
-#define PTECHECK_FILEMAP_HOOKS_H
+#include "common.bpf.h"
 
 #define PC_TMPFS_MAGIC	  0x01021994UL /* shmem/tmpfs and memfd */
 #define PC_MAPPING_ANON	  0x1UL	       /* folio->mapping tag of anon folios */
@@ -45,44 +45,24 @@ struct fm_state {
 	__s64 rmap_before;
 	__u64 rmap_gen;
 	/* Per-batch verdict counters, flushed at the end of each batch. */
-	struct pc_check_counts c[3]; /* bounds, ptes-set, rmap */
+	struct pc_check_counts c[3]; /* bounds, ptes-set, rmap (PC_FILEMAP_CHECKS order) */
 	struct pc_pending pv;	     /* the violation to send */
+	struct pc_window win;	     /* of the batch, for checks always enforced */
 	__u64 first_pfn;	     /* ptes-set: PFN of the batch's first PTE */
 	bool prot_write, write_fault, unreliable;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, struct fm_state);
-} fm_states SEC(".maps");
+PC_THREAD_MAP(fm_states, struct fm_state);
 
-/*
- * The task's state.  Entry hooks (create) decide again each time whether
- * the task is a target, so a thread id reused by another process never
- * inherits a state; exit hooks only continue what an entry began.
- */
+/* The task's state (thread_state in common.bpf.h). */
 static __always_inline struct fm_state *fm_state_get(bool create)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct fm_state fresh = {};
-	struct fm_state *st;
-	__u32 flags;
+	struct fm_state fresh = {}, *st;
+	__u32 track = 0;
 
-	if (!create)
-		return bpf_map_lookup_elem(&fm_states, &tid);
-	flags = target_flags();
-	if (!flags)
-		return NULL;
-	st = bpf_map_lookup_elem(&fm_states, &tid);
-	if (!st) {
-		bpf_map_update_elem(&fm_states, &tid, &fresh, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&fm_states, &tid);
-		if (!st)
-			return NULL;
-	}
-	st->track_flags = flags - 1;
+	st = thread_state(&fm_states, &fresh, create, &track);
+	if (st && create)
+		st->track_flags = track;
 	return st;
 }
 
@@ -114,38 +94,23 @@ static __always_inline __s64 folio_mapcount(struct folio *folio, bool large)
 	return (__s64)BPF_CORE_READ(folio, _mapcount.counter) + 1;
 }
 
-/* slot: 0 batch-bounds, 1 ptes-set, 2 rmap-count.  enforced: the scenario
-   rules out the legitimate race of this check. */
-static __always_inline void fm_judge(struct fm_state *st, __u32 slot, int verdict, bool enforced,
-				     __u64 addr, __u32 index, __u64 expected, __u64 seen)
+/* The window of a batch, or of an rmap update outside one.  enforced: the
+   scenario rules out the legitimate race of the check judged. */
+static __always_inline struct pc_window fm_window(const struct fm_state *st, bool enforced)
 {
-	struct pc_check_counts *c;
+	struct pc_window w = {.gen = st->gen, .tier = filemap_tier, .flags = PC_WIN_GEN};
 
-	if (slot > 2)
-		return;
-	c = &st->c[slot];
-	if (verdict == PC_NOT_APPLICABLE) {
-		c->not_applicable++;
-		return;
-	}
-	c->checked++;
-	if (!pc_is_violation(verdict))
-		return;
-	if (!enforced || st->unreliable || disturb_gen() != st->gen) {
-		c->inconclusive++;
-		return;
-	}
-	c->violations++;
-	st->pv.check = slot == 0   ? PC_CHK_FM_BOUNDS
-		       : slot == 1 ? PC_CHK_FM_PTES_SET
-				   : PC_CHK_FM_RMAP;
-	st->pv.verdict = verdict;
-	st->pv.old_addr = addr;
-	st->pv.new_addr = addr;
-	st->pv.index = index;
-	st->pv.expected = expected;
-	st->pv.seen = seen;
-	emit_pending(&st->pv, filemap_tier);
+	if (!enforced || st->unreliable)
+		w.flags |= PC_WIN_UNRELIABLE;
+	return w;
+}
+
+/* One verdict of check (filemap/batch-bounds, ptes-set or rmap-count). */
+static __always_inline void fm_verdict(struct fm_state *st, const struct pc_window *w, __u32 check,
+				       int verdict, __u64 addr, __u64 expected, __u64 seen)
+{
+	pc_judge(&st->c[check - PC_CHK_FM_BOUNDS], &st->pv, w, check, verdict, addr, addr, expected,
+		 seen);
 }
 
 static __always_inline void fm_flush(struct fm_state *st)
@@ -210,27 +175,66 @@ static long fm_check_entry(__u32 k, void *data)
 
 	if (!st)
 		return 1;
-	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(ec->ptep + (__u64)k * 8)))
+	if (read_entry(ec->ptep, k, &raw))
 		return 1;
 	seen = pc_decode_pte(raw);
 	if (k == 0)
 		st->first_pfn = seen.pfn;
-	fm_judge(st, 1, pc_fault_entry(seen, st->first_pfn, k, st->prot_write, st->write_fault),
-		 true, st->addr + ((__u64)k << PC_PAGE_SHIFT), k, st->first_pfn + k, raw);
+	fm_verdict(st, &st->win, PC_CHK_FM_PTES_SET,
+		   pc_fault_entry(seen, st->first_pfn, k, st->prot_write, st->write_fault),
+		   st->addr + ((__u64)k << PC_PAGE_SHIFT), st->first_pfn + k, raw);
 	return 0;
+}
+
+/*
+ * filemap/batch-bounds of the batch just set (file folios only: a COW copy
+ * is not the file's page).  Past-EOF is enforced only where the scenario
+ * changes no file size and the size stayed the same through the window.
+ */
+static __always_inline void fm_bounds(struct fm_state *st, struct vm_area_struct *vma,
+				      struct folio *folio, __u64 npages)
+{
+	__u64 page_size = bpf_core_type_size(struct page), isize_now;
+	struct pc_fault_batch b = {};
+	struct pc_fault_evidence ev;
+	struct super_block *sb;
+	struct pc_window w;
+	bool steady;
+	int v;
+
+	if (!npages || !page_size || st->page < st->folio)
+		return;
+	isize_now = vma_isize(vma);
+	b.addr = st->addr;
+	b.nr = st->nr;
+	b.folio_start = (st->page - st->folio) / page_size;
+	b.folio_nr = npages;
+	b.vm_start = BPF_CORE_READ(vma, vm_start);
+	b.vm_end = BPF_CORE_READ(vma, vm_end);
+	b.file_index = BPF_CORE_READ(folio, index) + b.folio_start;
+	/* The largest size seen in the window: a file that grew is fine. */
+	b.i_size = st->isize_set > isize_now ? st->isize_set : isize_now;
+	if (st->in_map_pages && st->isize_map_pages > b.i_size)
+		b.i_size = st->isize_map_pages;
+	sb = BPF_CORE_READ(vma, vm_file, f_mapping, host, i_sb);
+	b.eof_exempt = BPF_CORE_READ(sb, s_magic) == PC_TMPFS_MAGIC;
+	v = pc_fault_batch_bounds(b);
+	steady = st->isize_set == isize_now &&
+		 (!st->in_map_pages || st->isize_map_pages == isize_now);
+	w = fm_window(st,
+		      v != PC_V_PAST_EOF || ((st->track_flags & PC_TRACK_ENFORCE_EOF) && steady));
+	ev = pc_fault_batch_evidence(b, v);
+	fm_verdict(st, &w, PC_CHK_FM_BOUNDS, v, st->addr, ev.expected, ev.seen);
 }
 
 static __always_inline void fm_set_end(void)
 {
 	struct fm_state *st = fm_state_get(false);
-	struct pc_fault_batch b = {};
 	struct vm_area_struct *vma;
+	struct fm_entries_ctx ec;
 	struct vm_fault *vmf;
 	struct folio *folio;
-	struct fm_entries_ctx ec;
-	struct super_block *sb;
-	__u64 isize_now, page_size, mapping, npages;
-	bool anon;
+	__u64 mapping, npages;
 
 	if (!st || !st->set_pending)
 		return;
@@ -242,14 +246,11 @@ static __always_inline void fm_set_end(void)
 	vma = BPF_CORE_READ(vmf, vma);
 	folio = (struct folio *)st->folio;
 	mapping = (__u64)BPF_CORE_READ(folio, mapping);
-	anon = !mapping || (mapping & PC_MAPPING_ANON); /* a COW copy: not the file's page */
-	st->unreliable = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), mm,
-				       mm_users.counter) > 1;
+	st->unreliable = mm_shared();
+	st->win = fm_window(st, true);
 	st->write_fault =
 		BPF_CORE_READ(vmf, flags) & bpf_core_enum_value(enum fault_flag, FAULT_FLAG_WRITE);
 	st->prot_write = pc_decode_pte(BPF_CORE_READ(vma, vm_page_prot.pgprot)).write;
-
-	/* batch-bounds */
 	npages = folio_pages(folio);
 	if (npages) {
 		__u32 order = 0;
@@ -258,45 +259,21 @@ static __always_inline void fm_set_end(void)
 			order++;
 		hist_add(PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, order);
 	}
-	page_size = bpf_core_type_size(struct page);
-	if (!anon && npages && page_size && st->page >= st->folio) {
-		isize_now = vma_isize(vma);
-		b.addr = st->addr;
-		b.nr = st->nr;
-		b.folio_start = (st->page - st->folio) / page_size;
-		b.folio_nr = npages;
-		b.vm_start = BPF_CORE_READ(vma, vm_start);
-		b.vm_end = BPF_CORE_READ(vma, vm_end);
-		b.file_index = BPF_CORE_READ(folio, index) + b.folio_start;
-		/* The largest size seen in the window: a file that grew is fine. */
-		b.i_size = st->isize_set > isize_now ? st->isize_set : isize_now;
-		if (st->in_map_pages && st->isize_map_pages > b.i_size)
-			b.i_size = st->isize_map_pages;
-		sb = BPF_CORE_READ(vma, vm_file, f_mapping, host, i_sb);
-		b.eof_exempt = BPF_CORE_READ(sb, s_magic) == PC_TMPFS_MAGIC;
-		{
-			int v = pc_fault_batch_bounds(b);
-			bool size_steady = st->isize_set == isize_now &&
-					   (!st->in_map_pages || st->isize_map_pages == isize_now);
-
-			fm_judge(st, 0, v,
-				 v != PC_V_PAST_EOF ||
-					 ((st->track_flags & PC_TRACK_ENFORCE_EOF) && size_steady),
-				 st->addr, st->nr, b.i_size, b.file_index + st->nr - 1);
-		}
-	}
+	if (mapping && !(mapping & PC_MAPPING_ANON))
+		fm_bounds(st, vma, folio, npages);
 	/* ptes-set: the nr PTEs from vmf->pte */
-	ec.tid = (__u32)bpf_get_current_pid_tgid();
+	ec.tid = pc_tid();
 	ec.ptep = (__u64)BPF_CORE_READ(vmf, pte);
 	if (ec.ptep)
 		bpf_loop(st->nr < PC_MAX_FAULT_PTES ? st->nr : PC_MAX_FAULT_PTES, fm_check_entry,
 			 &ec, 0);
 	/* rmap: the file rmap inside covered the same folio and nr */
-	if (st->rmap_seen)
-		fm_judge(st, 2,
-			 st->rmap_folio == st->folio ? pc_batch_pair(st->nr, st->rmap_nr)
-						     : PC_V_BATCH_OUTSIDE_FOLIO,
-			 true, st->addr, 0, st->nr, st->rmap_nr);
+	if (st->rmap_seen && st->rmap_folio != st->folio)
+		fm_verdict(st, &st->win, PC_CHK_FM_RMAP, PC_V_BATCH_OUTSIDE_FOLIO, st->addr,
+			   st->folio, st->rmap_folio);
+	else if (st->rmap_seen)
+		fm_verdict(st, &st->win, PC_CHK_FM_RMAP, pc_batch_pair(st->nr, st->rmap_nr),
+			   st->addr, st->nr, st->rmap_nr);
 	fm_flush(st);
 }
 
@@ -319,6 +296,7 @@ static __always_inline void fm_rmap_end(void)
 {
 	struct fm_state *st = fm_state_get(false);
 	struct folio *folio;
+	struct pc_window w;
 	__s64 after;
 
 	if (!st || !st->rmap_pending)
@@ -328,7 +306,9 @@ static __always_inline void fm_rmap_end(void)
 	hist_add(PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, st->rmap_nr);
 	folio = (struct folio *)st->rmap_folio;
 	after = folio_mapcount(folio, folio_pages(folio) > 1);
-	if (!st->set_pending) /* outside a batch: its own window */
+	/* Outside a batch: its own window.  Inside, the batch's began earlier
+	   and covers it (the generation only grows). */
+	if (!st->set_pending)
 		st->gen = st->rmap_gen;
 	/*
 	 * Exact only when no other mapping of the folio exists at entry: then
@@ -337,52 +317,51 @@ static __always_inline void fm_rmap_end(void)
 	 * Found under --stress: forks of ptecheck dup and zap mappings of its
 	 * own binary's folios while a scenario faults them in.
 	 */
-	fm_judge(st, 2, pc_count_delta(st->rmap_before, after, st->rmap_nr),
-		 (st->track_flags & PC_TRACK_ENFORCE_RMAP) && st->rmap_before == 0 &&
-			 disturb_gen() == st->rmap_gen,
-		 0, st->rmap_nr, st->rmap_before + st->rmap_nr, after);
+	w = fm_window(st, (st->track_flags & PC_TRACK_ENFORCE_RMAP) && st->rmap_before == 0);
+	fm_verdict(st, &w, PC_CHK_FM_RMAP, pc_count_delta(st->rmap_before, after, st->rmap_nr), 0,
+		   st->rmap_before + st->rmap_nr, after);
 	if (!st->set_pending)
 		fm_flush(st);
 }
 
 SEC("fentry/filemap_map_pages")
-int BPF_PROG(fm_map_fentry, struct vm_fault *vmf)
+int BPF_PROG(filemap_map_fentry, struct vm_fault *vmf)
 {
 	fm_map_pages_begin(vmf);
 	return 0;
 }
 
 SEC("fexit/filemap_map_pages")
-int BPF_PROG(fm_map_fexit)
+int BPF_PROG(filemap_map_fexit)
 {
 	fm_map_pages_end();
 	return 0;
 }
 
 SEC("fentry/set_pte_range")
-int BPF_PROG(fm_set_fentry, struct vm_fault *vmf, struct folio *folio, void *page, unsigned int nr,
-	     unsigned long addr)
+int BPF_PROG(filemap_set_fentry, struct vm_fault *vmf, struct folio *folio, void *page,
+	     unsigned int nr, unsigned long addr)
 {
 	fm_set_begin(vmf, folio, page, nr, addr);
 	return 0;
 }
 
 SEC("fexit/set_pte_range")
-int BPF_PROG(fm_set_fexit)
+int BPF_PROG(filemap_set_fexit)
 {
 	fm_set_end();
 	return 0;
 }
 
 SEC("fentry/folio_add_file_rmap_ptes")
-int BPF_PROG(fm_rmap_fentry, struct folio *folio, void *page, int nr)
+int BPF_PROG(filemap_rmap_fentry, struct folio *folio, void *page, int nr)
 {
 	fm_rmap_begin(folio, nr);
 	return 0;
 }
 
 SEC("fexit/folio_add_file_rmap_ptes")
-int BPF_PROG(fm_rmap_fexit)
+int BPF_PROG(filemap_rmap_fexit)
 {
 	fm_rmap_end();
 	return 0;
@@ -390,21 +369,21 @@ int BPF_PROG(fm_rmap_fexit)
 
 /* The same through kprobes where the trampoline is refused. */
 SEC("kprobe/filemap_map_pages")
-int BPF_KPROBE(fm_map_kprobe, struct vm_fault *vmf)
+int BPF_KPROBE(filemap_map_kprobe, struct vm_fault *vmf)
 {
 	fm_map_pages_begin(vmf);
 	return 0;
 }
 
 SEC("kretprobe/filemap_map_pages")
-int BPF_KRETPROBE(fm_map_kretprobe)
+int BPF_KRETPROBE(filemap_map_kretprobe)
 {
 	fm_map_pages_end();
 	return 0;
 }
 
 SEC("kprobe/set_pte_range")
-int BPF_KPROBE(fm_set_kprobe, struct vm_fault *vmf, struct folio *folio, void *page,
+int BPF_KPROBE(filemap_set_kprobe, struct vm_fault *vmf, struct folio *folio, void *page,
 	       unsigned int nr, unsigned long addr)
 {
 	fm_set_begin(vmf, folio, page, nr, addr);
@@ -412,24 +391,42 @@ int BPF_KPROBE(fm_set_kprobe, struct vm_fault *vmf, struct folio *folio, void *p
 }
 
 SEC("kretprobe/set_pte_range")
-int BPF_KRETPROBE(fm_set_kretprobe)
+int BPF_KRETPROBE(filemap_set_kretprobe)
 {
 	fm_set_end();
 	return 0;
 }
 
 SEC("kprobe/folio_add_file_rmap_ptes")
-int BPF_KPROBE(fm_rmap_kprobe, struct folio *folio, void *page, int nr)
+int BPF_KPROBE(filemap_rmap_kprobe, struct folio *folio, void *page, int nr)
 {
 	fm_rmap_begin(folio, nr);
 	return 0;
 }
 
 SEC("kretprobe/folio_add_file_rmap_ptes")
-int BPF_KRETPROBE(fm_rmap_kretprobe)
+int BPF_KRETPROBE(filemap_rmap_kretprobe)
 {
 	fm_rmap_end();
 	return 0;
 }
 
-#endif
+/* Fault-around window per call (every kernel since 6.x). */
+SEC("tp/filemap/mm_filemap_map_pages")
+int filemap_window(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
+{
+	if (!target_flags())
+		return 0;
+	hist_add(PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, ctx->last_index - ctx->index + 1);
+	return 0;
+}
+
+/* A thread that exits leaves no state a reused thread id could inherit. */
+SEC("tp/sched/sched_process_exit")
+int filemap_task_exit(void *ctx)
+{
+	__u32 tid = pc_tid();
+
+	bpf_map_delete_elem(&fm_states, &tid);
+	return 0;
+}

@@ -1,8 +1,8 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * arm64 contiguous PTEs (v6.9+), included by mremap.bpf.c.  kprobes only:
- * these functions pass or return pte_t by value, which BPF trampolines
- * refuse (the loader finds that out by trying, see trace/hooks.c).
+ * The arm64 contiguous-PTE path (v6.9+).  kprobes only: these functions
+ * pass or return pte_t by value, which BPF trampolines refuse (the loader
+ * finds that out by trying, see trace/hooks.c).
  *
  *   contpte_ptep_get(ptep, orig)        gather: the block's bits at entry
  *                                       are in the result (contpte/gather)
@@ -21,15 +21,13 @@
  * lock), and counted not-applicable elsewhere.  A disturbed window
  * (reclaim, migration, ...) or a shared mm makes a violation inconclusive.
  */
-#ifndef PTECHECK_CONTPTE_HOOKS_H
-#define PTECHECK_CONTPTE_HOOKS_H
+#include "common.bpf.h"
 
 #define PC_CONT_MASK (PC_CONT_PTES * 8ULL - 1) /* a block's 16 entries: 128 bytes */
 
 struct cp_state {
 	bool locked_ctx; /* inside mlock/munlock/madvise of a tracked task */
-	__u32 track_flags;
-	__u64 gen; /* disturbance counter at entry */
+	__u64 gen;	 /* disturbance counter at entry */
 	/* contpte_ptep_get */
 	bool get_pending;
 	struct pc_gather get_gather;
@@ -53,69 +51,28 @@ struct cp_state {
 	struct pc_pending pv;	     /* the violation to send */
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);
-	__type(value, struct cp_state);
-} cp_states SEC(".maps");
+PC_THREAD_MAP(cp_states, struct cp_state);
 
-/* Entry side: a state for a tracked task (re-decided every time). */
+/* Entry side: a state for a tracked task (thread_state in common.bpf.h). */
 static __always_inline struct cp_state *cp_get(bool create)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct cp_state fresh = {}, *st;
-	__u32 flags;
+	struct cp_state fresh = {};
+	__u32 track; /* no contpte check is enforced per scenario */
 
-	if (!create)
-		return bpf_map_lookup_elem(&cp_states, &tid);
-	flags = target_flags();
-	if (!flags)
-		return NULL;
-	st = bpf_map_lookup_elem(&cp_states, &tid);
-	if (!st) {
-		bpf_map_update_elem(&cp_states, &tid, &fresh, BPF_NOEXIST);
-		st = bpf_map_lookup_elem(&cp_states, &tid);
-		if (!st)
-			return NULL;
-	}
-	st->track_flags = flags - 1;
-	return st;
+	return thread_state(&cp_states, &fresh, create, &track);
 }
 
-/* slot 0 gather, 1 fold, 2 clear-young; flushed to the counts map at once. */
-static __always_inline void cp_judge(struct cp_state *st, __u32 slot, int verdict, __u64 where,
-				     __u32 index, __u64 expected, __u64 seen)
+/* One verdict of check, counted at once (these hooks have no call whose
+   end would flush them).  where: the PTE's kernel address. */
+static __always_inline void cp_verdict(struct cp_state *st, __u32 check, int verdict, __u64 where,
+				       __u64 expected, __u64 seen)
 {
+	struct pc_window w = {
+		.gen = st->gen, .tier = PC_TIER_KPROBE, .flags = PC_WIN_GEN | PC_WIN_MM};
 	struct pc_check_counts c = {};
-	static const __u32 ids[3] = {PC_CHK_CP_GATHER, PC_CHK_CP_FOLD, PC_CHK_CP_YOUNG};
 
-	if (slot > 2)
-		return;
-	if (verdict == PC_NOT_APPLICABLE) {
-		c.not_applicable = 1;
-	} else {
-		c.checked = 1;
-		if (pc_is_violation(verdict)) {
-			bool shared = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(),
-						    mm, mm_users.counter) > 1;
-
-			if (shared || disturb_gen() != st->gen) {
-				c.inconclusive = 1;
-			} else {
-				c.violations = 1;
-				st->pv.check = ids[slot];
-				st->pv.verdict = verdict;
-				st->pv.old_addr = where;
-				st->pv.new_addr = where;
-				st->pv.index = index;
-				st->pv.expected = expected;
-				st->pv.seen = seen;
-				emit_pending(&st->pv, PC_TIER_KPROBE);
-			}
-		}
-	}
-	add_counts(ids[slot], PC_TIER_KPROBE, &c);
+	pc_judge(&c, &st->pv, &w, check, verdict, where, where, expected, seen);
+	add_counts(check, PC_TIER_KPROBE, &c);
 }
 
 /* Reads the 16 entries of the block at st->block_base into loop_gather/fold. */
@@ -128,7 +85,7 @@ static long cp_block_entry(__u32 i, void *data)
 
 	if (!st || i >= PC_CONT_PTES)
 		return 1;
-	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(st->block_base + (__u64)i * 8))) {
+	if (read_entry(st->block_base, i, &raw)) {
 		st->loop_gather.first_present = 0;
 		st->fold.verdict = PC_NOT_APPLICABLE;
 		return 1;
@@ -148,7 +105,7 @@ static long cp_block_entry(__u32 i, void *data)
 /* Loads the block around ptep; fills loop_gather, fold and reads. */
 static __always_inline void cp_read_block(struct cp_state *st, __u64 ptep)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = pc_tid();
 
 	st->block_base = ptep & ~PC_CONT_MASK;
 	__builtin_memset(&st->loop_gather, 0, sizeof(st->loop_gather));
@@ -167,7 +124,7 @@ static __always_inline void cp_read_block(struct cp_state *st, __u64 ptep)
 /* ---- contpte_ptep_get ----------------------------------------------------- */
 
 SEC("kprobe/contpte_ptep_get")
-int BPF_KPROBE(cp_get_kprobe, __u64 *ptep, __u64 orig)
+int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 {
 	struct cp_state *st = cp_get(true);
 
@@ -185,7 +142,7 @@ int BPF_KPROBE(cp_get_kprobe, __u64 *ptep, __u64 orig)
 }
 
 SEC("kretprobe/contpte_ptep_get")
-int BPF_KRETPROBE(cp_get_kretprobe, __u64 ret)
+int BPF_KRETPROBE(contpte_get_kretprobe, __u64 ret)
 {
 	struct cp_state *st = cp_get(false);
 	int v;
@@ -198,8 +155,8 @@ int BPF_KRETPROBE(cp_get_kretprobe, __u64 ret)
 	   such calls are not judged at all. */
 	if (!st->locked_ctx)
 		v = PC_NOT_APPLICABLE;
-	cp_judge(st, 0, v, st->get_ptep, (st->get_ptep & PC_CONT_MASK) / 8,
-		 ((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty, ret);
+	cp_verdict(st, PC_CHK_CP_GATHER, v, st->get_ptep,
+		   ((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty, ret);
 	return 0;
 }
 
@@ -214,7 +171,7 @@ static __always_inline bool cp_own_mm(void *mm)
 }
 
 SEC("kprobe/__contpte_try_fold")
-int BPF_KPROBE(cp_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
+int BPF_KPROBE(contpte_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 {
 	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
 
@@ -227,7 +184,7 @@ int BPF_KPROBE(cp_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 }
 
 SEC("kretprobe/__contpte_try_fold")
-int BPF_KRETPROBE(cp_fold_kretprobe)
+int BPF_KRETPROBE(contpte_fold_kretprobe)
 {
 	struct cp_state *st = cp_get(false);
 	int v;
@@ -239,7 +196,7 @@ int BPF_KRETPROBE(cp_fold_kretprobe)
 	v = pc_fold_result(&st->fold);
 	if (v != PC_NOT_APPLICABLE)
 		stat_add(PC_STAT_CP_FOLD, 1);
-	cp_judge(st, 1, v, st->fold_block, 0, st->fold.seen, st->fold.cont);
+	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont);
 	return 0;
 }
 
@@ -251,16 +208,16 @@ static long cp_unfold_entry(__u32 k, void *data)
 
 	if (!st || k >= PC_CONT_PTES)
 		return 1;
-	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(st->unfold_block + (__u64)k * 8)))
+	if (read_entry(st->unfold_block, k, &raw))
 		return 1;
-	cp_judge(st, 1, pc_unfold_entry(&st->unfold_gather, k, pc_decode_pte(raw)),
-		 st->unfold_block + (__u64)k * 8, k,
-		 ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw);
+	cp_verdict(st, PC_CHK_CP_FOLD, pc_unfold_entry(&st->unfold_gather, k, pc_decode_pte(raw)),
+		   st->unfold_block + (__u64)k * 8,
+		   ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw);
 	return 0;
 }
 
 SEC("kprobe/__contpte_try_unfold")
-int BPF_KPROBE(cp_unfold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
+int BPF_KPROBE(contpte_unfold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 {
 	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
 
@@ -275,9 +232,9 @@ int BPF_KPROBE(cp_unfold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 }
 
 SEC("kretprobe/__contpte_try_unfold")
-int BPF_KRETPROBE(cp_unfold_kretprobe)
+int BPF_KRETPROBE(contpte_unfold_kretprobe)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = pc_tid();
 	struct cp_state *st = cp_get(false);
 
 	if (!st || !st->unfold_pending)
@@ -298,16 +255,16 @@ static long cp_young_entry(__u32 k, void *data)
 
 	if (!st || k >= st->young_nr)
 		return 1;
-	if (bpf_probe_read_kernel(&raw, sizeof(raw), (void *)(st->young_ptep + (__u64)k * 8)))
+	if (read_entry(st->young_ptep, k, &raw))
 		return 1;
 	st->young_seen |= pc_decode_pte(raw).young;
 	return 0;
 }
 
 SEC("kprobe/contpte_test_and_clear_young_ptes")
-int BPF_KPROBE(cp_young_kprobe, void *vma, unsigned long addr, __u64 *ptep, unsigned int nr)
+int BPF_KPROBE(contpte_young_kprobe, void *vma, unsigned long addr, __u64 *ptep, unsigned int nr)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 tid = pc_tid();
 	struct cp_state *st = cp_get(true);
 
 	stat_add(PC_STAT_CP_YOUNG, 1);
@@ -324,15 +281,15 @@ int BPF_KPROBE(cp_young_kprobe, void *vma, unsigned long addr, __u64 *ptep, unsi
 }
 
 SEC("kretprobe/contpte_test_and_clear_young_ptes")
-int BPF_KRETPROBE(cp_young_kretprobe, int ret)
+int BPF_KRETPROBE(contpte_young_kretprobe, int ret)
 {
 	struct cp_state *st = cp_get(false);
 
 	if (!st || !st->young_pending)
 		return 0;
 	st->young_pending = false;
-	cp_judge(st, 2, pc_young_reported(st->young_seen, ret & 1), st->young_ptep, 0,
-		 st->young_seen, ret & 1);
+	cp_verdict(st, PC_CHK_CP_YOUNG, pc_young_reported(st->young_seen, ret & 1), st->young_ptep,
+		   st->young_seen, ret & 1);
 	return 0;
 }
 
@@ -348,21 +305,26 @@ static __always_inline void cp_locked_ctx(bool on)
 
 #define LOCKED_SYSCALL(name)                                                                       \
 	SEC("tp/syscalls/sys_enter_" #name)                                                        \
-	int cp_enter_##name(void *ctx)                                                             \
+	int contpte_enter_##name(void *ctx)                                                        \
 	{                                                                                          \
 		cp_locked_ctx(true);                                                               \
 		return 0;                                                                          \
 	}                                                                                          \
 	SEC("tp/syscalls/sys_exit_" #name)                                                         \
-	int cp_exit_##name(void *ctx)                                                              \
+	int contpte_exit_##name(void *ctx)                                                         \
 	{                                                                                          \
 		cp_locked_ctx(false);                                                              \
 		return 0;                                                                          \
 	}
 
-LOCKED_SYSCALL(mlock)
-LOCKED_SYSCALL(mlock2)
-LOCKED_SYSCALL(munlock)
-LOCKED_SYSCALL(madvise)
+PC_CONTPTE_LOCKED_SYSCALLS(LOCKED_SYSCALL)
 
-#endif
+/* A thread that exits leaves no state a reused thread id could inherit. */
+SEC("tp/sched/sched_process_exit")
+int contpte_task_exit(void *ctx)
+{
+	__u32 tid = pc_tid();
+
+	bpf_map_delete_elem(&cp_states, &tid);
+	return 0;
+}

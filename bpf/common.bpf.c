@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The common part of the tracing object: the maps and read-only globals
+ * every path uses (declared in common.bpf.h), the one event emitter and the
+ * out-of-line half of the one verdict counter, the disturbance programs
+ * (include/ptecheck/disturb.h) and the task-exit cleanup of their state.
+ *
+ * Race rules (docs/checks.md): a violation seen in a window that overlapped
+ * reclaim, migration, compaction, collapse or writeback anywhere (the
+ * disturbance generation), or in a task whose mm others share, is counted
+ * as inconclusive and never reported as a failure.
+ */
+#include "common.bpf.h"
+#include <ptecheck/disturb.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile __u32 filter_mode = PC_FILTER_TRACKED;
+const volatile char filter_comm[16];
+
+struct pc_tracked_map tracked SEC(".maps");
+struct pc_hists_map hists SEC(".maps");
+struct pc_counts_map counts SEC(".maps");
+struct pc_stats_map stats SEC(".maps");
+struct pc_disturb_map disturb SEC(".maps");
+struct pc_busy_map busy_threads SEC(".maps");
+struct pc_events_map events SEC(".maps");
+
+/* Sends the pending violation, at most PC_MAX_EVENTS_PER_CALL per owner. */
+static __always_inline void emit(struct pc_pending *v, __u32 tier)
+{
+	struct pc_violation_event *ev;
+
+	if (!v || v->events_sent >= PC_MAX_EVENTS_PER_CALL)
+		return;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		stat_add(PC_STAT_EVENTS_DROPPED, 1);
+		return;
+	}
+	v->events_sent++;
+	ev->check = v->check;
+	ev->verdict = v->verdict;
+	ev->tier = tier;
+	ev->tgid = bpf_get_current_pid_tgid() >> 32;
+	ev->old_addr = v->old_addr;
+	ev->new_addr = v->new_addr;
+	ev->expected = v->expected;
+	ev->seen = v->seen;
+	bpf_ringbuf_submit(ev, 0);
+}
+
+/* Cheap and certain reasons first: the generation is read last. */
+static __always_inline bool inconclusive(const struct pc_window *w, int verdict)
+{
+	if (w->flags & PC_WIN_UNRELIABLE)
+		return true;
+	if ((w->flags & PC_WIN_YOUNG) && verdict == PC_V_YOUNG_LOST)
+		return true;
+	if ((w->flags & PC_WIN_MM) && mm_shared())
+		return true;
+	return (w->flags & PC_WIN_GEN) && disturb_gen() != w->gen;
+}
+
+/*
+ * A global function is verified once on its own: its callers, many of
+ * them bpf_loop callbacks, stay small for the verifier.
+ */
+__noinline int pc_judge_violation(struct pc_check_counts *c, struct pc_pending *pv,
+				  const struct pc_window *w)
+{
+	if (!c || !pv || !w)
+		return 0;
+	if (inconclusive(w, pv->verdict)) {
+		c->inconclusive++;
+		return 0;
+	}
+	c->violations++;
+	emit(pv, w->tier);
+	return 1;
+}
+
+/* ---- disturbances: anything that may change page tables meanwhile ------ */
+
+static __always_inline void disturb_bump(void)
+{
+	__u32 zero = 0;
+	__u64 *v = bpf_map_lookup_elem(&disturb, &zero);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/* Spans nest (direct reclaim inside a migration): a depth per thread. */
+static __always_inline void busy_begin(void)
+{
+	__u32 tid = pc_tid(), one = 1, first = 1;
+	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
+	__u32 *depth = bpf_map_lookup_elem(&busy_threads, &tid);
+
+	disturb_bump();
+	if (!busy)
+		return;
+	if (depth) {
+		*depth += 1;
+		return;
+	}
+	/* Counted even when the map is full: an end never pairs with it then,
+	   so it stays busy for good (never quiet is safe, quiet by mistake
+	   is not). */
+	bpf_map_update_elem(&busy_threads, &tid, &first, BPF_NOEXIST);
+	__sync_fetch_and_add(busy, 1);
+}
+
+static __always_inline void busy_end(void)
+{
+	__u32 tid = pc_tid(), one = 1;
+	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
+	__u32 *depth = bpf_map_lookup_elem(&busy_threads, &tid);
+
+	disturb_bump();
+	if (!busy || !depth)
+		return;
+	if (*depth > 1) {
+		*depth -= 1;
+		return;
+	}
+	if (bpf_map_delete_elem(&busy_threads, &tid) == 0)
+		__sync_fetch_and_sub(busy, 1);
+}
+
+#define DISTURBANCE(category, event)                                                               \
+	SEC("tp/" #category "/" #event)                                                            \
+	int disturb_##event(void *ctx)                                                             \
+	{                                                                                          \
+		disturb_bump();                                                                    \
+		return 0;                                                                          \
+	}
+
+/* A long operation's begin and end, on the same thread: the whole span is
+ * disturbed, not just its first event. */
+#define DISTURBANCE_SPAN(category, begin, end)                                                     \
+	SEC("tp/" #category "/" #begin)                                                            \
+	int disturb_##begin(void *ctx)                                                             \
+	{                                                                                          \
+		busy_begin();                                                                      \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("tp/" #category "/" #end)                                                              \
+	int disturb_##end(void *ctx)                                                               \
+	{                                                                                          \
+		busy_end();                                                                        \
+		return 0;                                                                          \
+	}
+
+PC_DISTURB_EVENTS(DISTURBANCE, DISTURBANCE_SPAN)
+
+/* A thread that exits leaves no span open: it no longer keeps windows
+   disturbed.  (Each path's part cleans its own per-thread state.) */
+SEC("tp/sched/sched_process_exit")
+int common_task_exit(void *ctx)
+{
+	__u32 tid = pc_tid(), one = 1;
+	__u64 *busy;
+
+	if (!bpf_map_lookup_elem(&busy_threads, &tid))
+		return 0;
+	busy = bpf_map_lookup_elem(&disturb, &one);
+	if (bpf_map_delete_elem(&busy_threads, &tid) == 0 && busy)
+		__sync_fetch_and_sub(busy, 1);
+	return 0;
+}

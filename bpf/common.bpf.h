@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every part of the tracing object shares.  bpf/common.bpf.c defines
+ * it; bpf/mremap.bpf.c, filemap.bpf.c and contpte.bpf.c see it through
+ * this header as extern, and `bpftool gen object` links the parts into one
+ * object (as the kernel's selftests/bpf/progs/linked_maps*.c and
+ * linked_funcs*.c are): the target filter, the counters, histograms and
+ * statistics, the disturbance generation, the violation ring buffer, and
+ * the one helper that counts a verdict and sends a violation.
+ */
+#ifndef PTECHECK_COMMON_BPF_H
+#define PTECHECK_COMMON_BPF_H
+
+#include "kernel_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include <ptecheck/events.h>
+
+/* Re-bounds an index after a check the compiler may have merged away. */
+#define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
+
+/* Set by the loader before load (skeleton rodata). */
+extern const volatile __u32 filter_mode; /* enum pc_filter_mode */
+extern const volatile char filter_comm[16];
+
+/* Tracked processes: key tgid, value PC_TRACK_* flags. */
+struct pc_tracked_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+};
+extern struct pc_tracked_map tracked SEC(".maps");
+
+/* PC_HIST__COUNT histograms of PC_HIST_SLOTS slots each. */
+struct pc_hists_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PC_HIST__COUNT *PC_HIST_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct pc_hists_map hists SEC(".maps");
+
+/* Verdict counters per (check, tier). */
+struct pc_counts_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PC_CHK__COUNT *PC_TIER__COUNT);
+	__type(key, __u32);
+	__type(value, struct pc_check_counts);
+};
+extern struct pc_counts_map counts SEC(".maps");
+
+struct pc_stats_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PC_STAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct pc_stats_map stats SEC(".maps");
+
+/* Slot 0: the generation, bumped by every event that may change page
+ * tables behind a task's back.  Slot 1: how many long operations (reclaim,
+ * compaction, migration, swapoff, process_madvise) are in progress; while
+ * one is, no window is quiet.  Read by userspace oracles too. */
+struct pc_disturb_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct pc_disturb_map disturb SEC(".maps");
+
+/* The threads inside a long operation: begin and end pair by thread, so
+ * an end whose begin came before we attached changes nothing. */
+struct pc_busy_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+};
+extern struct pc_busy_map busy_threads SEC(".maps");
+
+/* Violations with their evidence (struct pc_violation_event). */
+struct pc_events_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+};
+extern struct pc_events_map events SEC(".maps");
+
+/* A violation on its way to the ring buffer, and how many of them its
+   owner (a call, or a thread's hook state) has sent so far. */
+struct pc_pending {
+	__u32 events_sent;
+	__u32 check, verdict;
+	__u64 old_addr, new_addr, expected, seen; /* as in pc_violation_event */
+};
+
+/*
+ * What makes a violation of one window inconclusive.  Read only once a
+ * violation is found: disturb_gen() bumps the generation while a span is
+ * open, and the judges sit on per-entry paths.
+ */
+struct pc_window {
+	__u64 gen;   /* the disturbance generation when the window opened */
+	__u32 tier;  /* enum pc_tier of its verdicts and events */
+	__u32 flags; /* PC_WIN_* */
+};
+#define PC_WIN_UNRELIABLE (1U << 0) /* known already: disturbed, shared mm or not enforced */
+#define PC_WIN_GEN	  (1U << 1) /* disturbed if the generation is no longer gen */
+#define PC_WIN_MM	  (1U << 2) /* unreliable if another user shares the mm now */
+#define PC_WIN_YOUNG	  (1U << 3) /* no page-table lock: aging clears young bits unseen */
+
+/* Counts a violation (pv filled in) as inconclusive or as a violation and
+   sends it.  bpf/common.bpf.c; 1 when it counted a violation. */
+int pc_judge_violation(struct pc_check_counts *c, struct pc_pending *pv, const struct pc_window *w);
+
+/*
+ * The one verdict counter of every check: not applicable, checked, and
+ * for a violation, inconclusive or a violation sent with its evidence
+ * (the rare case, out of line).  old_addr .. seen mean what they mean in
+ * struct pc_violation_event for this check.
+ */
+static __always_inline void pc_judge(struct pc_check_counts *c, struct pc_pending *pv,
+				     const struct pc_window *w, __u32 check, int verdict,
+				     __u64 old_addr, __u64 new_addr, __u64 expected, __u64 seen)
+{
+	if (verdict == PC_NOT_APPLICABLE) {
+		c->not_applicable++;
+		return;
+	}
+	c->checked++;
+	if (!pc_is_violation(verdict))
+		return;
+	pv->check = check;
+	pv->verdict = verdict;
+	pv->old_addr = old_addr;
+	pv->new_addr = new_addr;
+	pv->expected = expected;
+	pv->seen = seen;
+	pc_judge_violation(c, pv, w);
+}
+
+static __always_inline __u32 pc_tid(void)
+{
+	return (__u32)bpf_get_current_pid_tgid();
+}
+
+static __always_inline void stat_add(__u32 id, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &id);
+
+	if (v)
+		*v += n;
+}
+
+/* Adds n to the slot of value in one histogram. */
+static __always_inline void hist_add_n(__u32 hist, __u32 kind, __u64 value, __u64 n)
+{
+	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
+	__u64 *v = bpf_map_lookup_elem(&hists, &key);
+
+	if (v)
+		__sync_fetch_and_add(v, n);
+}
+
+static __always_inline void hist_add(__u32 hist, __u32 kind, __u64 value)
+{
+	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
+	__u64 *v = bpf_map_lookup_elem(&hists, &key);
+
+	if (v)
+		*v += 1;
+}
+
+/* Adds a window's (or a batch's) verdict counts to the counters. */
+static __always_inline void add_counts(__u32 check, __u32 tier, struct pc_check_counts *src)
+{
+	__u32 key = check * PC_TIER__COUNT + tier;
+	struct pc_check_counts *c = bpf_map_lookup_elem(&counts, &key);
+
+	if (!c || tier >= PC_TIER__COUNT)
+		return;
+	__sync_fetch_and_add(&c->checked, src->checked);
+	__sync_fetch_and_add(&c->violations, src->violations);
+	__sync_fetch_and_add(&c->inconclusive, src->inconclusive);
+	__sync_fetch_and_add(&c->not_applicable, src->not_applicable);
+}
+
+/*
+ * The generation a window compares at its start and end.  While a long
+ * operation is in progress every read is a new generation, so a window
+ * that overlaps one in any part never compares equal.
+ */
+static __always_inline __u64 disturb_gen(void)
+{
+	__u32 zero = 0, one = 1;
+	__u64 *gen = bpf_map_lookup_elem(&disturb, &zero);
+	__u64 *busy = bpf_map_lookup_elem(&disturb, &one);
+
+	if (!gen || !busy)
+		return 0;
+	if (*busy)
+		return __sync_fetch_and_add(gen, 1) + 1;
+	return *gen;
+}
+
+/* Returns the track flags + 1 when the current task is a target, else 0. */
+static __always_inline __u32 target_flags(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *flags;
+
+	if (filter_mode == PC_FILTER_ALL)
+		return 1;
+	if (filter_mode == PC_FILTER_COMM) {
+		char comm[16];
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		for (int i = 0; i < 16; i++) {
+			if (comm[i] != filter_comm[i])
+				return 0;
+			if (!comm[i])
+				break;
+		}
+		return 1;
+	}
+	flags = bpf_map_lookup_elem(&tracked, &tgid);
+	return flags ? *flags + 1 : 0;
+}
+
+/* Reads entry k of the page table entries at ptep: 0, or a read error. */
+static __always_inline long read_entry(__u64 ptep, __u32 k, __u64 *raw)
+{
+	return bpf_probe_read_kernel(raw, sizeof(*raw), (void *)(ptep + (__u64)k * 8));
+}
+
+/* A map of per-thread state (key: thread id), for thread_state(). */
+#define PC_THREAD_MAP(name, value_type)                                                            \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_HASH);                                                   \
+		__uint(max_entries, 1024);                                                         \
+		__type(key, __u32);                                                                \
+		__type(value, value_type);                                                         \
+	} name SEC(".maps")
+
+/*
+ * The current thread's state in a per-thread map (key: thread id; fresh:
+ * a zeroed value).  Entry hooks (create) decide again each time whether
+ * the task is a target, so a thread id reused by another process never
+ * inherits a state, and get its track flags in *track; exit hooks only
+ * continue what an entry began.
+ */
+static __always_inline void *thread_state(void *map, const void *fresh, bool create, __u32 *track)
+{
+	__u32 tid = pc_tid(), flags;
+	void *st;
+
+	if (!create)
+		return bpf_map_lookup_elem(map, &tid);
+	flags = target_flags();
+	if (!flags)
+		return NULL;
+	st = bpf_map_lookup_elem(map, &tid);
+	if (!st) {
+		bpf_map_update_elem(map, &tid, fresh, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(map, &tid);
+	}
+	*track = flags - 1;
+	return st;
+}
+
+/* Other users of the current task's mm (threads, or a process sharing it). */
+static __always_inline bool mm_shared(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, mm, mm_users.counter) > 1;
+}
+
+#endif

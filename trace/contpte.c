@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The arm64 contpte path's part of a tracing session (bpf/contpte.bpf.c):
+ * its hook groups, results, histograms and `ptecheck features` lines.
+ */
+#include <stdio.h>
+#include "ptecheck.skel.h"
+#include "probe.h"
+#include "session.h"
+
+/* The path's hook groups, in groups[] order. */
+enum { BLOCKS, CLEAR_YOUNG };
+
+#define KPROBES_ONLY "most of these functions pass pte_t by value"
+
+static void block_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
+{
+	*p = (struct pc_hook_progs){
+		.kprobe = {skel->progs.contpte_get_kprobe, skel->progs.contpte_get_kretprobe,
+			   skel->progs.contpte_fold_kprobe, skel->progs.contpte_fold_kretprobe,
+			   skel->progs.contpte_unfold_kprobe, skel->progs.contpte_unfold_kretprobe},
+	};
+}
+
+static void young_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
+{
+	*p = (struct pc_hook_progs){
+		.kprobe = {skel->progs.contpte_young_kprobe, skel->progs.contpte_young_kretprobe},
+	};
+}
+
+static const struct pc_hook_group groups[] = {
+	[BLOCKS] = {.name = "arm64 contpte (gather, fold, unfold)",
+		    .funcs = {"contpte_ptep_get", "__contpte_try_fold", "__contpte_try_unfold"},
+		    .kprobes_only = KPROBES_ONLY,
+		    .programs = block_programs},
+	/* The v6.16+ name. */
+	[CLEAR_YOUNG] = {.name = "arm64 contpte clear-young",
+			 .funcs = {"contpte_test_and_clear_young_ptes"},
+			 .kprobes_only = KPROBES_ONLY,
+			 .programs = young_programs},
+};
+
+/* The syscalls whose page walks hold the page-table lock, where
+   contpte_ptep_get is judged: all of them are seen to begin and end. */
+static bool locked_walks_traced(const struct pc_session *s)
+{
+#define LOCKED(name)                                                                               \
+	if (pc_session_missing(s, s->skel->progs.contpte_enter_##name) ||                          \
+	    pc_session_missing(s, s->skel->progs.contpte_exit_##name))                             \
+		return false;
+	PC_CONTPTE_LOCKED_SYSCALLS(LOCKED)
+#undef LOCKED
+	return true;
+}
+
+/* Why check cannot be judged here, or NULL. */
+static const char *skip_reason(struct pc_session *s, __u32 check, char *buf, size_t len)
+{
+	const struct pc_hook_choice *blocks = pc_session_hook(s, &pc_contpte_trace, BLOCKS);
+	bool live = pc_session_hook_live(s, &pc_contpte_trace, BLOCKS);
+
+	if (!live && !pc_kernel_has_func("contpte_ptep_get"))
+		return "this kernel has no contpte_ptep_get: contiguous PTEs exist only on arm64 "
+		       "kernels with CONFIG_ARM64_CONTPTE";
+	if (!live)
+		snprintf(buf, len, "no hook on the contpte functions: %s", blocks->reason);
+	else if (check == PC_CHK_CP_YOUNG &&
+		 !pc_session_hook_live(s, &pc_contpte_trace, CLEAR_YOUNG))
+		snprintf(buf, len, "no hook on clear-young: %s",
+			 pc_session_hook(s, &pc_contpte_trace, CLEAR_YOUNG)->reason);
+	else if (check == PC_CHK_CP_GATHER && !locked_walks_traced(s))
+		snprintf(buf, len,
+			 "the mlock/munlock/madvise tracepoints that mark locked walks did not "
+			 "attach (%s)",
+			 s->missing_tracepoints);
+	else
+		return NULL;
+	return buf;
+}
+
+static void contpte_results(struct pc_session *s, struct pc_report *r)
+{
+	static const __u32 checks[] = {PC_CHK_CP_GATHER, PC_CHK_CP_FOLD, PC_CHK_CP_YOUNG};
+	static const char *const what[] = {"contpte_ptep_get calls in locked walks",
+					   "folds and unfolded entries", "clear-young calls"};
+
+	pc_session_poll(s, 0);
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		struct pc_result *res = pc_session_result(s, r, checks[i], PC_TIER_KPROBE);
+		char buf[400];
+		const char *why;
+
+		if (!res)
+			continue;
+		why = skip_reason(s, checks[i], buf, sizeof(buf));
+		if (why)
+			pc_result_set(res, PC_STATUS_SKIP, "%s", why);
+		else
+			pc_session_judge(s, res, checks[i], PC_TIER_KPROBE, what[i],
+					 "nothing to judge: no such call in any traced process's "
+					 "locked walk");
+	}
+}
+
+static bool blocks_shown(const struct pc_session *s)
+{
+	return pc_session_hook_live(s, &pc_contpte_trace, BLOCKS);
+}
+
+static bool young_shown(const struct pc_session *s)
+{
+	return pc_session_hook_live(s, &pc_contpte_trace, CLEAR_YOUNG);
+}
+
+static const struct pc_trace_hist hists[] = {
+	{PC_HIST_CP_GATHER_READS, PC_HIST_LINLOG, "contpte_ptep_get: entries the gather loop reads",
+	 "entries", "derived from the block at entry (loop stops once young and dirty seen)",
+	 blocks_shown},
+	{PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, "contpte_test_and_clear_young_ptes nr", "PTEs",
+	 "kprobe argument", young_shown},
+};
+
+static void contpte_hists(struct pc_session *s, struct pc_report *r)
+{
+	pc_session_hists(s, r, hists, sizeof(hists) / sizeof(hists[0]));
+}
+
+static const char *const tracepoints[] = {NULL};
+
+static const struct pc_feature_hook feature_hooks[] = {
+	{"arm64 contpte", "contpte_ptep_get"},
+};
+
+static void contpte_feature_paths(const struct pc_features *f)
+{
+	bool have = pc_kernel_has_func("contpte_ptep_get");
+
+	f->line("arm64 contpte (v6.9+)", have,
+		have ? "contpte_ptep_get"
+		     : "contpte_ptep_get absent: not arm64, or no contpte support");
+}
+
+static void contpte_feature_tiers(const struct pc_features *f)
+{
+	f->tiers("contpte/gather, fold, clear-young",
+		 f->hooks[BLOCKS].mech			  ? "kernel:kprobe (contpte_*) + oracles"
+		 : pc_kernel_has_func("contpte_ptep_get") ? "oracles only (no kprobes here)"
+							  : "skip: no contiguous PTEs in this "
+							    "kernel (arm64 only)");
+}
+
+const struct pc_trace_path pc_contpte_trace = {
+	.name = "contpte",
+	.groups = groups,
+	.n_groups = sizeof(groups) / sizeof(groups[0]),
+	.results = contpte_results,
+	.hists = contpte_hists,
+	.tracepoints = tracepoints,
+	.feature_hooks = feature_hooks,
+	.n_feature_hooks = sizeof(feature_hooks) / sizeof(feature_hooks[0]),
+	.feature_paths = contpte_feature_paths,
+	.feature_tiers = contpte_feature_tiers,
+};
