@@ -4,9 +4,9 @@
 #include "paths.h"
 
 const struct pc_path pc_paths[] = {
-	{"mremap", &pc_mremap_suite, &pc_mremap_trace},
-	{"filemap", &pc_filemap_suite, &pc_filemap_trace},
-	{"contpte", &pc_contpte_suite, &pc_contpte_trace},
+#define PATH(path) {#path, &pc_##path##_suite, &pc_##path##_trace},
+	PC_PATHS(PATH)
+#undef PATH
 };
 const int pc_n_paths = sizeof(pc_paths) / sizeof(pc_paths[0]);
 

@@ -16,10 +16,10 @@
 #include "session.h"
 #include "tracefs.h"
 
-const struct pc_trace_path *const pc_trace_paths[PC_TRACE_PATHS] = {
-	&pc_mremap_trace,
-	&pc_filemap_trace,
-	&pc_contpte_trace,
+const struct pc_trace_path *const pc_trace_paths[PC_N_PATHS] = {
+#define TRACE_PATH(path) &pc_##path##_trace,
+	PC_PATHS(TRACE_PATH)
+#undef TRACE_PATH
 };
 
 static int handle_event(void *ctx, void *data, size_t size)
@@ -47,7 +47,7 @@ static int path_index(const struct pc_trace_path *p)
 {
 	int i = 0;
 
-	while (i < PC_TRACE_PATHS - 1 && pc_trace_paths[i] != p)
+	while (i < PC_N_PATHS - 1 && pc_trace_paths[i] != p)
 		i++;
 	return i;
 }
@@ -103,7 +103,7 @@ static void select_programs(struct pc_session *s)
 					  bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT &&
 						  pc_tracepoint_exists(tp_event(prog)));
 	}
-	for (int p = 0; p < PC_TRACE_PATHS; p++) {
+	for (int p = 0; p < PC_N_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_progs all;
 			struct bpf_program *const *on;
@@ -125,7 +125,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	s->skel->rodata->filter_mode = o->filter_mode;
 	if (o->comm)
 		strncpy((char *)s->skel->rodata->filter_comm, o->comm, 15);
-	for (int p = 0; p < PC_TRACE_PATHS; p++)
+	for (int p = 0; p < PC_N_PATHS; p++)
 		if (pc_trace_paths[p]->configure)
 			pc_trace_paths[p]->configure(s);
 	select_programs(s);
@@ -135,7 +135,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 /* Every hook group off, with the same reason. */
 static void hooks_off(struct pc_session *s, const char *why)
 {
-	for (int p = 0; p < PC_TRACE_PATHS; p++) {
+	for (int p = 0; p < PC_N_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_choice *c = &s->hooks[p][g];
 
@@ -179,7 +179,7 @@ static void choose(struct pc_session *s, const struct pc_session_opts *o)
 						    sizeof(s->walk_reason)) == 0;
 	else
 		snprintf(s->walk_reason, sizeof(s->walk_reason), "page-table walk not requested");
-	for (int p = 0; p < PC_TRACE_PATHS; p++) {
+	for (int p = 0; p < PC_N_PATHS; p++) {
 		const struct pc_trace_path *path = pc_trace_paths[p];
 
 		pc_hooks_choose(path->groups, path->n_groups, s->hooks[p]);
@@ -292,7 +292,7 @@ static int attach_all(struct pc_session *s)
 		snprintf(s->load_error, sizeof(s->load_error), "links: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (int p = 0; p < PC_TRACE_PATHS; p++)
+	for (int p = 0; p < PC_N_PATHS; p++)
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)
 			if (s->hooks[p][g].mech != PC_MECH_NONE)
 				attach_group(s, p, g);
@@ -319,7 +319,7 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 				 strerror(errno));
 		}
 	}
-	for (int p = 0; !err && p < PC_TRACE_PATHS; p++)
+	for (int p = 0; !err && p < PC_N_PATHS; p++)
 		if (pc_trace_paths[p]->ready)
 			err = pc_trace_paths[p]->ready(s);
 	if (err)
@@ -383,7 +383,7 @@ void pc_session_notes(struct pc_session *s, struct pc_report *r)
 		return;
 	}
 	pc_report_note(r, "page-table walk: %s", s->walk_reason);
-	for (int p = 0; p < PC_TRACE_PATHS; p++)
+	for (int p = 0; p < PC_N_PATHS; p++)
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)
 			pc_report_note(r, "%s: %s (%s)", pc_trace_paths[p]->groups[g].name,
 				       pc_hook_mech_name(s->hooks[p][g].mech),

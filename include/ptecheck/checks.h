@@ -12,6 +12,12 @@
 #include "filemap.h"
 #include "contpte.h"
 
+/* The paths, in run order: every layer that lists them expands this list
+   (trace/session.c, loader/paths.c), so a new path is named once. */
+#define PC_PATHS(X)	  X(mremap) X(filemap) X(contpte)
+#define PC_PATH_ONE(path) +1
+#define PC_N_PATHS	  (0 PC_PATHS(PC_PATH_ONE))
+
 #define PC_ALL_CHECKS(X)   PC_MREMAP_CHECKS(X) PC_FILEMAP_CHECKS(X) PC_CONTPTE_CHECKS(X)
 #define PC_ALL_EVIDENCE(E) PC_MREMAP_EVIDENCE(E) PC_FILEMAP_EVIDENCE(E) PC_CONTPTE_EVIDENCE(E)
 
