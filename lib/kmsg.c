@@ -37,7 +37,8 @@
 #include <unistd.h>
 
 #include "kmsg.h"
-#include "kmsg_internal.h"
+#include "kmsg_report.h"
+#include "kmsg_text.h"
 
 /* Lines kept outside splats, looked back on for a splat's leading lines. */
 #define RING_MAX      16
@@ -47,44 +48,6 @@
 #define LEADIN_MAX 64
 /* A /dev/kmsg record is at most 2048 bytes (PRINTK_MESSAGE_MAX) since 5.10, 8192 before. */
 #define KMSG_READ_MAX 8192
-
-/* ---- growing strings ----------------------------------------------------- */
-
-int kmsg_sb_reserve(struct kmsg_sbuf *b, size_t more)
-{
-	size_t need = b->len + more + 1, cap = b->cap ? b->cap : 256;
-	char *p;
-
-	if (need <= b->cap)
-		return 0;
-	while (cap < need)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		return -ENOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-int kmsg_sb_add(struct kmsg_sbuf *b, const char *s, size_t n)
-{
-	if (kmsg_sb_reserve(b, n))
-		return -ENOMEM;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
-int kmsg_sb_clear(struct kmsg_sbuf *b)
-{
-	b->len = 0;
-	if (kmsg_sb_reserve(b, 0))
-		return -ENOMEM;
-	b->p[0] = '\0';
-	return 0;
-}
 
 /* ---- the scanner --------------------------------------------------------- */
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kmsg.h"
-#include "kmsg_internal.h"
+#include "kmsg_report.h"
+#include "kmsg_text.h"
 
 /* x86 die() before 6.10 had no "Oops: " prefix: "invalid opcode: 0000 [#1] SMP". */
 static int is_oops_header(const char *s)

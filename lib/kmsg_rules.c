@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "kmsg.h"
-#include "kmsg_internal.h"
+#include "kmsg_rules.h"
+#include "kmsg_text.h"
 
 struct pc_kmsg_rule {
 	int verdict;

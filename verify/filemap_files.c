@@ -238,3 +238,21 @@ size_t fm_map_present(const struct fm_map *m)
 {
 	return pc_pagemap_count_present(m->pm + NEIGHBOURS, m->npages);
 }
+
+size_t fm_page_mismatches(const char *page, __u64 idx, const unsigned char *file, size_t i_size,
+			  size_t *first, unsigned char *want)
+{
+	size_t c = 0, base = idx * PAGE;
+
+	*first = 0;
+	for (size_t k = 0; k < PAGE; k++) {
+		unsigned char w = base + k < i_size ? file[base + k] : 0;
+
+		if ((unsigned char)page[k] != w && c++ == 0) {
+			*first = k;
+			if (want)
+				*want = w;
+		}
+	}
+	return c;
+}

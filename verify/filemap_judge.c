@@ -24,24 +24,6 @@
 #include "fullio.h"
 #include "report.h"
 
-size_t fm_page_mismatches(const char *page, __u64 idx, const unsigned char *file, size_t i_size,
-			  size_t *first, unsigned char *want)
-{
-	size_t c = 0, base = idx * PAGE;
-
-	*first = 0;
-	for (size_t k = 0; k < PAGE; k++) {
-		unsigned char w = base + k < i_size ? file[base + k] : 0;
-
-		if ((unsigned char)page[k] != w && c++ == 0) {
-			*first = k;
-			if (want)
-				*want = w;
-		}
-	}
-	return c;
-}
-
 /* ---- rss-count ---------------------------------------------------------------- */
 
 static __u64 rss_pages(const struct pc_status_rss *r, bool shmem)

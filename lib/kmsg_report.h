@@ -1,37 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the parts of the kernel-log matcher share: kmsg.c (the record
- * reader and the scanner), kmsg_rules.c (the rule list) and kmsg_report.c
- * (the shape of a kernel report's lines).  Their interface is kmsg.h; this
- * header is for those three files alone.
+ * The shape of a kernel report's lines (kmsg_report.c), as the scanner
+ * (kmsg.c) reads them to group a splat.  For the matcher's files alone.
  */
-#ifndef PTECHECK_KMSG_INTERNAL_H
-#define PTECHECK_KMSG_INTERNAL_H
+#ifndef PTECHECK_KMSG_REPORT_H
+#define PTECHECK_KMSG_REPORT_H
 
 #include <stddef.h>
-#include <string.h>
-
-/* A growing NUL-terminated string (kmsg.c); its functions return 0 or -ENOMEM. */
-struct kmsg_sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-int kmsg_sb_reserve(struct kmsg_sbuf *b, size_t more);
-int kmsg_sb_add(struct kmsg_sbuf *b, const char *s, size_t n);
-int kmsg_sb_clear(struct kmsg_sbuf *b);
-
-static inline int kmsg_starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-static inline int kmsg_is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* ---- the shape of a report's lines (kmsg_report.c) ---- */
 
 enum kmsg_kind {
 	K_OTHER,
