@@ -143,14 +143,8 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 		     (argv[optind][0] == '-' && isdigit((unsigned char)argv[optind][1]))))
 			*stress_arg = argv[optind++];
 		return -1;
-	case 'R':
-		o->log_rules = optarg;
-		return -1;
-	case 'U':
-		o->log_user = true;
-		return -1;
 	}
-	return -1;
+	return pc_klog_option(c, &o->klog) ? -1 : PC_EXIT_USAGE;
 }
 
 int pc_cmd_run(int argc, char **argv)
@@ -164,8 +158,7 @@ int pc_cmd_run(int argc, char **argv)
 		{"fs-dir", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{"stress", optional_argument, NULL, 'T'},
-		{"log-rules", required_argument, NULL, 'R'},
-		{"log-user-lines", no_argument, NULL, 'U'},
+		PC_KLOG_LONGOPTS,
 		{},
 	};
 	struct pc_run_opts o = {.suite = "all", .scale = 1, .format = PC_FORMAT_TEXT};

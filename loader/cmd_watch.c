@@ -77,8 +77,7 @@ struct watch_opts {
 	long pid;
 	struct pc_user user;
 	bool as_user;
-	const char *log_rules;
-	bool log_user;
+	struct pc_klog_opts klog;
 	char **cmd; /* after --, or NULL */
 };
 
@@ -145,12 +144,6 @@ static int take_option(int c, struct watch_opts *o)
 		return -1;
 	case 'f':
 		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
-	case 'R':
-		o->log_rules = optarg;
-		return -1;
-	case 'U':
-		o->log_user = true;
-		return -1;
 	case 'u':
 		err = pc_user_lookup(optarg, &o->user);
 		if (err) {
@@ -163,6 +156,8 @@ static int take_option(int c, struct watch_opts *o)
 		usage(stdout, o->hist);
 		return PC_EXIT_PASS;
 	default:
+		if (pc_klog_option(c, &o->klog))
+			return -1;
 		usage(stderr, o->hist);
 		return PC_EXIT_USAGE;
 	}
@@ -177,8 +172,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"format", required_argument, NULL, 'f'},
 		{"user", required_argument, NULL, 'u'},
-		{"log-rules", required_argument, NULL, 'R'},
-		{"log-user-lines", no_argument, NULL, 'U'},
+		PC_KLOG_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -388,7 +382,7 @@ int pc_cmd_watch(int argc, char **argv)
 		return PC_EXIT_USAGE;
 	}
 	/* From here on, the kernel's own complaints are part of the watch. */
-	if (pc_klog_start(&w.klog, o.log_rules, o.log_user, rules_err, sizeof(rules_err))) {
+	if (pc_klog_start(&w.klog, o.klog.rules, o.klog.user_lines, rules_err, sizeof(rules_err))) {
 		pc_err(0, "--log-rules: %s", rules_err);
 		return PC_EXIT_USAGE;
 	}

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "kernel_log.h"
+
+bool pc_klog_option(int c, struct pc_klog_opts *o)
+{
+	if (c == 'R')
+		o->rules = optarg;
+	else if (c == 'U')
+		o->user_lines = true;
+	return c == 'R' || c == 'U';
+}
 
 int pc_klog_start(struct pc_klog *k, const char *rules_file, bool match_user, char *err,
 		  size_t errlen)

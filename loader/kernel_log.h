@@ -27,6 +27,19 @@ struct pc_klog {
 	struct timespec quiet_since; /* no new record since */
 };
 
+/* --log-rules FILE and --log-user-lines, which run and watch share. */
+struct pc_klog_opts {
+	const char *rules; /* consulted before the built-in rules, or NULL */
+	bool user_lines;   /* judge what user space writes to /dev/kmsg too */
+};
+#define PC_KLOG_LONGOPTS                                                                           \
+	{"log-rules", required_argument, NULL, 'R'},                                               \
+	{                                                                                          \
+		"log-user-lines", no_argument, NULL, 'U'                                           \
+	}
+/* Takes getopt's c when it is one of PC_KLOG_LONGOPTS; false otherwise. */
+bool pc_klog_option(int c, struct pc_klog_opts *o);
+
 /* Names a pid for evidence ("scenario anon-64k of suite mremap"); NULL
    when it is not one of ours. */
 typedef const char *(*pc_klog_who_fn)(int pid, void *ctx);

@@ -301,7 +301,7 @@ static int open_report(struct pc_run *run)
 {
 	char rules_err[512];
 
-	if (pc_klog_start(&run->klog, run->o->log_rules, run->o->log_user, rules_err,
+	if (pc_klog_start(&run->klog, run->o->klog.rules, run->o->klog.user_lines, rules_err,
 			  sizeof(rules_err))) {
 		pc_err(0, "--log-rules: %s", rules_err);
 		return PC_EXIT_USAGE;

@@ -21,8 +21,7 @@ struct pc_run_opts {
 	const char *suite;  /* "all" or a path's name */
 	const char *output; /* report file, or NULL for stdout */
 	const char *fs_dir; /* --fs-dir, or NULL */
-	const char *log_rules;
-	bool log_user;
+	struct pc_klog_opts klog;
 	unsigned int scale;
 	unsigned int stress_s; /* 0: no --stress */
 	enum pc_format format;
