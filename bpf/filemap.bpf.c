@@ -35,9 +35,10 @@ struct fm_state {
 	bool set_pending;
 	bool rmap_seen; /* folio_add_file_rmap_ptes ran inside set_pte_range */
 	bool rmap_pending;
-	__u64 isize_map_pages; /* i_size at fentry of filemap_map_pages */
-	__u64 isize_set;       /* i_size at fentry of set_pte_range */
-	__u64 gen;	       /* disturbance counter at set_pte_range entry */
+	__u64 isize_map_pages;	   /* i_size at fentry of filemap_map_pages */
+	__u64 win_first, win_last; /* its window: file page indices, inclusive */
+	__u64 isize_set;	   /* i_size at fentry of set_pte_range */
+	__u64 gen;		   /* disturbance counter at set_pte_range entry */
 	__u64 vmf, folio, page, addr;
 	__u32 nr;
 	__u32 rmap_nr;
@@ -123,13 +124,16 @@ static __always_inline void fm_flush(struct fm_state *st)
 
 /* ---- filemap_map_pages: when the fault-around window began ------------- */
 
-static __always_inline void fm_map_pages_begin(struct vm_fault *vmf)
+static __always_inline void fm_map_pages_begin(struct vm_fault *vmf, __u64 start_pgoff,
+					       __u64 end_pgoff)
 {
 	struct fm_state *st = fm_state_get(true);
 
 	if (!st)
 		return;
 	st->in_map_pages = true;
+	st->win_first = start_pgoff;
+	st->win_last = end_pgoff;
 	st->isize_map_pages = vma_isize(BPF_CORE_READ(vmf, vma));
 }
 
@@ -186,6 +190,16 @@ static long fm_check_entry(__u32 k, void *data)
 	return 0;
 }
 
+/* The order of a folio of npages pages (a power of two, 1 .. 4096). */
+static __always_inline __u32 folio_order(__u64 npages)
+{
+	__u32 order = 0;
+
+	while (order < 12 && (1ULL << order) < npages)
+		order++;
+	return order;
+}
+
 /*
  * filemap/batch-bounds of the batch just set (file folios only: a COW copy
  * is not the file's page).  Past-EOF is enforced only where the scenario
@@ -194,7 +208,7 @@ static long fm_check_entry(__u32 k, void *data)
 static __always_inline void fm_bounds(struct fm_state *st, struct vm_area_struct *vma,
 				      struct folio *folio, __u64 npages)
 {
-	__u64 page_size = bpf_core_type_size(struct page), isize_now;
+	__u64 page_size = bpf_core_type_size(struct page), isize_now, cap;
 	struct pc_fault_batch b = {};
 	struct pc_fault_evidence ev;
 	struct super_block *sb;
@@ -225,6 +239,14 @@ static __always_inline void fm_bounds(struct fm_state *st, struct vm_area_struct
 		      v != PC_V_PAST_EOF || ((st->track_flags & PC_TRACK_ENFORCE_EOF) && steady));
 	ev = pc_fault_batch_evidence(b, v);
 	fm_verdict(st, &w, PC_CHK_FM_BOUNDS, v, st->addr, ev.expected, ev.seen);
+	/* What the kernel decided given its inputs: did the batch of a large
+	   folio map all it could (the gate's batching rule)? */
+	cap = st->in_map_pages ? pc_fault_batch_cap(b, st->win_first, st->win_last) : 0;
+	if (cap) {
+		hist_add(PC_HIST_FM_LARGE_ORDER, PC_HIST_LINLOG, folio_order(npages));
+		if (b.nr == cap)
+			hist_add(PC_HIST_FM_FULL_ORDER, PC_HIST_LINLOG, folio_order(npages));
+	}
 }
 
 static __always_inline void fm_set_end(void)
@@ -252,13 +274,8 @@ static __always_inline void fm_set_end(void)
 		BPF_CORE_READ(vmf, flags) & bpf_core_enum_value(enum fault_flag, FAULT_FLAG_WRITE);
 	st->prot_write = pc_decode_pte(BPF_CORE_READ(vma, vm_page_prot.pgprot)).write;
 	npages = folio_pages(folio);
-	if (npages) {
-		__u32 order = 0;
-
-		while (order < 12 && (1ULL << order) < npages)
-			order++;
-		hist_add(PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, order);
-	}
+	if (npages)
+		hist_add(PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, folio_order(npages));
 	if (mapping && !(mapping & PC_MAPPING_ANON))
 		fm_bounds(st, vma, folio, npages);
 	/* ptes-set: the nr PTEs from vmf->pte */
@@ -325,9 +342,10 @@ static __always_inline void fm_rmap_end(void)
 }
 
 SEC("fentry/filemap_map_pages")
-int BPF_PROG(filemap_map_fentry, struct vm_fault *vmf)
+int BPF_PROG(filemap_map_fentry, struct vm_fault *vmf, unsigned long start_pgoff,
+	     unsigned long end_pgoff)
 {
-	fm_map_pages_begin(vmf);
+	fm_map_pages_begin(vmf, start_pgoff, end_pgoff);
 	return 0;
 }
 
@@ -369,9 +387,10 @@ int BPF_PROG(filemap_rmap_fexit)
 
 /* The same through kprobes where the trampoline is refused. */
 SEC("kprobe/filemap_map_pages")
-int BPF_KPROBE(filemap_map_kprobe, struct vm_fault *vmf)
+int BPF_KPROBE(filemap_map_kprobe, struct vm_fault *vmf, unsigned long start_pgoff,
+	       unsigned long end_pgoff)
 {
-	fm_map_pages_begin(vmf);
+	fm_map_pages_begin(vmf, start_pgoff, end_pgoff);
 	return 0;
 }
 

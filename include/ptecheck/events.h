@@ -34,6 +34,8 @@ enum pc_hist_id {
 	PC_HIST_CP_GATHER_READS,       /* linlog, entries contpte_ptep_get's loop reads */
 	PC_HIST_CP_YOUNG_NR,	       /* linlog, contpte_test_and_clear_young_ptes nr */
 	PC_HIST_FM_FOLIO_ORDER,	       /* linlog, folio order of set_pte_range batches */
+	PC_HIST_FM_LARGE_ORDER,	       /* linlog, folio order of batches of large folios */
+	PC_HIST_FM_FULL_ORDER,	       /* linlog, ... of those that reached their cap */
 	PC_HIST__COUNT,
 };
 

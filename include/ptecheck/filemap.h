@@ -52,6 +52,43 @@ struct pc_fault_batch {
 	bool eof_exempt;  /* shmem/tmpfs mapping */
 };
 
+/*
+ * The PTEs a fault-around batch of a large folio could have had
+ * (filemap_map_folio_range): from its first page to the first bound the
+ * kernel must stop at, the end of the folio, of the fault-around window
+ * (win_last, a file page index, as filemap_map_pages gets it: already cut
+ * to the VMA and page table), of the VMA and of the page table, and,
+ * unless eof_exempt, of the file.  0 for a small folio or a batch outside
+ * those bounds (batch-bounds judges that).  A batch shorter than its cap
+ * stopped at a PTE present already or a poisoned page, which ptecheck's
+ * scenarios make alike on every run; a kernel that caps its batches or
+ * stops mapping whole folios shows as a falling share of batches that
+ * reach their cap, per folio order, whatever mix of orders the allocator
+ * gave (the gate's batching rule).
+ */
+PC_INLINE __u64 pc_fault_batch_cap(struct pc_fault_batch b, __u64 win_first, __u64 win_last)
+{
+	__u64 cap, n, eof;
+
+	if (b.folio_nr < 2 || b.folio_start >= b.folio_nr || b.file_index < win_first ||
+	    b.file_index > win_last || b.addr < b.vm_start || b.addr >= b.vm_end)
+		return 0;
+	cap = b.folio_nr - b.folio_start;
+	n = win_last - b.file_index + 1;
+	cap = n < cap ? n : cap;
+	n = (b.vm_end - b.addr) >> PC_PAGE_SHIFT;
+	cap = n < cap ? n : cap;
+	n = PC_PTRS_PER_TABLE - ((b.addr >> PC_PAGE_SHIFT) & (PC_PTRS_PER_TABLE - 1));
+	cap = n < cap ? n : cap;
+	if (b.eof_exempt)
+		return cap;
+	eof = (b.i_size + PC_PAGE_SIZE - 1) >> PC_PAGE_SHIFT;
+	if (b.file_index >= eof)
+		return 0;
+	n = eof - b.file_index;
+	return n < cap ? n : cap;
+}
+
 PC_INLINE int pc_fault_batch_bounds(struct pc_fault_batch b)
 {
 	int v;

@@ -179,6 +179,38 @@ static void check_fault_counts(void)
 		      "data: one byte differs: DATA_MISMATCH");
 }
 
+/*
+ * The PTEs a fault-around batch of a large folio could have had: the
+ * 16-page folio at file index 32 (USER_ADDR), a window of file pages
+ * 32..47 (the 64 KiB fault-around window); each bound in turn is the
+ * nearest.
+ */
+static void check_batch_cap(void)
+{
+	const __u64 whole = 48 * PC_PAGE_SIZE, mid = 41 * PC_PAGE_SIZE + 100;
+	struct pc_fault_batch b = fault_batch(0, 16, whole, false);
+
+	TAP_CHECK_EQ(pc_fault_batch_cap(b, 32, 47), 16, "cap: a whole folio filling its window");
+	TAP_CHECK_EQ(pc_fault_batch_cap(fault_batch(5, 3, whole, false), 32, 47), 11,
+		     "cap: from page 5 to the folio's end, 11");
+	TAP_CHECK_EQ(pc_fault_batch_cap(b, 32, 39), 8, "cap: the window's end, 8");
+	TAP_CHECK_EQ(pc_fault_batch_cap(b, 33, 47), 0, "cap: a batch before its window: none");
+	TAP_CHECK_EQ(pc_fault_batch_cap(fault_batch(0, 16, mid, false), 32, 47), 10,
+		     "cap: EOF cuts a file's folio after page 41, 10");
+	TAP_CHECK_EQ(pc_fault_batch_cap(fault_batch(0, 16, mid, true), 32, 47), 16,
+		     "cap: shmem maps past EOF, 16");
+	b.vm_end = USER_ADDR + 12 * PC_PAGE_SIZE;
+	TAP_CHECK_EQ(pc_fault_batch_cap(b, 32, 47), 12, "cap: the VMA's end, 12");
+	b = fault_batch(0, 16, whole, false);
+	b.addr = 0x7f3a1c400000ULL - 6 * PC_PAGE_SIZE;
+	b.vm_start = b.addr - 64 * PC_PAGE_SIZE;
+	b.vm_end = b.addr + 64 * PC_PAGE_SIZE;
+	TAP_CHECK_EQ(pc_fault_batch_cap(b, 32, 47), 6, "cap: the page table's end, 6");
+	b = fault_batch(0, 1, whole, false);
+	b.folio_nr = 1;
+	TAP_CHECK_EQ(pc_fault_batch_cap(b, 32, 47), 0, "cap: a small folio is not counted");
+}
+
 int main(void)
 {
 	tap_plan(0);
@@ -187,5 +219,6 @@ int main(void)
 	check_fault_entries(X86);
 	check_fault_entries(ARM64);
 	check_fault_counts();
+	check_batch_cap();
 	return tap_finish();
 }
