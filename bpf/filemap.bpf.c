@@ -240,8 +240,12 @@ static __always_inline void fm_bounds(struct fm_state *st, struct vm_area_struct
 	ev = pc_fault_batch_evidence(b, v);
 	fm_verdict(st, &w, PC_CHK_FM_BOUNDS, v, st->addr, ev.expected, ev.seen);
 	/* What the kernel decided given its inputs: did the batch of a large
-	   folio map all it could (the gate's batching rule)? */
-	cap = st->in_map_pages ? pc_fault_batch_cap(b, st->win_first, st->win_last) : 0;
+	   folio map all it could (the gate's batching rule)?  Only where the
+	   inputs are the same every run: ptecheck's scenarios that change no
+	   file size (a fault racing a truncate loops for as long as it races). */
+	cap = st->in_map_pages && (st->track_flags & PC_TRACK_ENFORCE_EOF)
+		      ? pc_fault_batch_cap(b, st->win_first, st->win_last)
+		      : 0;
 	if (cap) {
 		hist_add(PC_HIST_FM_LARGE_ORDER, PC_HIST_LINLOG, folio_order(npages));
 		if (b.nr == cap)

@@ -115,7 +115,7 @@ static const struct pc_trace_hist hists[] = {
 	{PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, "fault-around batches by folio order", "order",
 	 "set_pte_range folio (0: 4 KiB, 4: 64 KiB, 9: 2 MiB)", batches_shown},
 	{PC_HIST_FM_LARGE_ORDER, PC_HIST_LINLOG, "fault-around large-folio batches, by order",
-	 "order", "set_pte_range batches of folios of 2+ pages in a fault-around window",
+	 "order", "set_pte_range, folios of 2+ pages, scenarios that keep file sizes",
 	 batches_shown},
 	{PC_HIST_FM_FULL_ORDER, PC_HIST_LINLOG,
 	 "fault-around batches mapping all they could, by order", "order",
