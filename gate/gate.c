@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		"Usage: ptecheck gate [--baseline FILE]... [--policy FILE]\n"
 		"                     [--format text|json|tap|junit|html] [--output FILE]\n"
 		"                     [--junit FILE] [--html FILE] [--tap FILE] [--json FILE]\n"
-		"                     CANDIDATE.json...\n\n"
+		"                     CANDIDATE.json...\n"
+		"       ptecheck gate --noise [--policy FILE] RUN.json...\n\n"
 		"Decides whether a candidate kernel may ship, from JSON reports of\n"
 		"`ptecheck run --format json` on the kernel shipped today (--baseline) and on\n"
 		"the candidate.  Reports are grouped by (kernel.machine, suite, scale); the\n"
@@ -30,8 +31,10 @@ static void usage(FILE *f)
 		"  invariant-failure       a check failed in a candidate report (always fails)\n"
 		"  coverage-loss           a check tier that passed in the baseline is skipped\n"
 		"                          or missing (policy coverage_loss, default report)\n"
-		"  batching-regression     mean batch size dropped by more than\n"
-		"                          batching_tolerance_pct (default 10; fails)\n"
+		"  batching-regression     mremap's mean batch size, or per folio order the\n"
+		"                          share of fault-around batches mapping all they\n"
+		"                          could, dropped by more than batching_tolerance_pct\n"
+		"                          (10) and the measured noise of the runs (fails)\n"
 		"  performance-regression  median mremap latency or run duration slower by more\n"
 		"                          than perf_threshold_pct (25) with no overlap of runs;\n"
 		"                          needs perf_min_runs (3) runs per side (fails)\n\n"
@@ -44,19 +47,26 @@ static void usage(FILE *f)
 		"      --html FILE       --json); one call gives CI every format\n"
 		"      --tap FILE\n"
 		"      --json FILE\n"
+		"      --noise           measure: the spread of the batching statistics over\n"
+		"                        repeated runs of one kernel (RUN.json...), beside\n"
+		"                        the policy's noise floors; exit 1 if one exceeds\n"
 		"  -h, --help            this help\n\n"
 		"Exit status: 0 ship, 1 do not ship, 2 bad input (unreadable or invalid\n"
 		"report or policy, different workloads, no baseline for a machine, a partial\n"
 		"report) or usage error, or an output that could not be written.\n");
+	fprintf(f,
+		"With --noise: 0 every spread within its floor, 1 one exceeds it, 2 as above.\n");
 }
 
 /* --junit, --html, --tap, --json: OPT_EXTRA + the format. */
 #define OPT_EXTRA 256
+#define OPT_NOISE 512
 #define MAX_EXTRA 8
 
 struct gate_args {
 	struct pc_gate_input in; /* the file names; the reports once loaded */
 	const char *policy, *output;
+	bool noise; /* --noise: measure, do not gate */
 	int fmt, n_extra;
 	struct {
 		enum pc_gate_format fmt;
@@ -140,6 +150,7 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		{"html", required_argument, NULL, OPT_EXTRA + PC_GATE_FMT_HTML},
 		{"tap", required_argument, NULL, OPT_EXTRA + PC_GATE_FMT_TAP},
 		{"json", required_argument, NULL, OPT_EXTRA + PC_GATE_FMT_JSON},
+		{"noise", no_argument, NULL, OPT_NOISE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -179,6 +190,9 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 			a->extra[a->n_extra].fmt = c - OPT_EXTRA;
 			a->extra[a->n_extra++].path = optarg;
 			break;
+		case OPT_NOISE:
+			a->noise = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -191,8 +205,12 @@ static int parse_args(int argc, char **argv, struct gate_args *a)
 		if (push_path(&a->in.cand_files, &a->in.n_cand, argv[i]))
 			goto oom;
 	if (!a->in.n_cand) {
-		pc_err(0, "gate: no candidate report given");
+		pc_err(0, "gate: no %s report given", a->noise ? "run" : "candidate");
 		usage(stderr);
+		return -1;
+	}
+	if (a->noise && (a->in.n_base || a->n_extra || a->output || a->fmt != PC_GATE_FMT_TEXT)) {
+		pc_err(0, "gate: --noise takes the runs of one kernel and --policy only");
 		return -1;
 	}
 	return 0;
@@ -217,6 +235,12 @@ static int run_gate(struct gate_args *a, struct pc_gate_result **g)
 	bad = load_all(in->base_files, in->n_base, in->policy.allow_partial, &in->base);
 	if (load_all(in->cand_files, in->n_cand, in->policy.allow_partial, &in->cand) || bad)
 		return PC_GATE_EXIT_BAD_INPUT;
+	if (a->noise) {
+		ret = pc_gate_noise(in, stdout, err, sizeof(err));
+		if (ret < 0)
+			pc_err(0, "gate: %s", err);
+		return ret < 0 ? PC_GATE_EXIT_BAD_INPUT : ret;
+	}
 	if (pc_gate_evaluate(in, g, err, sizeof(err))) {
 		pc_err(0, "gate: %s", err);
 		return PC_GATE_EXIT_BAD_INPUT;

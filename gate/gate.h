@@ -12,7 +12,9 @@
  *	policy.c	the policy
  *	evaluate.c	grouping, merging repeated runs, applying the rules
  *	rules.c		invariant-failure, coverage-loss; findings (gate_rules.h)
- *	rules_hist.c	batching-regression, performance-regression
+ *	rules_batch.c	batching-regression, against the measured noise
+ *	rules_perf.c	performance-regression
+ *	noise.c		--noise: the noise of repeated runs of one kernel
  *	output.c	choosing a writer (gate_output.h): output_text.c,
  *			output_tap.c, output_junit.c, output_json.c, output_html.c
  */
@@ -53,6 +55,18 @@ struct pc_gate_policy {
 	char latency_histogram[64];		    /* default "mremap latency" */
 	int n_batch_names;
 	char batch_names[PC_GATE_MAX_BATCH_NAMES][64]; /* substrings of names */
+	/* The noise of one run of one kernel (docs/gate.md, "Noise"): per
+	   batch histogram, the change of its mean in %; per folio order, the
+	   change of the share of full batches in points. */
+	int n_noise;
+	struct {
+		char name[64]; /* substring of histogram names */
+		double pct;
+	} noise[PC_GATE_MAX_BATCH_NAMES];
+	double noise_default_pct;	    /* a batch histogram without its own floor */
+	char order_all[64], order_full[64]; /* order_histograms; "" = not judged */
+	double order_noise_pp;
+	int order_min_batches; /* batches of an order per side to judge it */
 };
 
 void pc_gate_policy_default(struct pc_gate_policy *p);
@@ -63,8 +77,13 @@ void pc_gate_policy_default(struct pc_gate_policy *p);
 int pc_gate_policy_parse(struct pc_gate_policy *p, const char *buf, size_t len, char *err,
 			 size_t errlen);
 int pc_gate_policy_load(struct pc_gate_policy *p, const char *path, char *err, size_t errlen);
-/* True if a histogram of that name is a batch histogram under the policy. */
+/* True if a histogram of that name is a batch histogram under the policy:
+   one whose mean is judged, or one of the order histograms. */
 bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *name);
+/* True if the mean of the histogram of that name is judged (batch_histograms). */
+bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *name);
+/* The noise floor of one run for the mean of histogram name, in %. */
+double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *name);
 
 /*
  * Parses and validates one report of `ptecheck run` into a pc_report
@@ -183,6 +202,13 @@ enum pc_gate_format {
 int pc_gate_format_parse(const char *s);
 /* 0, or -errno if writing failed. */
 int pc_gate_write(const struct pc_gate_result *g, enum pc_gate_format fmt, FILE *f);
+
+/*
+ * --noise: prints the spread of the batching rule's statistics over the
+ * runs in->cand (repeated runs of one kernel) beside the policy's floors.
+ * 0 all within, 1 one exceeds its floor, -1 with err on bad input.
+ */
+int pc_gate_noise(const struct pc_gate_input *in, FILE *out, char *err, size_t errlen);
 
 int pc_cmd_gate(int argc, char **argv);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside gate/: the rules (rules.c, rules_hist.c) and what they share;
+ * Inside gate/: the rules (rules.c, rules_batch.c, rules_perf.c) and what
+ * they share;
  * evaluate.c groups the reports and calls them.
  */
 #ifndef PTECHECK_GATE_RULES_H
@@ -33,6 +34,13 @@ bool pc_gate_no_baseline(const struct pc_gate_group *g, struct pc_gate_rule_resu
  * failure cannot turn a regression into a pass.
  */
 void pc_gate_settle(struct pc_gate_rule_result *rr, int found, enum pc_gate_action action);
+
+/* Count-weighted mean of a histogram's bucket midpoints (rules_batch.c). */
+double pc_gate_hist_mean(const struct pc_hist_report *h);
+/* The share (%) of order k fault-around batches of r that mapped all they
+   could; false when r has fewer than the policy's minimum of them. */
+bool pc_gate_order_share(const struct pc_report *r, const struct pc_gate_policy *pol, int k,
+			 double *share);
 
 void pc_gate_rule_invariant(struct pc_gate_group *g);
 void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy *pol);

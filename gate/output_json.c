@@ -25,6 +25,19 @@ static json_t *json_policy(struct pc_jb *b, const struct pc_gate_policy *p)
 	for (i = 0; i < p->n_batch_names && i < PC_GATE_MAX_BATCH_NAMES; i++)
 		pc_jpush(b, a, JTXT(p->batch_names[i]));
 	pc_jset(b, o, "batch_histograms", a);
+	a = json_object();
+	for (i = 0; i < p->n_noise && i < PC_GATE_MAX_BATCH_NAMES; i++)
+		pc_jset(b, a, p->noise[i].name, json_real(p->noise[i].pct));
+	pc_jset(b, o, "batch_noise_pct", a);
+	pc_jset(b, o, "noise_default_pct", json_real(p->noise_default_pct));
+	a = json_array();
+	if (p->order_all[0]) {
+		pc_jpush(b, a, JTXT(p->order_all));
+		pc_jpush(b, a, JTXT(p->order_full));
+	}
+	pc_jset(b, o, "order_histograms", a);
+	pc_jset(b, o, "order_noise_pp", json_real(p->order_noise_pp));
+	pc_jset(b, o, "order_min_batches", json_integer(p->order_min_batches));
 	pc_jset(b, o, "latency_histogram", JTXT(p->latency_histogram));
 	return o;
 }

@@ -207,6 +207,9 @@ static void test_policy(void)
 			   "\"batching_tolerance_pct\": 5, \"perf_threshold_pct\": 50.5, "
 			   "\"perf_min_runs\": 5, \"allow_partial\": true, "
 			   "\"allow_no_baseline\": true, \"batch_histograms\": [\"per batch\"], "
+			   "\"batch_noise_pct\": {\"per batch\": 3.5}, \"noise_default_pct\": 7, "
+			   "\"order_histograms\": [\"all\", \"full\"], \"order_noise_pp\": 4, "
+			   "\"order_min_batches\": 50, "
 			   "\"latency_histogram\": \"mremap latency\"}";
 	int ret;
 
@@ -216,18 +219,42 @@ static void test_policy(void)
 			  p.performance_regression == PC_GATE_ACTION_FAIL &&
 			  p.batching_tolerance_pct == 10 && p.perf_threshold_pct == 25 &&
 			  p.perf_min_runs == 3 && !p.allow_partial && !p.allow_no_baseline &&
-			  p.n_batch_names == 3,
+			  p.n_batch_names == 1 && p.order_min_batches == 5,
 		  "default policy as documented");
-	TAP_CHECK(pc_gate_is_batch_hist(&p, "mremap PTEs per batch") &&
-			  pc_gate_is_batch_hist(&p, "filemap PTEs per set_pte_range") &&
+	TAP_CHECK(pc_gate_is_mean_hist(&p, "mremap PTEs per batch") &&
+			  !pc_gate_is_mean_hist(&p, "fault-around PTEs per set_pte_range") &&
 			  !pc_gate_is_batch_hist(&p, "folio_pte_batch() nr outside mremap") &&
-			  pc_gate_is_batch_hist(&p, "pages per folio_add_file_rmap_ptes") &&
 			  !pc_gate_is_batch_hist(&p, "mremap latency"),
-		  "default batch histograms: the scenarios' own paths, not folio_pte_batch()");
+		  "default mean-judged histograms: mremap's, not fault-around's raw mean nor "
+		  "folio_pte_batch()");
+	TAP_CHECK(pc_gate_is_batch_hist(&p, "fault-around large-folio batches, by order") &&
+			  pc_gate_is_batch_hist(
+				  &p, "fault-around batches mapping all they could, by order") &&
+			  !pc_gate_is_mean_hist(&p, "fault-around large-folio batches, by order"),
+		  "fault-around batches are judged per folio order, not by their mean");
+	TAP_CHECK(pc_gate_noise_floor(&p, "mremap PTEs per batch") > 0 &&
+			  pc_gate_noise_floor(&p, "mremap PTEs per batch") <
+				  p.batching_tolerance_pct &&
+			  pc_gate_noise_floor(&p, "something new") == p.noise_default_pct,
+		  "noise floors: measured for mremap's batches, the default for others");
 	ret = pc_gate_policy_parse(&p, full, strlen(full), err, sizeof(err));
 	TAP_CHECK(ret == 0 && p.coverage_loss == PC_GATE_ACTION_FAIL && p.perf_min_runs == 5 &&
-			  p.perf_threshold_pct == 50.5 && p.n_batch_names == 1 && p.allow_partial,
+			  p.perf_threshold_pct == 50.5 && p.n_batch_names == 1 && p.allow_partial &&
+			  p.n_noise == 1 && p.noise[0].pct == 3.5 && p.noise_default_pct == 7 &&
+			  !strcmp(p.order_all, "all") && !strcmp(p.order_full, "full") &&
+			  p.order_noise_pp == 4 && p.order_min_batches == 50,
 		  "every policy key parses");
+	ret = pol_parse(&p, "{\"order_histograms\": []}", err, sizeof(err));
+	TAP_CHECK(ret == 0 && !p.order_all[0] &&
+			  !pc_gate_is_batch_hist(&p, "fault-around large-folio batches, by order"),
+		  "order_histograms [] turns the per-order judgement off");
+	ret = pol_parse(&p, "{\"order_histograms\": [\"all\"]}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "order_histograms"),
+		  "order_histograms with one name is refused, naming the key");
+	ret = pol_parse(&p, "{\"batch_noise_pct\": {\"x\": -1}}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "batch_noise_pct"),
+		  "a negative noise floor is refused, naming the key");
+	pc_gate_policy_default(&p);
 	pc_gate_policy_default(&p);
 	ret = pol_parse(&p, "{\"coverage_los\": \"fail\"}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "unknown policy key \"coverage_los\""),

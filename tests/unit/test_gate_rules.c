@@ -167,14 +167,15 @@ static void test_batching(void)
 
 	/* Only in the candidate: improvement; only in the baseline: coverage loss. */
 	gate_init(&g);
-	add_run(&g, true, "x86_64", "filemap PTEs per set_pte_range", ones);
+	add_run(&g, true, "x86_64", "fault-around large-folio batches, by order", ones);
 	add_run(&g, false, "x86_64", BATCH_NAME, c32);
 	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "histograms on one side only ship");
 	TAP_CHECK(has_improvement(rule(&g, 0, PC_GATE_RULE_BATCHING),
 				  "batching improved: mremap PTEs per batch now observed"),
 		  "histogram only in the candidate is an improvement");
 	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true,
-			      "\"filemap PTEs per set_pte_range\" has 100 events in the baseline"),
+			      "\"fault-around large-folio batches, by order\" has 100 events in "
+			      "the baseline"),
 		  "histogram only in the baseline is coverage loss");
 	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict, PC_GATE_NOT_JUDGED,
 		     "no histogram in both: batching not judged");
@@ -379,12 +380,109 @@ static void test_groups(void)
 		  "different scales: bad input");
 	gate_free(&g);
 }
+#define ORDER_ALL  "fault-around large-folio batches, by order"
+#define ORDER_FULL "fault-around batches mapping all they could, by order"
+
+/* One run of a side with fault-around order histograms: all[k] batches of
+   order k folios, full[k] of them mapping all they could. */
+static void add_orders(struct gate *g, bool base, const __u64 *all, const __u64 *full)
+{
+	struct pc_report *r = mk("x86_64", "all", 4);
+
+	add_batch_hist(r, ORDER_ALL, all, 17);
+	add_batch_hist(r, ORDER_FULL, full, 17);
+	if (base)
+		add_base(g, r);
+	else
+		add_cand(g, r);
+}
+
+/*
+ * Fault-around batches judged per folio order: a changed mix of orders
+ * (what the allocator handed out) is no regression; order 4 batches that
+ * stop mapping all they could are, with the order and the counts as
+ * evidence; orders with too few batches are not judged.
+ */
+static void test_orders(void)
+{
+	__u64 ba[17] = {[2] = 48, [4] = 256, [6] = 342}, bf[17] = {[2] = 48, [4] = 208, [6] = 333};
+	__u64 ma[17] = {[2] = 3, [4] = 512, [6] = 40}, mf[17] = {[2] = 3, [4] = 416, [6] = 39};
+	__u64 ra[17] = {[2] = 48, [4] = 256, [6] = 342}, rf[17] = {[2] = 48, [4] = 0, [6] = 333};
+	struct gate g;
+
+	gate_init(&g);
+	add_orders(&g, true, ba, bf);
+	add_orders(&g, false, ma, mf);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_PASS,
+		  "orders: another mix of folio orders, the same shares: ships");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), false, "order 4 (64 KiB) share"),
+		  "orders: order 4 is compared");
+	TAP_CHECK(!has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), false, "order 2 (16 KiB)"),
+		  "orders: order 2 with 3 batches in the candidate is not judged");
+	gate_free(&g);
+
+	gate_init(&g);
+	add_orders(&g, true, ba, bf);
+	add_orders(&g, false, ra, rf);
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_FAIL,
+		  "orders: order 4 batches no longer mapping all they could: do not ship");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), true,
+			      "fault-around batches of order 4 folios that mapped all they could "
+			      "81.2% -> 0.0%"),
+		  "orders: the regression names the order and the shares");
+	TAP_CHECK(has_evidence(
+			  rule(&g, 0, PC_GATE_RULE_BATCHING),
+			  "order 4 (64 KiB folios): 208 of 256 batches reached their cap -> 0 of "
+			  "256"),
+		  "orders: the evidence gives the counts on both sides");
+	gate_free(&g);
+}
+
+/*
+ * Against the noise of one run: a drop beyond the tolerance but within
+ * the measured noise floor is not judged, with the runs that would settle
+ * it; the same drop over enough runs per side (the floor shrinks with
+ * their square root) and with spreads apart fails.
+ */
+static void test_noise(void)
+{
+	__u64 b[17] = {[1] = 85, [16] = 15}, c[17] = {[1] = 88, [16] = 12};
+	struct gate g;
+
+	gate_init(&g);
+	g.in.policy.noise[0].pct = 30; /* a noisy histogram: 30% per run */
+	add_run(&g, true, "aarch64", BATCH_NAME, b);
+	add_run(&g, false, "aarch64", BATCH_NAME, c);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_NOT_JUDGED,
+		  "noise: -14%% of a mean within 30%% noise of one run: not judged, ships");
+	TAP_CHECK(
+		has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), false,
+			    "is within the noise of 1 run per side (30.0%); run 5 times per side"),
+		"noise: says how many runs per side would judge it");
+	gate_free(&g);
+
+	gate_init(&g);
+	g.in.policy.noise[0].pct = 30;
+	for (int k = 0; k < 8; k++) {
+		add_run(&g, true, "aarch64", BATCH_NAME, b);
+		add_run(&g, false, "aarch64", BATCH_NAME, c);
+	}
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship,
+		  "noise: the same drop over 8 runs a side, spreads apart: do not ship");
+	gate_free(&g);
+}
+
 int main(void)
 {
 	tap_plan(0);
 	test_invariant();
 	test_coverage();
 	test_batching();
+	test_orders();
+	test_noise();
 	test_perf();
 	test_groups();
 	return tap_finish();

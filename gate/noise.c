@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptecheck gate --noise RUN.json...: the noise of repeated runs of one
+ * kernel, for the statistics the batching rule judges (rules_batch.c): per
+ * group of runs (machine, suite, scale), each statistic's range over the
+ * runs and the largest change between two of them (relative % for a mean,
+ * points for a share), beside the floor the policy gives it.  How the
+ * policy's floors were measured (docs/gate.md, "Noise"); exit 1 when a
+ * spread exceeds its floor: the policy would call that noise a regression.
+ */
+#include <stdio.h>
+#include "gate_rules.h"
+
+struct range {
+	double lo, hi;
+	int n;
+};
+
+static void range_add(struct range *r, double v)
+{
+	if (!r->n || v < r->lo)
+		r->lo = v;
+	if (!r->n || v > r->hi)
+		r->hi = v;
+	r->n++;
+}
+
+/* One line; 1 when the spread exceeds the floor. */
+static int noise_line(FILE *out, const char *what, const struct range *r, double spread,
+		      const char *unit, double floor)
+{
+	bool over = spread > floor;
+
+	fprintf(out, "  %-64s %8.2f .. %-8.2f spread %6.2f%s (floor %g%s)%s\n", what, r->lo, r->hi,
+		spread, unit, floor, unit, over ? "  EXCEEDS THE FLOOR" : "");
+	return over;
+}
+
+/* The means of every mean-judged histogram all runs have. */
+static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_gate_policy *pol)
+{
+	const struct pc_report *first = s->runs[0];
+	int over = 0;
+
+	for (int i = 0; i < first->n_hists; i++) {
+		const char *name = first->hists[i].name;
+		struct range r = {0};
+		char what[96];
+
+		if (!pc_gate_is_mean_hist(pol, name))
+			continue;
+		for (int k = 0; k < s->n_runs; k++) {
+			const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], name);
+
+			if (h && pc_hist_report_total(h))
+				range_add(&r, pc_gate_hist_mean(h));
+		}
+		if (r.n != s->n_runs || r.lo <= 0)
+			continue;
+		snprintf(what, sizeof(what), "%s mean", name);
+		over += noise_line(out, what, &r, 100.0 * (r.hi - r.lo) / r.lo, "%",
+				   pc_gate_noise_floor(pol, name));
+	}
+	return over;
+}
+
+/* The per-order shares every run has enough batches of. */
+static int group_orders(FILE *out, const struct pc_gate_side *s, const struct pc_gate_policy *pol)
+{
+	int over = 0;
+
+	for (int k = 1; k <= PC_HIST_LINEAR_MAX && pol->order_all[0]; k++) {
+		struct range r = {0};
+		char what[96];
+		double v;
+
+		for (int i = 0; i < s->n_runs; i++)
+			if (pc_gate_order_share(s->runs[i], pol, k, &v))
+				range_add(&r, v);
+		if (r.n != s->n_runs)
+			continue;
+		snprintf(what, sizeof(what),
+			 "fault-around batches mapping all they could, order %d", k);
+		over += noise_line(out, what, &r, r.hi - r.lo, " pp", pol->order_noise_pp);
+	}
+	return over;
+}
+
+int pc_gate_noise(const struct pc_gate_input *in, FILE *out, char *err, size_t errlen)
+{
+	struct pc_gate_input all = *in;
+	struct pc_gate_result *g;
+	int over = 0;
+
+	/* Every file is a run of the one kernel: group them as candidates. */
+	all.policy.allow_no_baseline = true;
+	all.n_base = 0;
+	if (pc_gate_evaluate(&all, &g, err, errlen))
+		return -1;
+	for (int i = 0; i < g->n_groups; i++) {
+		const struct pc_gate_group *grp = &g->groups[i];
+
+		fprintf(out, "noise of %s suite %s scale %u over %d run%s:\n", grp->machine,
+			grp->suite, grp->scale, grp->cand.n_runs, grp->cand.n_runs == 1 ? "" : "s");
+		if (grp->cand.n_runs < 2) {
+			fprintf(out, "  not measured: one run shows no noise\n");
+			continue;
+		}
+		over += group_means(out, &grp->cand, &all.policy);
+		over += group_orders(out, &grp->cand, &all.policy);
+	}
+	pc_gate_result_free(g);
+	if (fflush(out) || ferror(out)) {
+		pc_set_err(err, errlen, "cannot write the noise table");
+		return -1;
+	}
+	return over ? 1 : 0;
+}

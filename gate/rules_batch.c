@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptecheck gate: batching-regression.  It judges what the kernel decided
+ * given its inputs, against the noise one run of one kernel shows
+ * (docs/gate.md, "Noise"):
+ *
+ *  - the mean batch size of each batch histogram (mremap's batches: the
+ *    scenarios move the same folios every run);
+ *  - per folio order, the share of fault-around batches of large folios
+ *    that mapped all they could (pc_fault_batch_cap): not the raw mean of
+ *    PTEs per set_pte_range, which follows the mix of folio orders the
+ *    allocator handed out.
+ *
+ * A drop beyond the tolerance fails only beyond the noise floor of the
+ * runs given (the floor of one run over the square root of the runs per
+ * side) and, with two or more runs per side, beyond their spread; a drop
+ * within the noise is "not judged", with the runs that would settle it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "gate_rules.h"
+
+/* One statistic compared between the sides. */
+struct stat_cmp {
+	char what[160];	  /* "mremap PTEs per batch mean", "... order 4" */
+	const char *unit; /* "%" (relative change) or " pp" (points of a share) */
+	double base, cand;
+	double delta; /* candidate - baseline, in unit */
+	double floor; /* the noise of one run, in unit */
+	bool have_spread;
+	double blo, bhi, clo, chi; /* per-run values of each side */
+};
+
+/* What a comparison came to. */
+enum cmp_outcome { CMP_OK, CMP_IMPROVED, CMP_NOISE, CMP_SPREAD, CMP_REGRESSED };
+
+static int min_runs(const struct pc_gate_group *g)
+{
+	return g->base.n_runs < g->cand.n_runs ? g->base.n_runs : g->cand.n_runs;
+}
+
+/* The floor for n runs per side: the median of n runs is less noisy. */
+static double floor_for(double one_run, int n)
+{
+	return n > 1 ? one_run / sqrt((double)n) : one_run;
+}
+
+/* Runs per side that bring the floor below a change of size d. */
+static int runs_needed(double one_run, double d)
+{
+	double n = d > 0 ? ceil((one_run / d) * (one_run / d)) : 1000;
+
+	return n < 2 ? 2 : n > 1000 ? 1000 : (int)n;
+}
+
+static enum cmp_outcome compare(const struct stat_cmp *s, double tol, int n)
+{
+	double floor = floor_for(s->floor, n), thr = tol > floor ? tol : floor;
+
+	if (s->delta < -tol) {
+		if (n >= 2 && s->have_spread && s->chi >= s->blo)
+			return CMP_SPREAD;
+		return -s->delta <= floor ? CMP_NOISE : CMP_REGRESSED;
+	}
+	return s->delta > thr ? CMP_IMPROVED : CMP_OK;
+}
+
+/* The finding of a comparison that did not regress; 1 when its drop was
+   within the noise (the rule cannot tell then). */
+static int note_outcome(struct pc_gate_rule_result *rr, const struct stat_cmp *s,
+			enum cmp_outcome o, double tol, int n)
+{
+	switch (o) {
+	case CMP_IMPROVED:
+		pc_gate_add_improvement(rr, "batching improved: %s %.1f -> %.1f (%+.1f%s)", s->what,
+					s->base, s->cand, s->delta, s->unit);
+		pc_gate_add_finding(rr, false, "%s %.1f -> %.1f (improved)", s->what, s->base,
+				    s->cand);
+		return 0;
+	case CMP_SPREAD:
+		pc_gate_add_finding(rr, false,
+				    "%s %.1f -> %.1f (%+.1f%s) within the runs' spread (baseline "
+				    "%.1f..%.1f, candidate %.1f..%.1f)",
+				    s->what, s->base, s->cand, s->delta, s->unit, s->blo, s->bhi,
+				    s->clo, s->chi);
+		return 0;
+	case CMP_NOISE:
+		pc_gate_add_finding(rr, false,
+				    "not judged: %s %.1f -> %.1f (%+.1f%s) is within the noise of "
+				    "%d run%s per side (%.1f%s); run %d times per side",
+				    s->what, s->base, s->cand, s->delta, s->unit, n,
+				    n == 1 ? "" : "s", floor_for(s->floor, n), s->unit,
+				    runs_needed(s->floor, -s->delta));
+		return 1;
+	default:
+		pc_gate_add_finding(rr, false, "%s %.1f -> %.1f (%+.1f%s, within %g%s)", s->what,
+				    s->base, s->cand, s->delta, s->unit, tol, s->unit);
+		return 0;
+	}
+}
+
+/* ---- mean batch size ----------------------------------------------------- */
+
+/*
+ * Count-weighted mean of the bucket midpoints: exact for the linear
+ * buckets (1..16), the midpoint for log2 ones, the low bound for the last
+ * (open-ended) slot.
+ */
+double pc_gate_hist_mean(const struct pc_hist_report *h)
+{
+	long double sum = 0, n = 0;
+
+	for (int i = 0; i < PC_HIST_SLOTS; i++) {
+		__u64 lo = pc_hist_slot_low(h->kind, i), hi = pc_hist_slot_high(h->kind, i);
+		long double mid = i == PC_HIST_SLOTS - 1 ? (long double)lo
+							 : ((long double)lo + (long double)hi) / 2;
+
+		sum += mid * h->slots[i];
+		n += h->slots[i];
+	}
+	return n > 0 ? (double)(sum / n) : 0.0;
+}
+
+static double slot_pct(const struct pc_hist_report *h, int slot)
+{
+	__u64 t = pc_hist_report_total(h);
+
+	return t ? 100.0 * (double)h->slots[slot] / (double)t : 0;
+}
+
+/* The smallest and largest per-run mean of histogram name on one side;
+   false when a run lacks it or has no events. */
+static bool run_mean_range(const struct pc_gate_side *side, const char *name, double *lo,
+			   double *hi)
+{
+	for (int r = 0; r < side->n_runs; r++) {
+		const struct pc_hist_report *h = pc_report_find_hist(side->runs[r], name);
+		double m;
+
+		if (!h || !pc_hist_report_total(h))
+			return false;
+		m = pc_gate_hist_mean(h);
+		if (r == 0 || m < *lo)
+			*lo = m;
+		if (r == 0 || m > *hi)
+			*hi = m;
+	}
+	return side->n_runs > 0;
+}
+
+/*
+ * The evidence of a drop: the baseline's largest bucket on both sides and
+ * the buckets that held at least 0.5% of the baseline's batches and none
+ * of the candidate's.
+ */
+static char *mean_evidence(const struct pc_hist_report *ch, const struct pc_hist_report *bh)
+{
+	char buf[PC_GATE_MSG_MAX];
+	int top = -1, used, gone = 0;
+
+	for (int i = PC_HIST_SLOTS - 1; i >= 0 && top < 0; i--)
+		if (bh->slots[i])
+			top = i;
+	if (top < 0)
+		return NULL;
+	used = snprintf(buf, sizeof(buf),
+			"largest baseline bucket %llu%s %s: %.1f%% of %llu -> "
+			"%.1f%% of %llu",
+			(unsigned long long)pc_hist_slot_low(bh->kind, top),
+			pc_hist_slot_high(bh->kind, top) > pc_hist_slot_low(bh->kind, top) ? "+"
+											   : "",
+			bh->unit, slot_pct(bh, top), (unsigned long long)pc_hist_report_total(bh),
+			slot_pct(ch, top), (unsigned long long)pc_hist_report_total(ch));
+	for (int i = PC_HIST_SLOTS - 1; i >= 0 && used < (int)sizeof(buf) - 64; i--) {
+		if (ch->slots[i] || slot_pct(bh, i) < 0.5)
+			continue;
+		used += snprintf(buf + used, sizeof(buf) - used, "%s%llu %s (%.1f%% -> 0)",
+				 gone++ ? ", " : "; buckets gone: ",
+				 (unsigned long long)pc_hist_slot_low(bh->kind, i), bh->unit,
+				 slot_pct(bh, i));
+	}
+	return strdup(buf);
+}
+
+/* Events in the candidate only: newly observable is not better unless it batches. */
+static void batch_new(struct pc_gate_rule_result *rr, const struct pc_hist_report *ch,
+		      const struct pc_hist_report *bh, double tol)
+{
+	double cm = pc_gate_hist_mean(ch);
+
+	if (cm > 1.0 + tol)
+		pc_gate_add_improvement(rr,
+					"batching improved: %s now observed, mean %.1f (%s in the "
+					"baseline)",
+					ch->name, cm, bh ? "no events" : "absent");
+	else
+		pc_gate_add_finding(rr, false,
+				    "%s now observed, mean %.1f: no batching (%s in the baseline)",
+				    ch->name, cm, bh ? "no events" : "absent");
+}
+
+/* One batch histogram with events on both sides; 1 if it regressed. */
+static int mean_compare(struct pc_gate_group *g, const struct pc_gate_policy *pol,
+			const struct pc_hist_report *ch, const struct pc_hist_report *bh,
+			int *noise)
+{
+	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
+	struct stat_cmp s = {.unit = "%", .floor = pc_gate_noise_floor(pol, ch->name)};
+	double tol = pol->batching_tolerance_pct;
+	enum cmp_outcome o;
+	struct pc_gate_finding *f;
+
+	snprintf(s.what, sizeof(s.what), "%s mean", ch->name);
+	s.base = pc_gate_hist_mean(bh);
+	s.cand = pc_gate_hist_mean(ch);
+	s.delta = s.base > 0 ? 100.0 * (s.cand - s.base) / s.base : 0;
+	s.have_spread = run_mean_range(&g->base, ch->name, &s.blo, &s.bhi) &&
+			run_mean_range(&g->cand, ch->name, &s.clo, &s.chi);
+	o = compare(&s, tol, min_runs(g));
+	if (o != CMP_REGRESSED) {
+		*noise += note_outcome(rr, &s, o, tol, min_runs(g));
+		return 0;
+	}
+	f = pc_gate_add_finding(rr, true,
+				"batching regressed: %s %.1f -> %.1f (%+.1f%%, tolerance %g%%, "
+				"noise of %d run%s %.1f%%)",
+				s.what, s.base, s.cand, s.delta, tol, min_runs(g),
+				min_runs(g) == 1 ? "" : "s", floor_for(s.floor, min_runs(g)));
+	if (f)
+		f->evidence = mean_evidence(ch, bh);
+	return 1;
+}
+
+/* ---- per folio order: batches that mapped all they could ----------------- */
+
+/* Batches of order k folios on a report (merged or one run), all and full. */
+static void order_counts(const struct pc_report *r, const struct pc_gate_policy *pol, int k,
+			 __u64 *all, __u64 *full)
+{
+	const struct pc_hist_report *a = pc_report_find_hist(r, pol->order_all);
+	const struct pc_hist_report *f = pc_report_find_hist(r, pol->order_full);
+
+	*all = a && a->kind == PC_HIST_LINLOG ? a->slots[k] : 0;
+	*full = f && f->kind == PC_HIST_LINLOG ? f->slots[k] : 0;
+	if (*full > *all)
+		*full = *all;
+}
+
+bool pc_gate_order_share(const struct pc_report *r, const struct pc_gate_policy *pol, int k,
+			 double *share)
+{
+	__u64 all, full;
+
+	order_counts(r, pol, k, &all, &full);
+	if (!all || all < (__u64)pol->order_min_batches)
+		return false;
+	*share = 100.0 * (double)full / (double)all;
+	return true;
+}
+
+/* The per-run share range of order k on one side; false when a run has too few. */
+static bool run_share_range(const struct pc_gate_side *side, const struct pc_gate_policy *pol,
+			    int k, double *lo, double *hi)
+{
+	for (int r = 0; r < side->n_runs; r++) {
+		double v;
+
+		if (!pc_gate_order_share(side->runs[r], pol, k, &v))
+			return false;
+		if (r == 0 || v < *lo)
+			*lo = v;
+		if (r == 0 || v > *hi)
+			*hi = v;
+	}
+	return side->n_runs > 0;
+}
+
+/* Order k with enough batches on both sides: 1 if it regressed. */
+static int order_compare(struct pc_gate_group *g, const struct pc_gate_policy *pol, int k,
+			 int *noise)
+{
+	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
+	struct stat_cmp s = {.unit = " pp", .floor = pol->order_noise_pp};
+	double tol = pol->batching_tolerance_pct;
+	__u64 ba, bf, ca, cf;
+	enum cmp_outcome o;
+	struct pc_gate_finding *f;
+	char buf[PC_GATE_MSG_MAX];
+
+	order_counts(g->base.merged, pol, k, &ba, &bf);
+	order_counts(g->cand.merged, pol, k, &ca, &cf);
+	snprintf(s.what, sizeof(s.what), "%s: order %d (%llu KiB) share", pol->order_full, k,
+		 4ULL << k);
+	s.base = 100.0 * (double)bf / (double)ba;
+	s.cand = 100.0 * (double)cf / (double)ca;
+	s.delta = s.cand - s.base;
+	s.have_spread = run_share_range(&g->base, pol, k, &s.blo, &s.bhi) &&
+			run_share_range(&g->cand, pol, k, &s.clo, &s.chi);
+	o = compare(&s, tol, min_runs(g));
+	if (o != CMP_REGRESSED) {
+		*noise += note_outcome(rr, &s, o, tol, min_runs(g));
+		return 0;
+	}
+	f = pc_gate_add_finding(
+		rr, true,
+		"batching regressed: fault-around batches of order %d folios that "
+		"mapped all they could %.1f%% -> %.1f%% (%+.1f pp, tolerance %g pp, "
+		"noise of %d run%s %.1f pp)",
+		k, s.base, s.cand, s.delta, tol, min_runs(g), min_runs(g) == 1 ? "" : "s",
+		floor_for(s.floor, min_runs(g)));
+	snprintf(buf, sizeof(buf),
+		 "order %d (%llu KiB folios): %llu of %llu batches reached their cap -> %llu of "
+		 "%llu",
+		 k, 4ULL << k, (unsigned long long)bf, (unsigned long long)ba,
+		 (unsigned long long)cf, (unsigned long long)ca);
+	if (f)
+		f->evidence = strdup(buf);
+	return 1;
+}
+
+/* ---- the rule -------------------------------------------------------------- */
+
+void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *pol)
+{
+	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
+	int found = 0, compared = 0, noise = 0;
+
+	if (pc_gate_no_baseline(g, rr))
+		return;
+	for (int i = 0; i < g->cand.merged->n_hists; i++) {
+		const struct pc_hist_report *ch = &g->cand.merged->hists[i];
+		const struct pc_hist_report *bh = pc_report_find_hist(g->base.merged, ch->name);
+
+		if (!pc_gate_is_mean_hist(pol, ch->name) || !pc_hist_report_total(ch))
+			continue;
+		if (!bh || !pc_hist_report_total(bh)) {
+			batch_new(rr, ch, bh, pol->batching_tolerance_pct / 100.0);
+			continue;
+		}
+		compared++;
+		found += mean_compare(g, pol, ch, bh, &noise);
+	}
+	for (int k = 1; k <= PC_HIST_LINEAR_MAX && pol->order_all[0]; k++) {
+		double b, c;
+
+		if (!pc_gate_order_share(g->base.merged, pol, k, &b) ||
+		    !pc_gate_order_share(g->cand.merged, pol, k, &c))
+			continue;
+		compared++;
+		found += order_compare(g, pol, k, &noise);
+	}
+	if (!compared && !found) {
+		pc_gate_not_judged(rr,
+				   "no batch histogram with events in both baseline and candidate");
+		return;
+	}
+	if (!found && noise) {
+		pc_gate_not_judged(rr,
+				   "%d drop%s within the noise of %d run%s per side: see the "
+				   "findings for the runs that would settle %s",
+				   noise, noise == 1 ? "" : "s", min_runs(g),
+				   min_runs(g) == 1 ? "" : "s", noise == 1 ? "it" : "them");
+		return;
+	}
+	pc_gate_settle(rr, found, pol->batching_regression);
+}
