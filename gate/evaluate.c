@@ -2,7 +2,7 @@
 /*
  * ptecheck gate: grouping reports by (machine, suite, scale), refusing
  * input the rules cannot judge, merging repeated runs, and applying the
- * rules (rules.c, rules_hist.c) to each group.
+ * rules (rules.c, rules_batch.c, rules_perf.c) to each group.
  */
 #include <stdlib.h>
 #include <string.h>

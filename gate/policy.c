@@ -32,10 +32,10 @@ static const struct {
 	const char *name;
 	double pct;
 } default_noise[] = {
-	{"mremap PTEs per batch", 5},
+	{"mremap PTEs per batch", 2},
 };
 #define DEFAULT_NOISE_PCT      10 /* a batch histogram not measured */
-#define DEFAULT_ORDER_NOISE_PP 5
+#define DEFAULT_ORDER_NOISE_PP 2
 
 static const char *const default_order_histograms[2] = {
 	"fault-around large-folio batches, by order",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit test of `ptecheck gate`'s rules (gate/evaluate.c, rules.c,
- * rules_hist.c): each rule tripped and not tripped, repeated runs, and the
+ * rules_batch.c, rules_perf.c): each rule tripped and not tripped, repeated
+ * runs, batching per folio order and against the noise of one run, and the
  * grouping of reports by machine, suite and scale.
  * Prints kselftest-style TAP; exits 0 if all passed.
  */
