@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Judging the control and the mutants (judge.h) from their reports, read
+ * with the gate's report parser, and from the gate's JSON decision.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "gate.h"
+#include "gate_input.h"
+#include "judge.h"
+
+#define GATE_JSON_MAX_BYTES (8u << 20)
+
+/* The first line of DIR/failed, which mutate/mutate writes when it has no
+   report to give (build or boot failed); false when there is none. */
+static bool read_failed(const char *dir, char *why, size_t sz)
+{
+	char path[4096], err[PC_GATE_ERR_MAX];
+	size_t len;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/failed", dir);
+	buf = pc_gate_read_file(path, 65536, &len, err, sizeof(err));
+	if (!buf)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	snprintf(why, sz, "%s", buf[0] ? buf : "failed (no reason given)");
+	free(buf);
+	return true;
+}
+
+static void keep_failure(struct pc_mutate_run *run, const struct pc_result *res)
+{
+	struct pc_mutate_failure *f;
+
+	if (run->n_failed == PC_MUTATE_MAX_FAILED)
+		return;
+	f = &run->failed[run->n_failed++];
+	snprintf(f->check, sizeof(f->check), "%s", res->name);
+	snprintf(f->tier, sizeof(f->tier), "%s", res->tier);
+	snprintf(f->evidence, sizeof(f->evidence), "%s",
+		 res->n_evidence ? res->evidence[0].what : res->summary);
+}
+
+/* Reads DIR's run; the report stays in *out for the caller's own looks
+   (NULL when there is none, with run->why). */
+static void load_run(const char *dir, struct pc_mutate_run *run, struct pc_report **out)
+{
+	char path[4096], err[PC_GATE_ERR_MAX];
+
+	memset(run, 0, sizeof(*run));
+	*out = NULL;
+	if (read_failed(dir, run->why, sizeof(run->why)))
+		return;
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	if (pc_gate_report_load(path, false, out, err, sizeof(err))) {
+		snprintf(run->why, sizeof(run->why), "%s: %s", path, err);
+		*out = NULL;
+		return;
+	}
+	run->have_report = true;
+	snprintf(run->release, sizeof(run->release), "%s", (*out)->kernel_release);
+	snprintf(run->machine, sizeof(run->machine), "%s", (*out)->machine);
+	pc_report_count(*out, &run->pass, &run->fail, &run->skip);
+	for (int i = 0; i < (*out)->n_results; i++)
+		if ((*out)->results[i].status == PC_STATUS_FAIL)
+			keep_failure(run, &(*out)->results[i]);
+}
+
+void pc_mutate_judge_control(const char *dir, struct pc_mutate_control *c)
+{
+	struct pc_report *r;
+	int logs = 0;
+
+	memset(c, 0, sizeof(*c));
+	load_run(dir, &c->run, &r);
+	if (!r) {
+		snprintf(c->reason, sizeof(c->reason), "no report: %s", c->run.why);
+		return;
+	}
+	/* A splat in the kernel log is a failed PATH/kernel-log check; one
+	   that was not read leaves the control unproven. */
+	for (int i = 0; i < r->n_results && !c->reason[0]; i++) {
+		const struct pc_result *res = &r->results[i];
+
+		if (strcmp(res->tier, "oracle:kmsg") != 0)
+			continue;
+		logs++;
+		if (res->status == PC_STATUS_SKIP)
+			snprintf(c->reason, sizeof(c->reason), "kernel log not judged: %s: %s",
+				 res->name, res->summary);
+	}
+	if (c->run.fail)
+		snprintf(c->reason, sizeof(c->reason), "%d check tiers failed, first %s [%s]: %s",
+			 c->run.fail, c->run.failed[0].check, c->run.failed[0].tier,
+			 c->run.failed[0].evidence);
+	else if (!logs)
+		snprintf(c->reason, sizeof(c->reason), "the report has no kernel-log check");
+	c->clean = !c->reason[0];
+	if (c->clean)
+		snprintf(c->reason, sizeof(c->reason),
+			 "%d passed, %d skipped, none failed; kernel log read by %d checks, no "
+			 "splat",
+			 c->run.pass, c->run.skip, logs);
+	pc_report_free(r);
+}
+
+/* The gate's decision from DIR/gate.json (its --format json output). */
+static int load_gate(const char *dir, struct pc_mutate_row *row, char *err, size_t errlen)
+{
+	struct pc_field_ctx fc = {.err = err, .errlen = errlen};
+	char path[4096];
+	size_t len, i;
+	json_t *root, *rules, *rule;
+	char *buf;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "%s/gate.json", dir);
+	buf = pc_gate_read_file(path, GATE_JSON_MAX_BYTES, &len, err, errlen);
+	if (!buf)
+		return -1;
+	root = pc_gate_json_load(buf, len, err, errlen);
+	free(buf);
+	if (!root ||
+	    pc_field_str(&fc, root, "decision", row->decision, sizeof(row->decision), true))
+		goto out;
+	rules = pc_field_typed(&fc, root, "rules", JSON_ARRAY);
+	if (!rules)
+		goto out;
+	json_array_foreach(rules, i, rule)
+	{
+		char name[48], verdict[16];
+		json_t *reasons = json_object_get(rule, "reasons"),
+		       *first = json_array_get(reasons, 0);
+
+		snprintf(fc.where, sizeof(fc.where), "rules[%zu]", i);
+		if (pc_field_str(&fc, rule, "rule", name, sizeof(name), true) ||
+		    pc_field_str(&fc, rule, "verdict", verdict, sizeof(verdict), true))
+			goto out;
+		if (strcmp(verdict, "fail") != 0 || row->n_rules == PC_MUTATE_MAX_RULES)
+			continue;
+		snprintf(row->rules[row->n_rules++], sizeof(row->rules[0]), "%s", name);
+		if (!row->gate_evidence[0] && json_is_string(json_object_get(first, "text")))
+			snprintf(row->gate_evidence, sizeof(row->gate_evidence), "%s: %s%s%s", name,
+				 json_string_value(json_object_get(first, "text")),
+				 json_is_string(json_object_get(first, "evidence")) ? "; " : "",
+				 json_is_string(json_object_get(first, "evidence"))
+					 ? json_string_value(json_object_get(first, "evidence"))
+					 : "");
+	}
+	ret = 0;
+out:
+	if (ret)
+		pc_set_err(err, errlen, "%s: %s", path, strdupa(err));
+	json_decref(root);
+	return ret;
+}
+
+/* The first expectation the run meets, into row->reason; false if none. */
+static bool meets(struct pc_mutate_row *row, const struct pc_report *r)
+{
+	for (int e = 0; e < row->m.n_expect; e++) {
+		const char *want = row->m.expect[e];
+
+		for (int r = 0; r < row->n_rules && !strncmp(want, "gate:", 5); r++)
+			if (strcmp(want + 5, row->rules[r]) == 0) {
+				snprintf(row->reason, sizeof(row->reason), "the gate's %s failed",
+					 row->rules[r]);
+				return true;
+			}
+		for (int i = 0; i < r->n_results; i++)
+			if (r->results[i].status == PC_STATUS_FAIL &&
+			    strcmp(want, r->results[i].name) == 0) {
+				snprintf(row->reason, sizeof(row->reason), "%s failed [%s]", want,
+					 r->results[i].tier);
+				return true;
+			}
+	}
+	return false;
+}
+
+int pc_mutate_judge_mutant(const char *patch, const char *dir, struct pc_mutate_row *row, char *err,
+			   size_t errlen)
+{
+	char gate_err[PC_GATE_ERR_MAX] = "";
+	struct pc_report *r;
+
+	memset(row, 0, sizeof(*row));
+	if (pc_mutant_load(patch, &row->m, err, errlen))
+		return -1;
+	load_run(dir, &row->run, &r);
+	if (!r) {
+		snprintf(row->reason, sizeof(row->reason), "no report: %s", row->run.why);
+		return 0;
+	}
+	if (load_gate(dir, row, gate_err, sizeof(gate_err)))
+		row->decision[0] = '\0';
+	row->caught = meets(row, r);
+	pc_report_free(r);
+	if (!row->caught)
+		snprintf(row->reason, sizeof(row->reason), "%s%s%s",
+			 row->run.n_failed ? "only checks not expected failed"
+					   : "no expected check failed",
+			 gate_err[0] ? "; gate not read: " : "", gate_err);
+	return 0;
+}
+
+int pc_mutate_exit_code(const struct pc_mutate_control *c, const struct pc_mutate_row *rows, int n)
+{
+	if (!c->clean)
+		return PC_MUTATE_NOT_OK;
+	for (int i = 0; i < n; i++)
+		if (!rows[i].caught)
+			return PC_MUTATE_NOT_OK;
+	return PC_MUTATE_OK;
+}
