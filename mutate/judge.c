@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "gate.h"
 #include "gate_input.h"
@@ -32,10 +33,15 @@ static bool read_failed(const char *dir, char *why, size_t sz)
 	return true;
 }
 
+/* Keeps res once per (check, tier) over the runs. */
 static void keep_failure(struct pc_mutate_run *run, const struct pc_result *res)
 {
 	struct pc_mutate_failure *f;
 
+	for (int i = 0; i < run->n_failed; i++)
+		if (!strcmp(run->failed[i].check, res->name) &&
+		    !strcmp(run->failed[i].tier, res->tier))
+			return;
 	if (run->n_failed == PC_MUTATE_MAX_FAILED)
 		return;
 	f = &run->failed[run->n_failed++];
@@ -45,67 +51,88 @@ static void keep_failure(struct pc_mutate_run *run, const struct pc_result *res)
 		 res->n_evidence ? res->evidence[0].what : res->summary);
 }
 
-/* Reads DIR's run; the report stays in *out for the caller's own looks
-   (NULL when there is none, with run->why). */
-static void load_run(const char *dir, struct pc_mutate_run *run, struct pc_report **out)
+/* The kernel log of one report: a splat is a failed PATH/kernel-log check
+   (counted with the failures); one that was not read leaves the run
+   unproven (why in *unread). */
+static void judge_log(const struct pc_report *r, struct pc_mutate_run *run)
 {
-	char path[4096], err[PC_GATE_ERR_MAX];
-
-	memset(run, 0, sizeof(*run));
-	*out = NULL;
-	if (read_failed(dir, run->why, sizeof(run->why)))
-		return;
-	snprintf(path, sizeof(path), "%s/report.json", dir);
-	if (pc_gate_report_load(path, false, out, err, sizeof(err))) {
-		snprintf(run->why, sizeof(run->why), "%s: %s", path, err);
-		*out = NULL;
-		return;
-	}
-	run->have_report = true;
-	snprintf(run->release, sizeof(run->release), "%s", (*out)->kernel_release);
-	snprintf(run->machine, sizeof(run->machine), "%s", (*out)->machine);
-	pc_report_count(*out, &run->pass, &run->fail, &run->skip);
-	for (int i = 0; i < (*out)->n_results; i++)
-		if ((*out)->results[i].status == PC_STATUS_FAIL)
-			keep_failure(run, &(*out)->results[i]);
-}
-
-void pc_mutate_judge_control(const char *dir, struct pc_mutate_control *c)
-{
-	struct pc_report *r;
-	int logs = 0;
-
-	memset(c, 0, sizeof(*c));
-	load_run(dir, &c->run, &r);
-	if (!r) {
-		snprintf(c->reason, sizeof(c->reason), "no report: %s", c->run.why);
-		return;
-	}
-	/* A splat in the kernel log is a failed PATH/kernel-log check; one
-	   that was not read leaves the control unproven. */
-	for (int i = 0; i < r->n_results && !c->reason[0]; i++) {
+	for (int i = 0; i < r->n_results; i++) {
 		const struct pc_result *res = &r->results[i];
 
 		if (strcmp(res->tier, "oracle:kmsg") != 0)
 			continue;
-		logs++;
-		if (res->status == PC_STATUS_SKIP)
-			snprintf(c->reason, sizeof(c->reason), "kernel log not judged: %s: %s",
-				 res->name, res->summary);
+		run->logs++;
+		if (res->status == PC_STATUS_SKIP && !run->log_unread[0])
+			snprintf(run->log_unread, sizeof(run->log_unread), "%s: %s", res->name,
+				 res->summary);
 	}
-	if (c->run.fail)
+}
+
+/* One report of DIR's run (report.json, then report-2.json ... for
+   --runs): false when there is none; a bad one sets run->why. */
+static bool load_report(const char *dir, int k, struct pc_mutate_run *run)
+{
+	char path[4096], err[PC_GATE_ERR_MAX];
+	struct pc_report *r;
+	int pass, fail, skip;
+
+	if (k == 1)
+		snprintf(path, sizeof(path), "%s/report.json", dir);
+	else
+		snprintf(path, sizeof(path), "%s/report-%d.json", dir, k);
+	if (k > 1 && access(path, F_OK) != 0)
+		return false;
+	if (pc_gate_report_load(path, false, &r, err, sizeof(err))) {
+		snprintf(run->why, sizeof(run->why), "%s: %s", path, err);
+		return false;
+	}
+	run->n_reports++;
+	snprintf(run->release, sizeof(run->release), "%s", r->kernel_release);
+	pc_report_count(r, &pass, &fail, &skip);
+	run->pass += pass;
+	run->fail += fail;
+	run->skip += skip;
+	for (int i = 0; i < r->n_results; i++)
+		if (r->results[i].status == PC_STATUS_FAIL)
+			keep_failure(run, &r->results[i]);
+	judge_log(r, run);
+	pc_report_free(r);
+	return true;
+}
+
+/* Reads DIR's run: every report, or why there is none. */
+static void load_run(const char *dir, struct pc_mutate_run *run)
+{
+	memset(run, 0, sizeof(*run));
+	if (read_failed(dir, run->why, sizeof(run->why)))
+		return;
+	for (int k = 1; load_report(dir, k, run); k++)
+		;
+	run->have_report = run->n_reports > 0 && !run->why[0];
+}
+
+void pc_mutate_judge_control(const char *dir, struct pc_mutate_control *c)
+{
+	memset(c, 0, sizeof(*c));
+	load_run(dir, &c->run);
+	if (!c->run.have_report)
+		snprintf(c->reason, sizeof(c->reason), "no report: %s", c->run.why);
+	else if (c->run.fail)
 		snprintf(c->reason, sizeof(c->reason), "%d check tiers failed, first %s [%s]: %s",
 			 c->run.fail, c->run.failed[0].check, c->run.failed[0].tier,
 			 c->run.failed[0].evidence);
-	else if (!logs)
+	else if (c->run.log_unread[0])
+		snprintf(c->reason, sizeof(c->reason), "kernel log not judged: %s",
+			 c->run.log_unread);
+	else if (!c->run.logs)
 		snprintf(c->reason, sizeof(c->reason), "the report has no kernel-log check");
 	c->clean = !c->reason[0];
 	if (c->clean)
 		snprintf(c->reason, sizeof(c->reason),
-			 "%d passed, %d skipped, none failed; kernel log read by %d checks, no "
-			 "splat",
-			 c->run.pass, c->run.skip, logs);
-	pc_report_free(r);
+			 "%d run%s: %d passed, %d skipped, none failed; kernel log read by %d "
+			 "checks, no splat",
+			 c->run.n_reports, c->run.n_reports == 1 ? "" : "s", c->run.pass,
+			 c->run.skip, c->run.logs);
 }
 
 /* The gate's decision from DIR/gate.json (its --format json output). */
@@ -160,7 +187,7 @@ out:
 }
 
 /* The first expectation the run meets, into row->reason; false if none. */
-static bool meets(struct pc_mutate_row *row, const struct pc_report *r)
+static bool meets(struct pc_mutate_row *row)
 {
 	for (int e = 0; e < row->m.n_expect; e++) {
 		const char *want = row->m.expect[e];
@@ -171,11 +198,10 @@ static bool meets(struct pc_mutate_row *row, const struct pc_report *r)
 					 row->rules[r]);
 				return true;
 			}
-		for (int i = 0; i < r->n_results; i++)
-			if (r->results[i].status == PC_STATUS_FAIL &&
-			    strcmp(want, r->results[i].name) == 0) {
+		for (int f = 0; f < row->run.n_failed; f++)
+			if (strcmp(want, row->run.failed[f].check) == 0) {
 				snprintf(row->reason, sizeof(row->reason), "%s failed [%s]", want,
-					 r->results[i].tier);
+					 row->run.failed[f].tier);
 				return true;
 			}
 	}
@@ -186,20 +212,17 @@ int pc_mutate_judge_mutant(const char *patch, const char *dir, struct pc_mutate_
 			   size_t errlen)
 {
 	char gate_err[PC_GATE_ERR_MAX] = "";
-	struct pc_report *r;
-
 	memset(row, 0, sizeof(*row));
 	if (pc_mutant_load(patch, &row->m, err, errlen))
 		return -1;
-	load_run(dir, &row->run, &r);
-	if (!r) {
+	load_run(dir, &row->run);
+	if (!row->run.have_report) {
 		snprintf(row->reason, sizeof(row->reason), "no report: %s", row->run.why);
 		return 0;
 	}
 	if (load_gate(dir, row, gate_err, sizeof(gate_err)))
 		row->decision[0] = '\0';
-	row->caught = meets(row, r);
-	pc_report_free(r);
+	row->caught = meets(row);
 	if (!row->caught)
 		snprintf(row->reason, sizeof(row->reason), "%s%s%s",
 			 row->run.n_failed ? "only checks not expected failed"

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include "catalogue.h"
 
-#define PC_MUTATE_MAX_FAILED 16
+#define PC_MUTATE_MAX_FAILED 64 /* (check, tier) pairs: a suite has ~40 */
 #define PC_MUTATE_MAX_RULES  4
 
 /* Exit codes of mutate-judge (mutate/mutate maps 2 to its setup error). */
@@ -32,13 +32,17 @@ struct pc_mutate_failure {
 	char evidence[PC_MUTANT_TEXT]; /* first evidence, else the summary */
 };
 
-/* What a directory's report says. */
+/* What a directory's reports say (report.json, report-2.json ... of
+   --runs), summed over the runs. */
 struct pc_mutate_run {
 	bool have_report;
 	char why[512]; /* no report: the reason (build, boot, parse) */
-	char release[65], machine[65];
+	char release[65];
+	int n_reports;
 	int pass, fail, skip;
-	int n_failed; /* kept: at most PC_MUTATE_MAX_FAILED */
+	int logs;	      /* kernel-log check results */
+	char log_unread[512]; /* the first kernel-log check that skipped */
+	int n_failed; /* (check, tier) that failed in some run; at most PC_MUTATE_MAX_FAILED */
 	struct pc_mutate_failure failed[PC_MUTATE_MAX_FAILED];
 };
 

@@ -76,6 +76,7 @@ static json_t *run_json(struct pc_jb *b, const struct pc_mutate_run *run)
 	pc_jset(b, o, "report", json_boolean(run->have_report));
 	pc_jset(b, o, "why", run->have_report ? json_null() : jtext(run->why));
 	pc_jset(b, o, "kernel_release", jtext(run->release));
+	pc_jset(b, o, "runs", json_integer(run->n_reports));
 	pc_jset(b, o, "passed", json_integer(run->pass));
 	pc_jset(b, o, "failed", json_integer(run->fail));
 	pc_jset(b, o, "skipped", json_integer(run->skip));
