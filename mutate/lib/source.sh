@@ -8,7 +8,8 @@
 # and never written again; or any tree given with --tree.  Sourced by
 # mutate/mutate: reads its globals (CACHE, SRC, PROG, EXIT_SETUP), uses note
 # and die.
-# shellcheck disable=SC2154
+# TREE and TREE_VERSION are its results, for mutate/mutate.
+# shellcheck disable=SC2154,SC2034
 
 SOURCE_PACKAGE=${PTECHECK_SOURCE_PACKAGE:-linux-source-7.2}
 # Where the package may be, newest first; the first suite that has it wins.
@@ -81,17 +82,21 @@ source_unpack() {
 # unpacked by hand beside its .deb is taken as it is.
 source_ready() {
 	local fd deb ver
-	mkdir -p "$CACHE/source" 2>/dev/null && [[ -w $CACHE/source ]] ||
+	if ! mkdir -p "$CACHE/source" 2>/dev/null || [[ ! -w $CACHE/source ]]; then
 		die "$EXIT_SETUP" "cache $CACHE/source is not writable (set PTECHECK_CACHE)"
+	fi
 	exec {fd}>"$CACHE/source/.lock"
 	flock "$fd"
 	deb=$(source_deb)
-	if [[ -z $deb ]]; then
+	if [[ -z $deb && -f $(source_dir).unpacked && -f $(source_dir)/Makefile ]]; then
+		# Unpacked by an earlier run whose .deb was removed since: as it is.
+		ver=$(cat "$(source_dir).unpacked")
+	elif [[ -z $deb ]]; then
 		source_download
 		deb=$(source_deb)
 	fi
-	ver=$(dpkg-deb -f "$deb" Version) || die "$EXIT_SETUP" "$deb is not a Debian package"
-	if [[ $(cat "$(source_dir).unpacked" 2>/dev/null) != "$ver" ]]; then
+	[[ -n ${ver:-} ]] || ver=$(dpkg-deb -f "$deb" Version) || die "$EXIT_SETUP" "$deb is not a Debian package"
+	if [[ -n $deb && $(cat "$(source_dir).unpacked" 2>/dev/null) != "$ver" ]]; then
 		# Unpacked before this script (or by an older run): the same version?
 		if [[ -f $(source_dir)/Makefile && $(make -s -C "$(source_dir)" kernelversion 2>/dev/null) == "${ver%%-*}" ]]; then
 			echo "$ver" >"$(source_dir).unpacked"
