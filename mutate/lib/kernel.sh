@@ -210,7 +210,7 @@ boot() {
 		note "booting $name ($ARCH, run $k of $RUNS) ..."
 		[[ -n $BOOT_LOCK ]] && exec {fd}>"$BOOT_LOCK" && flock "$fd"
 		rc=0
-		"$SRC/guest/vmtest" --arch "$ARCH" --kernel "$img" --append page_table_check=on \
+		"$VMTEST" --arch "$ARCH" --kernel "$img" --append page_table_check=on \
 			--format json --output "$rep.tmp" --console-log "$out/console-$k.log" \
 			-- run --suite all --scale "$SCALE" >"$out/vmtest-$k.log" 2>&1 || rc=$?
 		[[ -n $BOOT_LOCK ]] && exec {fd}>&-
@@ -249,10 +249,10 @@ mutant_arch() { sed -n '/^---$/q;s/^Arch: *//p' "$1"; }
 
 run_full() {
 	local p name cdir pairs=() rc=0
-	if [[ $(id -u) -eq 0 ]]; then
+	if ((DEPS)) && [[ $(id -u) -eq 0 ]]; then
 		bash "$SRC/scripts/install-deps" --kernel-build --guest ||
 			die "$EXIT_SETUP" "scripts/install-deps --kernel-build --guest failed"
-	else
+	elif ((DEPS)); then
 		note "not root: skipping scripts/install-deps --kernel-build --guest"
 	fi
 	[[ -x $PTECHECK ]] || die "$EXIT_SETUP" "$PTECHECK missing: build first"

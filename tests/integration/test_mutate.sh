@@ -1,0 +1,272 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The mutation self-test's machinery (docs/mutation.md), without kernels:
+#   (a) usage errors: mutate/mutate exits 7, mutate-judge 2;
+#   (b) --check on fixture catalogues (tests/data/mutate/): good headers and
+#       patches pass, a bad header (named with file:line) and a patch that
+#       does not apply fail; against the cached linux-source-7.2 too when it
+#       is there (never fetched here);
+#   (c) the judge on recorded reports (tests/data/mutate/reports/, gated by
+#       the real `ptecheck gate`): caught, missed, caught by the gate's
+#       batching rule only, a kernel that did not build; a control with a
+#       FAIL and one whose kernel log was not read are unclean; text, JSON
+#       and exit codes;
+#   (d) the whole driver on a fake kernel tree (a Makefile that "builds" by
+#       copying mm/mremap.c into the image) and a fake vmtest (a recorded
+#       report chosen by the image's content): builds, caching, resume,
+#       the source tree pristine afterwards, a tree left patched by a kill
+#       repaired, an option Kconfig dropped named (exit 8).
+#
+# Usage: bash test_mutate.sh BUILD_DIR   (BUILD_DIR/ptecheck, BUILD_DIR/mutate-judge)
+# Prints TAP; exits 0 all passed, 1 something failed, 4 skipped (not built).
+
+set -u
+
+if [ -z "${1:-}" ]; then
+	echo "usage: bash $0 BUILD_DIR" >&2
+	exit 2
+fi
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=$(cd "$1" 2>/dev/null && pwd)
+JUDGE=$BUILD/mutate-judge
+PTECHECK=$BUILD/ptecheck
+DATA=$ROOT/tests/data/mutate
+MUTATE=$ROOT/mutate/mutate
+nr=0 nr_fail=0
+
+ok() { nr=$((nr + 1)); echo "ok $nr - $1"; }
+not_ok() {
+	nr=$((nr + 1))
+	nr_fail=$((nr_fail + 1))
+	echo "not ok $nr - $1"
+	[ -n "${2:-}" ] && echo "$2" | sed 's/^/# /'
+	return 0
+}
+# expect NAME WANT_RC GOT_RC OUTPUT [GREP_PATTERN...]: rc and every pattern.
+expect() {
+	local name=$1 want=$2 got=$3 out=$4 pat
+	shift 4
+	if [ "$got" != "$want" ]; then
+		not_ok "$name" "exit $got, want $want; output:
+$out"
+		return
+	fi
+	for pat in "$@"; do
+		if ! grep -qE -- "$pat" <<<"$out"; then
+			not_ok "$name" "no '$pat' in:
+$out"
+			return
+		fi
+	done
+	ok "$name"
+}
+
+if [ ! -x "$JUDGE" ] || [ ! -x "$PTECHECK" ]; then
+	echo "1..0 # SKIP $JUDGE or $PTECHECK not built"
+	exit 4
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_mutate.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+export PTECHECK_BUILD_DIR=$BUILD PTECHECK_CACHE=$tmp/cache
+export PTECHECK_KBUILD_LOCK=$tmp/kbuild.lock PTECHECK_BOOT_LOCK=
+
+# --- (a) usage -----------------------------------------------------------------
+for args in "--bogus" "--arch sparc" "--scale 0" "--runs x" "--format xml" "--jobs" \
+	"--only nope --catalogue $DATA/good --check" "--catalogue $tmp/none --check"; do
+	# shellcheck disable=SC2086 # the words are the arguments
+	out=$("$MUTATE" $args 2>&1)
+	expect "usage: mutate/mutate $args exits 7" 7 $? "$out" "Try 'mutate/mutate --help'"
+done
+out=$("$MUTATE" --help 2>&1)
+expect "mutate/mutate --help documents the exit codes" 0 $? "$out" "^Exit: 0 " "7 usage, 8 setup"
+out=$("$JUDGE" table "$DATA/good/fixture-caught.patch" 2>&1)
+expect "usage: mutate-judge table without --control exits 2" 2 $? "$out" "needs --control"
+out=$("$JUDGE" 2>&1)
+expect "usage: mutate-judge without a command exits 2" 2 $? "$out" "^Usage:"
+
+# --- the fake kernel tree ------------------------------------------------------
+# mm/mremap.c holds the lines the fixtures' hunks need; the Makefile
+# "configures" by copying the fragment (dropping $FAKE_DROP) and "builds"
+# by copying mm/mremap.c into the image.
+tree=$tmp/tree
+mkdir -p "$tree/mm" "$tree/arch"
+printf '%s\n' '// SPDX-License-Identifier: GPL-2.0' '/*' ' *	mm/mremap.c' ' *' \
+	' *	(C) Copyright 1996 Linus Torvalds' ' *' ' * (the rest of a fake tree)' ' */' \
+	>"$tree/mm/mremap.c"
+cat >"$tree/Makefile" <<'EOF'
+kernelversion:
+	@echo 7.2.0-fake
+allnoconfig:
+	mkdir -p $(O)
+	grep '^CONFIG_' $(KCONFIG_ALLCONFIG) | grep -v "^$(or $(FAKE_DROP),NONE)=" >$(O)/.config
+Image bzImage:
+	mkdir -p $(O)/arch/arm64/boot $(O)/arch/x86/boot
+	cat mm/mremap.c >$(O)/arch/arm64/boot/Image
+	cat mm/mremap.c >$(O)/arch/x86/boot/bzImage
+	echo built >>$(O)/builds
+EOF
+
+# --- (b) --check --------------------------------------------------------------
+out=$("$MUTATE" --check --tree "$tree" --catalogue "$DATA/good" 2>&1)
+expect "--check: good fixtures pass" 0 $? "$out" "fixture-caught: applies" \
+	"3 mutants: headers good, every patch applies"
+out=$("$MUTATE" --check --tree "$tree" --catalogue "$DATA/bad-header" 2>&1)
+expect "--check: a bad header fails, named with file:line" 1 $? "$out" \
+	"fixture-unknown-check.patch:5: unknown check 'mremap/no-such-check'"
+out=$("$MUTATE" --check --tree "$tree" --catalogue "$DATA/no-apply" 2>&1)
+expect "--check: a patch that does not apply fails" 1 $? "$out" \
+	"fixture-stale: does not apply to tree-7.2.0-fake"
+mkdir -p "$tmp/empty"
+out=$("$MUTATE" --check --tree "$tree" --catalogue "$tmp/empty" 2>&1)
+expect "--check: an empty catalogue passes" 0 $? "$out" "no mutants"
+src=/var/cache/ptecheck/source/linux-source-7.2
+if [ -f "$src.unpacked" ] && [ -f "$src/Makefile" ]; then
+	out=$(PTECHECK_CACHE=/var/cache/ptecheck "$MUTATE" --check --catalogue "$DATA/good" 2>&1)
+	expect "--check: the fixtures apply to the cached linux-source-7.2" 0 $? "$out" \
+		"applies to linux-source-7.2-"
+	out=$(PTECHECK_CACHE=/var/cache/ptecheck "$MUTATE" --check --catalogue "$DATA/no-apply" 2>&1)
+	expect "--check: the stale fixture does not apply to linux-source-7.2" 1 $? "$out" \
+		"does not apply to linux-source-7.2-"
+else
+	ok "# SKIP no cached linux-source-7.2 in /var/cache/ptecheck/source"
+fi
+
+# --- (c) the judge on recorded reports ----------------------------------------
+R=$DATA/reports G=$DATA/good
+mkrun() { # DIR REPORT [CONTROL_DIR]: a run directory, gated against the control
+	mkdir -p "$1"
+	cp "$R/$2.json" "$1/report.json"
+	[ -n "${3:-}" ] && "$PTECHECK" gate -b "$3/report.json" --format json \
+		--output "$1/gate.json" "$1/report.json" 2>/dev/null
+	return 0
+}
+j=$tmp/judge
+mkrun "$j/control" control-clean
+mkrun "$j/caught" mutant-caught "$j/control"
+mkrun "$j/missed" mutant-missed "$j/control"
+mkrun "$j/perf" mutant-perf "$j/control"
+mkrun "$j/control-fail" control-fail
+mkrun "$j/control-nolog" control-nolog
+mkdir -p "$j/nobuild"
+echo "build failed: make exited 2: mm/mremap.c:194: error: expected ';'" >"$j/nobuild/failed"
+out=$("$JUDGE" table --arch arm64 --control "$j/control" "$G/fixture-caught.patch" "$j/caught" \
+	"$G/fixture-perf.patch" "$j/perf" 2>&1)
+expect "judge: control clean, caught by a check and by the gate: exit 0" 0 $? "$out" \
+	"^control \(arm64, .*\): clean:" \
+	"^fixture-caught +caught +do-not-ship +mremap/perms" \
+	"failed: mremap/perms \[kernel:fexit\]: read-only PTE became writable" \
+	"^fixture-perf +caught +do-not-ship +gate:batching-regression" \
+	"gate: batching-regression: batching regressed: mremap PTEs per batch" \
+	"caught by: the gate's batching-regression failed" \
+	"^2 mutants: 2 caught, 0 missed; control clean: OK"
+out=$("$JUDGE" table --arch arm64 --control "$j/control" "$G/fixture-caught.patch" "$j/caught" \
+	"$G/fixture-missed.patch" "$j/missed" "$G/fixture-perf.patch" "$j/nobuild" 2>&1)
+expect "judge: a mutant that failed only other checks and one that did not build are missed: exit 1" \
+	1 $? "$out" "^fixture-missed +missed +do-not-ship +filemap/batch-bounds" \
+	"missed: only checks not expected failed" \
+	"^fixture-perf +missed +- " "missed: no report: build failed: make exited 2" \
+	"^3 mutants: 1 caught, 2 missed; control clean: NOT OK"
+out=$("$JUDGE" table --arch arm64 --control "$j/control-fail" "$G/fixture-caught.patch" "$j/caught" 2>&1)
+expect "judge: a control with a FAIL is not clean: exit 1" 1 $? "$out" \
+	"NOT CLEAN: 1 check tiers failed, first mremap/moved \[oracle:pagemap\]: present PTE lost"
+out=$("$JUDGE" table --arch arm64 --control "$j/control-nolog" 2>&1)
+expect "judge: a control whose kernel log was not read is not clean: exit 1" 1 $? "$out" \
+	"NOT CLEAN: kernel log not judged: mremap/kernel-log: cannot read the kernel log"
+out=$("$JUDGE" table --arch arm64 --control "$j/none" 2>&1)
+expect "judge: a control without a report is not clean: exit 1" 1 $? "$out" \
+	"NOT CLEAN: no report: .*report.json: cannot open"
+out=$("$JUDGE" table --arch arm64 --control "$j/control" "$DATA/bad-header/fixture-unknown-check.patch" \
+	"$j/caught" 2>&1)
+expect "judge: a bad header is bad input: exit 2" 2 $? "$out" "fixture-unknown-check.patch:5:"
+out=$("$JUDGE" table --format json --arch arm64 --control "$j/control" "$G/fixture-caught.patch" \
+	"$j/caught" "$G/fixture-missed.patch" "$j/missed" "$G/fixture-perf.patch" "$j/perf" 2>&1)
+rc=$?
+if py=$(python3 - "$out" <<'EOF' 2>&1
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["schema"] == "ptecheck-mutate" and d["schema_version"] == 1, d["schema"]
+assert d["control"]["clean"] is True and d["control"]["run"]["failed"] == 0
+m = {x["mutant"]: x for x in d["mutants"]}
+assert m["fixture-caught"]["result"] == "caught", m["fixture-caught"]
+assert m["fixture-caught"]["run"]["failures"][0]["check"] == "mremap/perms"
+assert m["fixture-caught"]["run"]["failures"][0]["tier"] == "kernel:fexit"
+assert m["fixture-caught"]["expect"] == ["mremap/perms"]
+assert m["fixture-missed"]["result"] == "missed"
+assert m["fixture-perf"]["gate"]["failed_rules"] == ["batching-regression"]
+assert m["fixture-perf"]["gate"]["decision"] == "do-not-ship"
+assert m["fixture-perf"]["result"] == "caught"
+assert (d["caught"], d["missed"], d["exit_code"]) == (2, 1, 1)
+EOF
+); then
+	expect "judge --format json: the table's fields, exit 1" 1 $rc "$out"
+else
+	not_ok "judge --format json: the table's fields" "$py"
+fi
+
+# --- (d) the driver on the fake tree ------------------------------------------
+# The fake vmtest: the report the image's content stands for.
+cat >"$tmp/vmtest" <<EOF
+#!/bin/bash
+while [ \$# -gt 0 ]; do
+	case \$1 in
+	--kernel) img=\$2; shift ;;
+	--output) out=\$2; shift ;;
+	--) break ;;
+	esac
+	shift
+done
+case \$(cat "\$img") in
+*"(fixture: caught)"*) r=mutant-caught ;;
+*"(fixture: missed)"*) r=mutant-missed ;;
+*"(fixture: perf)"*) r=mutant-perf ;;
+*) r=control-clean ;;
+esac
+cp "$R/\$r.json" "\$out"
+echo "fake vmtest: \$r"
+EOF
+chmod +x "$tmp/vmtest"
+export PTECHECK_MUTATE_VMTEST=$tmp/vmtest
+drive() { "$MUTATE" --no-deps --tree "$tree" --arch arm64 --catalogue "$G" "$@"; }
+A=$tmp/cache/mutate/arm64
+out=$(drive 2>&1)
+expect "driver: control and three mutants built and booted, one missed: exit 1" 1 $? "$out" \
+	"mutate: building control \(arm64\) \.\.\." "mutate: building fixture-caught \(arm64\) \.\.\." \
+	"mutate: booting fixture-perf \(arm64, run 1 of 1\)" "mutate: gating fixture-missed" \
+	"^fixture-caught +caught" "^fixture-missed +missed" "^fixture-perf +caught" \
+	"^3 mutants: 2 caught, 1 missed; control clean: NOT OK"
+if diff -r "$tree" "$A/src" >/dev/null; then
+	ok "driver: src is the tree again after the builds"
+else
+	not_ok "driver: src is the tree again after the builds" "$(diff -r "$tree" "$A/src" | head)"
+fi
+n=$(wc -l <"$A/out/builds")
+out=$(drive --only fixture-caught,fixture-perf --format json 2>&1)
+rc=$?
+expect "driver: a rerun takes every kernel and report from the cache: exit 0" 0 $rc "$out" \
+	"control \(arm64\): kernel cached" "fixture-perf \(arm64\): kernel cached" '"caught": 2'
+if [ "$(wc -l <"$A/out/builds")" = "$n" ] && ! grep -q "booting" <<<"$out"; then
+	ok "driver: the rerun built and booted nothing"
+else
+	not_ok "driver: the rerun built and booted nothing" "$out"
+fi
+# A kill between apply and revert: src patched, the record left.
+(cd "$A/src" && patch -s -p1 <"$G/fixture-missed.patch")
+{ echo fixture-missed; cat "$G/fixture-missed.patch"; } >"$A/applying"
+rm -rf "$A/images"
+out=$(drive --only control 2>&1)
+expect "driver: a src left patched by a kill is restored; --only control" 0 $? "$out" \
+	"src left patched by an interrupted build \(fixture-missed\)" "^0 mutants: 0 caught"
+if diff -r "$tree" "$A/src" >/dev/null && [ ! -e "$A/applying" ] &&
+	! grep -q "fixture" "$(find "$A/images" -name Image | head -n1)"; then
+	ok "driver: the restored src built a control without the mutant"
+else
+	not_ok "driver: the restored src built a control without the mutant" "$(diff -r "$tree" "$A/src")"
+fi
+out=$(PTECHECK_CACHE=$tmp/cache2 FAKE_DROP=CONFIG_XFS_FS drive --only control 2>&1)
+expect "driver: an option Kconfig dropped is named: exit 8" 8 $? "$out" \
+	"Kconfig dropped 1 options of mutate/guest.config .*CONFIG_XFS_FS=y"
+
+echo "1..$nr"
+[ $nr_fail -gt 0 ] && exit 1
+exit 0
