@@ -114,6 +114,16 @@ config_ready() {
 		die "$EXIT_SETUP" "Kconfig dropped ${#missing[@]} options of mutate/guest.config (unmet dependencies?): ${missing[*]}"
 }
 
+# take_lock FILE WHAT: flock on a new descriptor (LOCK_FD), saying so when
+# WHAT holds it: a silent wait of a quarter of an hour looks like a hang.
+LOCK_FD=
+take_lock() {
+	exec {LOCK_FD}>"$1" || die "$EXIT_SETUP" "cannot open the lock $1"
+	flock -n "$LOCK_FD" && return 0
+	note "waiting for $1 ($2 holds it)"
+	flock "$LOCK_FD"
+}
+
 # image_key PATCH|"": the cache key of a kernel: tree version, fragment,
 # patch (none for the control).
 image_key() {
@@ -178,8 +188,8 @@ build() {
 		"$(sha256sum <"$FRAGMENT" | cut -c1-64)" \
 		"$(if [[ -n $patch ]]; then sha256sum <"$patch" | cut -c1-64; else echo none; fi)" >"$dir/key"
 	note "building $name ($ARCH) ..."
-	exec {fd}>"$KBUILD_LOCK"
-	flock "$fd"
+	take_lock "$KBUILD_LOCK" "another kernel build"
+	fd=$LOCK_FD
 	trap revert EXIT
 	trap 'exit 130' INT TERM HUP
 	build_locked "$name" "$patch" "$dir"
@@ -208,12 +218,16 @@ boot() {
 		((k == 1)) || rep=$out/report-$k.json
 		[[ -s $rep || -f $out/failed ]] && continue
 		note "booting $name ($ARCH, run $k of $RUNS) ..."
-		[[ -n $BOOT_LOCK ]] && exec {fd}>"$BOOT_LOCK" && flock "$fd"
+		fd=
+		if [[ -n $BOOT_LOCK ]]; then
+			take_lock "$BOOT_LOCK" "a guest boot or integration test"
+			fd=$LOCK_FD
+		fi
 		rc=0
 		"$VMTEST" --arch "$ARCH" --kernel "$img" --append page_table_check=on \
 			--format json --output "$rep.tmp" --console-log "$out/console-$k.log" \
 			-- run --suite all --scale "$SCALE" >"$out/vmtest-$k.log" 2>&1 || rc=$?
-		[[ -n $BOOT_LOCK ]] && exec {fd}>&-
+		[[ -n $fd ]] && exec {fd}>&-
 		if ((rc <= 4)) && [[ -s $rep.tmp ]]; then
 			mv "$rep.tmp" "$rep"
 			note "$name ($ARCH): run $k: ptecheck exit $rc"

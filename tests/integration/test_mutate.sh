@@ -263,6 +263,13 @@ if diff -r "$tree" "$A/src" >/dev/null && [ ! -e "$A/applying" ] &&
 else
 	not_ok "driver: the restored src built a control without the mutant" "$(diff -r "$tree" "$A/src")"
 fi
+rm -rf "$A/images"
+flock "$PTECHECK_KBUILD_LOCK" sleep 2 &
+sleep 0.5
+out=$(drive --only control 2>&1)
+expect "driver: a build lock held elsewhere is waited for, and said" 0 $? "$out" \
+	"waiting for $PTECHECK_KBUILD_LOCK \(another kernel build holds it\)" "control clean: OK"
+wait
 out=$(PTECHECK_CACHE=$tmp/cache2 FAKE_DROP=CONFIG_XFS_FS drive --only control 2>&1)
 expect "driver: an option Kconfig dropped is named: exit 8" 8 $? "$out" \
 	"Kconfig dropped 1 options of mutate/guest.config .*CONFIG_XFS_FS=y"
