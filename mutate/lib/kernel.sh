@@ -202,10 +202,28 @@ build() {
 	fi
 }
 
-# boot NAME DIR: RUNS boots of DIR's image into DIR/scale-N/report.json,
-# report-2.json, ...; a boot that gives no report leaves DIR/scale-N/failed.
+# guest_ready: the static guest binaries every boot of this run uses, built
+# once (GUEST_DIR), and GUEST_ID, a hash of them: a report is only as good
+# as the ptecheck that wrote it, so results are cached per guest build.
+guest_ready() {
+	local args=(--dir "$ADIR/guest-build") log=$ADIR/guest-build.log
+	((DEPS)) || args+=(--no-deps)
+	note "building the guest's ptecheck and workloads ($ARCH)"
+	"$BUILD_GUEST" "${args[@]}" "$ARCH" >"$log" 2>&1 ||
+		die "$EXIT_SETUP" "$BUILD_GUEST $ARCH failed: $(tail -n1 "$log")"
+	GUEST_DIR=$(tail -n1 "$log")
+	[[ -x $GUEST_DIR/ptecheck ]] || die "$EXIT_SETUP" "$BUILD_GUEST left no ptecheck in '$GUEST_DIR'"
+	GUEST_ID=$(cd "$GUEST_DIR" && find . -type f \( -path ./ptecheck -o -path './workloads/*' \) -print0 |
+		LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)
+	GUEST_ID=${GUEST_ID:0:12}
+	note "guest binaries $GUEST_ID ($GUEST_DIR)"
+}
+
+# boot NAME DIR: RUNS boots of DIR's image into DIR/runs/GUEST_ID-scale-N/
+# report.json, report-2.json, ...; a boot that gives no report leaves
+# failed there instead.
 boot() {
-	local name=$1 img out=$2/scale-$SCALE k rep rc fd
+	local name=$1 img out=$2/runs/$GUEST_ID-scale-$SCALE k rep rc fd
 	img=$2/$(basename "$KIMAGE")
 	RUN_DIR=$out
 	mkdir -p "$out"
@@ -225,7 +243,7 @@ boot() {
 		fi
 		rc=0
 		"$VMTEST" --arch "$ARCH" --kernel "$img" --append page_table_check=on \
-			--format json --output "$rep.tmp" --console-log "$out/console-$k.log" \
+			--build-dir "$GUEST_DIR" --format json --output "$rep.tmp" --console-log "$out/console-$k.log" \
 			-- run --suite all --scale "$SCALE" >"$out/vmtest-$k.log" 2>&1 || rc=$?
 		[[ -n $fd ]] && exec {fd}>&-
 		if ((rc <= 4)) && [[ -s $rep.tmp ]]; then
@@ -277,6 +295,7 @@ run_full() {
 	note "source: $TREE_VERSION; arch $ARCH; scale $SCALE, $RUNS run(s) per kernel"
 	kernel_setup
 	fragment_write
+	guest_ready
 	build control
 	boot control "$IMAGE_DIR"
 	cdir=$RUN_DIR

@@ -227,6 +227,23 @@ echo "fake vmtest: \$r"
 EOF
 chmod +x "$tmp/vmtest"
 export PTECHECK_MUTATE_VMTEST=$tmp/vmtest
+# The fake build-guest: a guest build directory whose ptecheck is a stamp
+# (the driver caches results per hash of it).
+cat >"$tmp/build-guest" <<EOF
+#!/bin/bash
+while [ \$# -gt 1 ]; do
+	case \$1 in
+	--dir) dir=\$2; shift ;;
+	esac
+	shift
+done
+mkdir -p "\$dir"
+printf '#!/bin/sh\\n# %s\\n' "\${FAKE_GUEST_STAMP:-one}" >"\$dir/ptecheck"
+chmod +x "\$dir/ptecheck"
+echo "\$dir"
+EOF
+chmod +x "$tmp/build-guest"
+export PTECHECK_MUTATE_BUILD_GUEST=$tmp/build-guest
 drive() { "$MUTATE" --no-deps --tree "$tree" --arch arm64 --catalogue "$G" "$@"; }
 A=$tmp/cache/mutate/arm64
 out=$(drive 2>&1)
@@ -250,6 +267,11 @@ if [ "$(wc -l <"$A/out/builds")" = "$n" ] && ! grep -q "booting" <<<"$out"; then
 else
 	not_ok "driver: the rerun built and booted nothing" "$out"
 fi
+# Another ptecheck in the guest: the cached reports are not its own.
+out=$(FAKE_GUEST_STAMP=two drive --only fixture-caught 2>&1)
+expect "driver: a new guest build boots every kernel again, the images stay cached" 0 $? "$out" \
+	"control \(arm64\): kernel cached" "booting control \(arm64, run 1 of 1\)" \
+	"booting fixture-caught \(arm64, run 1 of 1\)"
 # A kill between apply and revert: src patched, the record left.
 (cd "$A/src" && patch -s -p1 <"$G/fixture-missed.patch")
 { echo fixture-missed; cat "$G/fixture-missed.patch"; } >"$A/applying"
