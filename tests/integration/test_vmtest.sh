@@ -301,6 +301,56 @@ t_modules() {
 	fi
 }
 
+# The scratch filesystem /init mounts: KIND (virtio-blk, loop, none) and FS
+# in the facts, the "scratch" status record and /proc/mounts.  The loop
+# fallback is what a kernel without virtio-blk gets: a Debian kernel with
+# its virtio_blk module left out plays one.
+t_scratch() {
+	local kind=$1 fs=$2 w
+	shift 2
+	local d="scratch $kind $fs: $*"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" "$@" --guest-cmd 'grep " /mnt/scratch " /proc/mounts; true'
+	w=$(workdir)
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -q "^scratch=$kind $fs " "$w/facts"; then
+		fail "$d" "facts: $(grep '^scratch=' "$w/facts")"
+	elif ! grep -q "^scratch $kind $fs " "$w/status"; then
+		fail "$d" "status records: $(tr '\n' ' ' <"$w/status")"
+	elif ! grep -q "^vmtest: guest: scratch filesystem (kind fs device): $kind $fs" "$tmp/err"; then
+		fail "$d" "vmtest does not say what the guest used"
+	elif [ "$kind" = none ] && [ -s "$tmp/out" ]; then
+		fail "$d" "something mounted at /mnt/scratch: $(cat "$tmp/out")"
+	elif [ "$kind" != none ] && ! grep -q " /mnt/scratch $fs " "$tmp/out"; then
+		fail "$d" "/proc/mounts: $(cat "$tmp/out")"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# --scratch-disk 0 is "none": accepted, no disk, no image, no fact.
+t_scratch_zero() {
+	local d="--scratch-disk 0: no scratch disk and no --fs-dir"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --scratch-disk 0 --guest-cmd 'cat /etc/vmtest.conf; ls /scratch.img.gz 2>&1; true'
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -qx 'VMTEST_SCRATCH=0' "$tmp/out" || ! grep -qx 'VMTEST_FS_ARG=0' "$tmp/out"; then
+		fail "$d" "settings: $(tr '\n' ' ' <"$tmp/out")"
+	elif ! grep -q 'No such file' "$tmp/out" || grep -q 'virtio-blk' "$(workdir)/qemu.cmd"; then
+		fail "$d" "an image or a disk was given anyway"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
 # (4) a missing image: exit 8 before anything starts.
 t_missing_kernel() {
 	local d="a missing --kernel file gives exit 8 and a message, no QEMU"
@@ -389,6 +439,9 @@ cases=(
 	"t_usage|--arch|sparc"
 	"t_usage|--format|json|--|features"
 	"t_usage|--timeout|0"
+	"t_usage|--scratch-fs|btrfs"
+	"t_usage|--scratch-fs|xfs|--scratch-disk|64"
+	"t_usage|--scratch-disk|-1"
 	"t_missing_kernel"
 	"t_unknown_package"
 	"t_own_failure"
@@ -401,6 +454,12 @@ cases=(
 	"t_no_init"
 	"t_hang"
 	"t_modules"
+	"t_scratch_zero"
+	"t_scratch|virtio-blk|ext4|--scratch-disk|64"
+	"t_scratch|loop|ext4|--scratch-disk|64|--without-module|virtio_blk"
+	"t_scratch|virtio-blk|xfs|--scratch-fs|xfs|--scratch-disk|320"
+	"t_scratch|loop|xfs|--scratch-fs|xfs|--scratch-disk|320|--without-module|virtio-blk"
+	"t_scratch|none|ext4|--scratch-disk|64|--without-module|virtio_blk|--without-module|loop"
 )
 
 echo "TAP version 13"
