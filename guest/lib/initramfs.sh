@@ -5,7 +5,7 @@
 # guest binaries, the kernel modules with what they depend on, the
 # settings /init reads (/etc/vmtest.{conf,args,modules}), packed as a cpio.
 # Sourced by guest/vmtest: reads its globals (root, busybox, build_dir,
-# config, modules, kmods, without_mods, scratch_mb, scratch_fs, fs_arg,
+# config, ptc, modules, kmods, without_mods, scratch_mb, scratch_fs, fs_arg,
 # guest_cmd, resume_suite,
 # ptecheck_args, work), uses its log, die and sh_quote.
 # shellcheck disable=SC2154,SC2034
@@ -133,13 +133,8 @@ write_settings() {
 		echo "VMTEST_SCRATCH=$([[ $scratch_mb -gt 0 ]] && echo 1 || echo 0)"
 		echo "VMTEST_SCRATCH_FS=$scratch_fs"
 		echo "VMTEST_FS_ARG=$fs_arg"
-		if [[ -z $config ]]; then
-			echo "VMTEST_PTC=unknown"
-		elif grep -q '^CONFIG_PAGE_TABLE_CHECK=y' "$config"; then
-			echo "VMTEST_PTC=y"
-		else
-			echo "VMTEST_PTC=n"
-		fi
+		echo "VMTEST_PTC=$ptc"
+		echo "VMTEST_PTC_FROM=$(sh_quote "$ptc_from")"
 	} >"$d/etc/vmtest.conf"
 	{
 		printf 'set --'
