@@ -43,6 +43,22 @@ static int rank(enum pc_status st)
 	return st == PC_STATUS_FAIL ? 2 : st == PC_STATUS_SKIP ? 1 : 0;
 }
 
+/* A scenario variant over a side's runs: the worst, as for results, so
+   one run where the ext4 variant did not run has lost it. */
+static void merge_variants(struct pc_result *m, const struct pc_result *src)
+{
+	for (int v = 0; v < pc_result_n_variants(src); v++) {
+		const struct pc_variant *sv = &src->variants[v];
+		const struct pc_variant *found = pc_result_find_variant(m, sv->scenario);
+		struct pc_variant *mv = found ? &m->variants[found - m->variants] : NULL;
+
+		if (!mv && pc_result_n_variants(m) < PC_MAX_VARIANTS)
+			m->variants[m->n_variants++] = *sv;
+		else if (mv && rank(sv->status) > rank(mv->status))
+			*mv = *sv;
+	}
+}
+
 static int merge_side(struct pc_gate_side *s, const char *suite, char *err, size_t errlen)
 {
 	int i, j, k;
@@ -69,6 +85,10 @@ static int merge_side(struct pc_gate_side *s, const char *suite, char *err, size
 				*m = *src;
 			}
 		}
+		for (j = 0; j < r->n_results; j++)
+			merge_variants(pc_report_find_result(s->merged, r->results[j].name,
+							     r->results[j].tier),
+				       &r->results[j]);
 		for (j = 0; j < r->n_hists; j++) {
 			const struct pc_hist_report *src = &r->hists[j];
 			struct pc_hist_report *m = pc_report_find_hist(s->merged, src->name);

@@ -100,6 +100,44 @@ static int parse_status(struct pc_field_ctx *c, json_t *o, enum pc_status *st)
 	return 0;
 }
 
+/* Schema 2's scenario variants of a result (schema 1 has none). */
+static int parse_variants(struct pc_field_ctx *c, json_t *o, struct pc_result *res)
+{
+	json_t *vs = json_object_get(o, "variants"), *v;
+	size_t i, wl = strlen(c->where);
+
+	if (!vs)
+		return 0;
+	vs = pc_field_typed(c, o, "variants", JSON_ARRAY);
+	if (!vs)
+		return -1;
+	if (json_array_size(vs) > PC_MAX_VARIANTS) {
+		FERR(c, "variants", "%zu items, at most %d", json_array_size(vs), PC_MAX_VARIANTS);
+		return -1;
+	}
+	json_array_foreach(vs, i, v)
+	{
+		struct pc_variant *pv = &res->variants[res->n_variants];
+
+		snprintf(c->where + wl, sizeof(c->where) - wl, ".variants[%zu]", i);
+		if (is_not_object(c, v) ||
+		    pc_field_str(c, v, "scenario", pv->scenario, sizeof(pv->scenario), true) ||
+		    parse_status(c, v, &pv->status))
+			return -1;
+		if (pv->status == PC_STATUS_SKIP &&
+		    pc_field_str(c, v, "reason", pv->why, sizeof(pv->why), false))
+			return -1;
+		/* Two of one name would count one scenario twice. */
+		if (pc_result_find_variant(res, pv->scenario)) {
+			FERR(c, "scenario", "\"%s\" twice", pv->scenario);
+			return -1;
+		}
+		c->where[wl] = '\0';
+		res->n_variants++;
+	}
+	return 0;
+}
+
 static int parse_result(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 {
 	char name[48], tier[48];
@@ -147,7 +185,7 @@ static int parse_result(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 		c->where[wl] = '\0';
 		res->n_evidence++;
 	}
-	return 0;
+	return parse_variants(c, o, res);
 }
 
 static int parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
@@ -336,11 +374,12 @@ static int check_schema(struct pc_field_ctx *c, json_t *root)
 			   pc_json_type(v));
 		return -1;
 	}
-	if (json_integer_value(v) != PC_REPORT_SCHEMA_VERSION) {
+	/* 1 lacks only the results' variants. */
+	if (json_integer_value(v) < 1 || json_integer_value(v) > PC_REPORT_SCHEMA_VERSION) {
 		pc_set_err(
 			c->err, c->errlen,
 			"schema_version %lld is not supported (this ptecheck reads schema_version "
-			"%d)",
+			"1 to %d)",
 			(long long)json_integer_value(v), PC_REPORT_SCHEMA_VERSION);
 		return -1;
 	}

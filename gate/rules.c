@@ -233,6 +233,41 @@ static const char *cand_summary(const struct pc_gate_group *g, const char *check
 	return res && res->summary[0] ? res->summary : "no reason given";
 }
 
+/*
+ * Scenario variants that ran in the baseline and not in the candidate: a
+ * check that passed without its ext4 variant has lost coverage.  A result
+ * the candidate lacks is a row's finding; one without variants (schema 1,
+ * or a kernel tier) cannot say.
+ */
+static int variant_losses(struct pc_gate_group *g, struct pc_gate_rule_result *rr)
+{
+	int found = 0;
+
+	for (int i = 0; i < g->base.merged->n_results; i++) {
+		const struct pc_result *b = &g->base.merged->results[i];
+		const struct pc_result *c = pc_report_find_result(g->cand.merged, b->name, b->tier);
+
+		if (!c || !pc_result_n_variants(c))
+			continue;
+		for (int v = 0; v < pc_result_n_variants(b); v++) {
+			const struct pc_variant *bv = &b->variants[v];
+			const struct pc_variant *cv = pc_result_find_variant(c, bv->scenario);
+
+			if (bv->status != PC_STATUS_PASS || (cv && cv->status != PC_STATUS_SKIP))
+				continue;
+			found++;
+			pc_gate_add_finding(rr, true,
+					    "%s [%s]: scenario %.*s ran in the baseline, %s in the "
+					    "candidate%s%.*s",
+					    b->name, b->tier, (int)sizeof(bv->scenario),
+					    bv->scenario, cv ? "did not run" : "absent",
+					    cv ? ": " : "", cv ? (int)sizeof(cv->why) : 0,
+					    cv ? cv->why : "");
+		}
+	}
+	return found;
+}
+
 void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy *pol)
 {
 	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_COVERAGE];
@@ -283,6 +318,7 @@ void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy 
 			bh->name, (unsigned long long)pc_hist_report_total(bh),
 			ch ? "none" : "absent");
 	}
+	found += variant_losses(g, rr);
 	pc_gate_add_finding(rr, false, "check tiers that passed in both: %d", kept);
 	pc_gate_settle(rr, found, pol->coverage_loss);
 }

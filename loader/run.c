@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "command.h"
+#include "filemap_fs.h"
 #include "probe.h"
 #include "restore.h"
 #include "run.h"
@@ -71,10 +72,16 @@ static void prepare_filesystems(struct pc_run *run)
 	if (!suites_need(run, PC_NEEDS_BLOCKFS))
 		return;
 	if (run->o->fs_dir) {
-		/* The user's (or the guest harness's) block filesystem. */
+		struct pc_fs_info fi;
+		char desc[96] = "filesystem unknown";
+
+		/* The user's (or the guest harness's) block filesystem, checked
+		   by the option; what it is, in the report. */
+		if (!pc_fs_probe(run->o->fs_dir, &fi))
+			pc_fs_describe(&fi, desc, sizeof(desc));
 		ctx->blockfs_dir = run->o->fs_dir;
-		pc_report_note(run->r, "block filesystem for the file scenarios: %s (--fs-dir)",
-			       run->o->fs_dir);
+		pc_report_note(run->r, "block filesystem for the file scenarios: %s (--fs-dir): %s",
+			       run->o->fs_dir, desc);
 		return;
 	}
 	if (pc_scratch_blockfs(run->blockfs_dir, "ext4", 256, run->blockfs_why,

@@ -44,6 +44,10 @@ static void merge_msg(struct pc_report *r, struct pc_oracle_msg *m)
 		pc_result_add_evidence(res, m->pid, m->evidence[i].addr, m->evidence[i].new_addr,
 				       m->evidence[i].expected, m->evidence[i].seen, what);
 	}
+	/* Which scenarios judged it, and why the others did not. */
+	if (pc_result_add_variant(res, m->scenario, m->status, m->summary))
+		pc_report_note(r, "%s [%s]: more than %d scenario variants, %s not listed", name,
+			       m->tier, PC_MAX_VARIANTS, m->scenario);
 	/* Worst status wins: fail > pass > skip. */
 	if (m->status == PC_STATUS_FAIL ||
 	    (m->status == PC_STATUS_PASS && res->status == PC_STATUS_SKIP) || fresh)

@@ -198,6 +198,53 @@ void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what
 		copy_str(res->evidence[n].lines, sizeof(res->evidence[n].lines), lines);
 }
 
+int pc_result_n_variants(const struct pc_result *res)
+{
+	if (res->n_variants <= 0)
+		return 0;
+	return res->n_variants < PC_MAX_VARIANTS ? res->n_variants : PC_MAX_VARIANTS;
+}
+
+const struct pc_variant *pc_result_find_variant(const struct pc_result *res, const char *scenario)
+{
+	for (int i = 0; i < pc_result_n_variants(res); i++)
+		if (!strncmp(res->variants[i].scenario, scenario,
+			     sizeof(res->variants[i].scenario)))
+			return &res->variants[i];
+	return NULL;
+}
+
+int pc_result_add_variant(struct pc_result *res, const char *scenario, enum pc_status st,
+			  const char *why)
+{
+	struct pc_variant *v = (struct pc_variant *)pc_result_find_variant(res, scenario);
+
+	if (!v) {
+		if (pc_result_n_variants(res) >= PC_MAX_VARIANTS)
+			return -ENOSPC;
+		v = &res->variants[res->n_variants++];
+		copy_str(v->scenario, sizeof(v->scenario), scenario);
+		v->status = PC_STATUS_SKIP;
+	}
+	/* Ran beats skipped, fail beats pass. */
+	if (st == PC_STATUS_FAIL || (st == PC_STATUS_PASS && v->status == PC_STATUS_SKIP)) {
+		v->status = st;
+		v->why[0] = 0;
+	} else if (st == PC_STATUS_SKIP && v->status == PC_STATUS_SKIP) {
+		copy_str(v->why, sizeof(v->why), why ? why : "");
+	}
+	return 0;
+}
+
+int pc_result_variants_skipped(const struct pc_result *res)
+{
+	int n = 0;
+
+	for (int i = 0; i < pc_result_n_variants(res); i++)
+		n += res->variants[i].status == PC_STATUS_SKIP;
+	return n;
+}
+
 struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
 					  const char *source, bool in_kernel, __u32 kind)
 {

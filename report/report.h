@@ -14,7 +14,10 @@
 #include "cli.h"
 #include "out.h"
 
-#define PC_REPORT_SCHEMA_VERSION 1
+/* 2: results carry "variants" (the scenarios that judged them and those
+   that did not run, with why); the gate reads 1 and 2. */
+#define PC_REPORT_SCHEMA_VERSION 2
+#define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
 #define PC_NOTE_MAX		 512 /* a note's bytes, with its NUL */
@@ -34,6 +37,13 @@ struct pc_evidence {
 	char lines[PC_EVIDENCE_LINES_MAX];
 };
 
+/* A scenario variant of a result: it judged the check (ran) or did not. */
+struct pc_variant {
+	char scenario[32];     /* as it ran: "whole-xfs", by the filesystem statfs found */
+	enum pc_status status; /* pass or fail: it ran; skip: it did not */
+	char why[128];	       /* skip: the reason */
+};
+
 struct pc_result {
 	char name[48];	/* "mremap/moved": the invariant */
 	char tier[48];	/* "oracle:pagemap", "kernel:syscall-walk", ... */
@@ -46,6 +56,8 @@ struct pc_result {
 	__u64 inconclusive;
 	int n_evidence;
 	struct pc_evidence evidence[PC_MAX_EVIDENCE];
+	int n_variants; /* 0: not judged by scenarios (a kernel tier) */
+	struct pc_variant variants[PC_MAX_VARIANTS];
 };
 
 struct pc_hist_report {
@@ -94,6 +106,20 @@ void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 ne
    (pid -1 if none), what it is, and its lines. */
 void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what,
 				const char *lines);
+
+/*
+ * Scenario scenario judged res (status pass or fail) or skipped it (why).
+ * Judged more than once (--stress): it ran if it ever ran, fail over pass.
+ * Past PC_MAX_VARIANTS, -ENOSPC.
+ */
+int pc_result_add_variant(struct pc_result *res, const char *scenario, enum pc_status st,
+			  const char *why);
+/* The variants kept, within [0, PC_MAX_VARIANTS]. */
+int pc_result_n_variants(const struct pc_result *res);
+/* The variant of that scenario, NULL if none. */
+const struct pc_variant *pc_result_find_variant(const struct pc_result *res, const char *scenario);
+/* How many variants did not run. */
+int pc_result_variants_skipped(const struct pc_result *res);
 
 struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
 					  const char *source, bool in_kernel, __u32 kind);

@@ -54,6 +54,24 @@ static json_t *json_evidence(struct pc_jb *b, const struct pc_evidence *ev)
 	return e;
 }
 
+/* Every scenario variant: the ones that ran and, with why, the others. */
+static json_t *json_variants(struct pc_jb *b, const struct pc_result *res)
+{
+	json_t *vs = json_array();
+
+	for (int i = 0; i < pc_result_n_variants(res); i++) {
+		const struct pc_variant *v = &res->variants[i];
+		json_t *o = json_object();
+
+		pc_jset(b, o, "scenario", JSTR(v->scenario));
+		pc_jset(b, o, "status", json_string(pc_status_name(v->status)));
+		if (v->status == PC_STATUS_SKIP)
+			pc_jset(b, o, "reason", JSTR(v->why));
+		pc_jpush(b, vs, o);
+	}
+	return vs;
+}
+
 static json_t *json_result(struct pc_jb *b, const struct pc_result *res)
 {
 	json_t *o = json_object(), *evs = json_array();
@@ -70,6 +88,7 @@ static json_t *json_result(struct pc_jb *b, const struct pc_result *res)
 	for (i = 0; i < ne; i++)
 		pc_jpush(b, evs, json_evidence(b, &res->evidence[i]));
 	pc_jset(b, o, "evidence", evs);
+	pc_jset(b, o, "variants", json_variants(b, res));
 	return o;
 }
 

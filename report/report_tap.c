@@ -49,6 +49,7 @@ static void test_point(struct pc_out *o, const struct pc_result *res, int num)
 		pc_outf(o, " # SKIP%s%s\n", buf[0] ? " " : "", buf);
 	else
 		pc_outf(o, "%s%s\n", buf[0] ? " " : "", buf);
+	pc_text_variants(o, res, "# ");
 	if (st == PC_STATUS_FAIL)
 		failure_lines(o, res);
 }

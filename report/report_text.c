@@ -120,6 +120,33 @@ void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const cha
 	}
 }
 
+void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char *pfx)
+{
+	int n = pc_result_n_variants(res), skipped = pc_result_variants_skipped(res), k = 0;
+	char buf[PC_CLEAN_MAX];
+
+	if (!skipped)
+		return;
+	pc_outf(o, "%svariants run: %d of %d", pfx, n - skipped, n);
+	for (int i = 0; i < n; i++)
+		if (res->variants[i].status != PC_STATUS_SKIP)
+			pc_outf(o, "%s%s", k++ ? ", " : ": ",
+				pc_clean(buf, sizeof(buf), res->variants[i].scenario,
+					 sizeof(res->variants[i].scenario), PC_CLEAN_LINE));
+	pc_outf(o, "\n");
+	for (int i = 0; i < n; i++) {
+		const struct pc_variant *v = &res->variants[i];
+
+		if (v->status != PC_STATUS_SKIP)
+			continue;
+		pc_outf(o, "%snot run: %s", pfx,
+			pc_clean(buf, sizeof(buf), v->scenario, sizeof(v->scenario),
+				 PC_CLEAN_LINE));
+		pc_outf(o, ": %s\n",
+			pc_clean(buf, sizeof(buf), v->why, sizeof(v->why), PC_CLEAN_LINE));
+	}
+}
+
 static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
 {
 	char what[PC_CLEAN_MAX];
@@ -160,6 +187,7 @@ static void result_lines(struct pc_out *o, const struct pc_result *res, int wnam
 		pc_outf(o, "      checked %llu, violations %llu, inconclusive %llu\n",
 			(unsigned long long)res->checked, (unsigned long long)res->violations,
 			(unsigned long long)res->inconclusive);
+	pc_text_variants(o, res, "      ");
 	for (j = 0; j < ne; j++)
 		evidence_line(o, &res->evidence[j], "      ");
 	if (ne && res->violations > (__u64)ne)

@@ -35,6 +35,9 @@ void pc_hist_report_bounds(const struct pc_hist_report *h, int slot, __u64 *lo, 
 void pc_text_hist(struct pc_out *o, const struct pc_hist_report *h, const char *pfx);
 void pc_text_stats(struct pc_out *o, const struct pc_report *r, const char *pfx);
 void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx);
+/* When some of res's scenario variants did not run: those that ran, and
+   each that did not with why. */
+void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char *pfx);
 /* Each of ev->lines as "PFX| line". */
 void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx);
 

@@ -22,6 +22,9 @@
 
 static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
+	char name[48];
+
+	ctx->scenario = fm_scenario_name(ctx, data, name, sizeof(name));
 	return pc_attempts_run(ctx, fm_measure, data);
 }
 
@@ -39,12 +42,12 @@ static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 
 SHAPE(whole_memfd64k, FB_MEMFD_64K, K_WHOLE, SZ_1M, .want_large = true);
 SHAPE(whole_tmpfs_huge, FB_TMPFS_HUGE, K_WHOLE, SZ_PMD, .want_large = true);
-SHAPE(whole_ext4, FB_BLOCKFS, K_WHOLE, SZ_1M);
+SHAPE(whole_ext4, FB_BLOCKFS, K_WHOLE, SZ_1M, .stem = "whole");
 SHAPE(whole_tmpfile, FB_TMPDIR, K_WHOLE, SZ_1M);
 SHAPE(whole_memfd4k, FB_MEMFD_SMALL, K_WHOLE, SZ_1M);
 SHAPE(eof_memfd64k, FB_MEMFD_64K, K_EOF, SZ_1M, .eof_tail = EOF_64K);
 SHAPE(eof_tmpfs_huge, FB_TMPFS_HUGE, K_EOF, SZ_PMD, .eof_tail = EOF_PMD);
-SHAPE(eof_ext4, FB_BLOCKFS, K_EOF, SZ_1M, .eof_tail = EOF_64K);
+SHAPE(eof_ext4, FB_BLOCKFS, K_EOF, SZ_1M, .eof_tail = EOF_64K, .stem = "eof");
 SHAPE(eof_tmpfile, FB_TMPDIR, K_EOF, SZ_1M, .eof_tail = EOF_64K);
 SHAPE(head_memfd64k, FB_MEMFD_64K, K_RANGE, SZ_1M, .map_off = 8 * KIB, .want_large = true);
 SHAPE(head_tmpfile, FB_TMPDIR, K_RANGE, SZ_1M, .map_off = 8 * KIB, .want_large = true);
@@ -66,10 +69,10 @@ SHAPE(premapped_memfd64k, FB_MEMFD_64K, K_PREMAPPED, SZ_1M, .want_large = true);
 SHAPE(premapped_tmpfile, FB_TMPDIR, K_PREMAPPED, SZ_1M, .want_large = true);
 SHAPE(shared_memfd64k, FB_MEMFD_64K, K_SHARED, SZ_1M, .nproc = 4);
 SHAPE(shared_tmpfs_huge, FB_TMPFS_HUGE, K_SHARED, SZ_PMD, .nproc = 4);
-SHAPE(shared_ext4, FB_BLOCKFS, K_SHARED, SZ_1M, .nproc = 4);
+SHAPE(shared_ext4, FB_BLOCKFS, K_SHARED, SZ_1M, .nproc = 4, .stem = "shared");
 SHAPE(shared_tmpfile, FB_TMPDIR, K_SHARED, SZ_1M, .nproc = 4);
 SHAPE(trunc_memfd64k, FB_MEMFD_64K, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K);
-SHAPE(trunc_ext4, FB_BLOCKFS, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K);
+SHAPE(trunc_ext4, FB_BLOCKFS, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K, .stem = "trunc-race");
 SHAPE(trunc_tmpfile, FB_TMPDIR, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K);
 
 #define HUGE PC_NEEDS_SHMEM_HUGE

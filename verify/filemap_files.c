@@ -13,10 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
-#include <sys/vfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
+#include "filemap_fs.h"
 #include "filemap_int.h"
 #include "fullio.h"
 
@@ -51,12 +50,56 @@ static const char *backing_dir(const struct pc_scenario_ctx *ctx, enum fm_backin
 	}
 }
 
+/*
+ * What the file is, by statfs and mountinfo, never by the backing meant:
+ * a "blockfs" directory on memory (a guest whose scratch disk did not
+ * mount) is said and skipped, not judged as ext4 with shmem's exemptions.
+ */
+static int file_judge_fs(const struct fm_shape *sh, struct fm_file *f, char *why, size_t why_len)
+{
+	struct pc_fs_info fi;
+	char desc[96];
+	int ret = pc_fs_probe_fd(f->fd, &fi);
+
+	if (ret)
+		return ret;
+	f->shmem = fi.shmem;
+	if (sh->backing == FB_BLOCKFS && !pc_fs_is_block(&fi)) {
+		snprintf(why, why_len,
+			 "the block filesystem's directory is on %s, which has no "
+			 "block device",
+			 pc_fs_describe(&fi, desc, sizeof(desc)));
+		return 1;
+	}
+	if (sh->backing == FB_TMPFS_HUGE)
+		snprintf(f->what_buf, sizeof(f->what_buf), "%s huge=within_size", fi.type);
+	else if (sh->backing == FB_BLOCKFS)
+		snprintf(f->what_buf, sizeof(f->what_buf), "%s", fi.type);
+	else
+		snprintf(f->what_buf, sizeof(f->what_buf), "tmpdir file (%s)", fi.type);
+	f->what = f->what_buf;
+	return 0;
+}
+
+const char *fm_scenario_name(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh,
+			     char *buf, size_t len)
+{
+	struct pc_fs_info fi;
+
+	if (sh->backing != FB_BLOCKFS || !ctx->blockfs_dir || pc_fs_probe(ctx->blockfs_dir, &fi))
+		return ctx->scenario;
+	/* "magic 0x..." (no mountinfo line) is no name: keep the table's. */
+	if (strchr(fi.type, ' '))
+		return ctx->scenario;
+	snprintf(buf, len, "%s-%s", sh->stem, fi.type);
+	return buf;
+}
+
 int fm_file_open(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struct fm_file *f,
 		 char *why, size_t why_len)
 {
 	const char *dir;
 	char path[4096];
-	struct statfs sfs;
 
 	f->pin[0] = f->pin[1] = -1;
 	if (sh->backing == FB_MEMFD_64K || sh->backing == FB_MEMFD_SMALL) {
@@ -73,14 +116,7 @@ int fm_file_open(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh, s
 	if (f->fd < 0)
 		return -errno;
 	unlink(path); /* a fresh file nobody else maps; nothing left behind */
-	if (fstatfs(f->fd, &sfs))
-		return -errno;
-	f->shmem = sfs.f_type == TMPFS_MAGIC;
-	f->what = sh->backing == FB_TMPFS_HUGE ? "tmpfs huge=within_size"
-		  : sh->backing == FB_BLOCKFS  ? "ext4"
-		  : f->shmem		       ? "tmpdir file (tmpfs)"
-					       : "tmpdir file (block fs)";
-	return 0;
+	return file_judge_fs(sh, f, why, why_len);
 }
 
 void fm_file_close(struct fm_file *f)

@@ -41,14 +41,15 @@ struct fm_shape {
 	enum fm_kind kind;
 	size_t full_len; /* file length before scaling */
 	size_t min_len;
-	size_t granule;	 /* length granule: 64 KiB, or 2 MiB for PMD folios */
-	size_t eof_tail; /* K_EOF, K_TRUNCATE: i_size = len - eof_tail */
-	size_t map_off;	 /* K_RANGE: file offset of the VMA */
-	size_t map_trim; /* K_RANGE: the VMA ends this far before the file does */
-	size_t map_len;	 /* K_RANGE: the VMA's length, when non-zero */
-	size_t va_off;	 /* VMA start past a 2 MiB boundary (plus map_off % 2 MiB) */
-	int nproc;	 /* K_SHARED */
-	bool want_large; /* the shape means nothing without large folios */
+	size_t granule;	  /* length granule: 64 KiB, or 2 MiB for PMD folios */
+	size_t eof_tail;  /* K_EOF, K_TRUNCATE: i_size = len - eof_tail */
+	size_t map_off;	  /* K_RANGE: file offset of the VMA */
+	size_t map_trim;  /* K_RANGE: the VMA ends this far before the file does */
+	size_t map_len;	  /* K_RANGE: the VMA's length, when non-zero */
+	size_t va_off;	  /* VMA start past a 2 MiB boundary (plus map_off % 2 MiB) */
+	int nproc;	  /* K_SHARED */
+	bool want_large;  /* the shape means nothing without large folios */
+	const char *stem; /* FB_BLOCKFS: the name before the filesystem's ("whole") */
 };
 
 /* A shape whose i_size ends inside a folio (batch-bounds and SIGBUS judged). */
@@ -61,13 +62,18 @@ static inline bool fm_eof_kind(enum fm_kind k)
 enum { S_PTES, S_DATA, S_RSS, S_BOUNDS, S_SIGBUS, S_RMAP };
 
 int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* The scenario's name: FB_BLOCKFS shapes by the filesystem under the
+   directory ("whole-xfs"), the table's name otherwise. */
+const char *fm_scenario_name(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh,
+			     char *buf, size_t len);
 
 /* ---- the file and the mapping (filemap_files.c) ---------------------------- */
 
 struct fm_file {
 	int fd;
-	bool shmem;	       /* shmem/tmpfs: may map across i_size; counts in RssShmem */
-	const char *what;      /* for summaries */
+	bool shmem;	  /* shmem/tmpfs: may map across i_size; counts in RssShmem */
+	const char *what; /* for summaries: the filesystem statfs found */
+	char what_buf[48];
 	size_t len;	       /* bytes written */
 	size_t i_size;	       /* after any truncation */
 	unsigned char *expect; /* len bytes as written */

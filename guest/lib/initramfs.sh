@@ -5,13 +5,14 @@
 # guest binaries, the kernel modules with what they depend on, the
 # settings /init reads (/etc/vmtest.{conf,args,modules}), packed as a cpio.
 # Sourced by guest/vmtest: reads its globals (root, busybox, build_dir,
-# config, modules, kmods, scratch_mb, guest_cmd, resume_suite,
+# config, ptc, modules, kmods, without_mods, scratch_mb, scratch_fs, fs_arg,
+# guest_cmd, resume_suite,
 # ptecheck_args, work), uses its log, die and sh_quote.
 # shellcheck disable=SC2154,SC2034
 
 # Applets /init uses; busybox itself is /bin/busybox, /bin/sh runs /init.
 applets=(sh mount mkdir cat echo grep sed tr cut ls dmesg insmod ip ifconfig
-	poweroff tee mkfifo awk uname head sleep)
+	poweroff tee mkfifo awk uname head sleep rm zcat losetup)
 
 # stage DIR: busybox, its applet links, /init and the empty mount points.
 stage() {
@@ -78,14 +79,20 @@ mod_add() {
 
 # add_harness_modules: puts in front of kmods what the harness itself
 # needs as modules in this kernel: virtio_pci and virtio_console for the
-# results over virtio-serial (Debian's 6.1 cloud kernels), virtio_blk and
-# ext4 for the scratch disk (some kernels).
+# results over virtio-serial (Debian's 6.1 cloud kernels), virtio_blk,
+# loop and the scratch filesystem for the scratch disk (some kernels).
+# --without-module NAME leaves NAME out (a test of the loop fallback).
 add_harness_modules() {
-	local sym mod
+	local sym mod w
 	local syms=(VIRTIO_PCI:virtio_pci VIRTIO_CONSOLE:virtio_console)
-	[[ $scratch_mb -gt 0 ]] && syms+=(VIRTIO_BLK:virtio_blk EXT4_FS:ext4)
+	[[ $scratch_mb -gt 0 ]] && syms+=(VIRTIO_BLK:virtio_blk BLK_DEV_LOOP:loop)
+	[[ $scratch_mb -gt 0 && $scratch_fs == ext4 ]] && syms+=(EXT4_FS:ext4)
+	[[ $scratch_mb -gt 0 && $scratch_fs == xfs ]] && syms+=(XFS_FS:xfs)
 	for sym in "${syms[@]}"; do
 		mod=${sym#*:}
+		for w in "${without_mods[@]}"; do
+			[[ ${w//-/_} == "$mod" ]] && continue 2
+		done
 		if [[ -n $config ]]; then
 			grep -q "^CONFIG_${sym%:*}=m" "$config" || continue
 			[[ -n $modules ]] || die "$EXIT_SETUP" "this kernel has $mod as a module (config $config), which needs --modules DIR"
@@ -124,13 +131,10 @@ write_settings() {
 		echo "VMTEST_CMD=$(sh_quote "$guest_cmd")"
 		echo "VMTEST_RESUME=$(sh_quote "$resume_suite")"
 		echo "VMTEST_SCRATCH=$([[ $scratch_mb -gt 0 ]] && echo 1 || echo 0)"
-		if [[ -z $config ]]; then
-			echo "VMTEST_PTC=unknown"
-		elif grep -q '^CONFIG_PAGE_TABLE_CHECK=y' "$config"; then
-			echo "VMTEST_PTC=y"
-		else
-			echo "VMTEST_PTC=n"
-		fi
+		echo "VMTEST_SCRATCH_FS=$scratch_fs"
+		echo "VMTEST_FS_ARG=$fs_arg"
+		echo "VMTEST_PTC=$ptc"
+		echo "VMTEST_PTC_FROM=$(sh_quote "$ptc_from")"
 	} >"$d/etc/vmtest.conf"
 	{
 		printf 'set --'
@@ -154,6 +158,8 @@ build_initramfs() {
 			done
 		fi
 	fi
+	# The loop fallback's copy of the scratch image (zeros pack to little).
+	[[ $scratch_mb -gt 0 ]] && cp -- "$work/scratch.img.gz" "$d/scratch.img.gz"
 	stage_modules "$d"
 	write_settings "$d"
 	mkcpio "$d" "$work/initramfs.cpio"

@@ -43,7 +43,9 @@ show_facts() {
 	fact() { sed -n "s/^$1=//p" "$work/facts" | tail -n1; }
 	local w
 	log "guest: release $(fact release), arch $(fact arch), cpus $(fact cpus), memory $(fact mem_total)"
-	log "guest: hardware dirty bit management: $(fact hw_dirty_bit_management); page_table_check: $(fact page_table_check); BTF: $(fact btf); tracefs: $(fact tracefs)"
+	log "guest: hardware dirty bit management: $(fact hw_dirty_bit_management); page_table_check: $(fact page_table_check) (by $(fact page_table_check_from)); BTF: $(fact btf); tracefs: $(fact tracefs)"
+	w=$(fact scratch)
+	[[ -n $w ]] && log "guest: scratch filesystem (kind fs device): $w"
 	w=$(fact kernel_warnings_during_run)
 	if [[ -n $w && $w != 0 ]]; then
 		log "guest: warning: the kernel logged $w WARNING/BUG line(s) during the run (see $console_log)"

@@ -87,6 +87,29 @@ row "hist -- /nonexistent" 2 "the command could not be started: No such file or 
 row "watch -- a command exiting 127 by itself is not 'not started' (exit 0: kernel-log judged)" 0 \
 	"command exited with status 127" "$pc" watch -- sh -c 'exit 127'
 
+# --- --fs-dir on memory ---------------------------------------------------------------
+# tmpfs, ramfs and an overlay over tmpfs have no block device: the file
+# scenarios would run as shmem (EOF's folio exempted), so the run refuses.
+row "run --fs-dir /dev/shm (tmpfs)" 2 "--fs-dir /dev/shm: tmpfs has no block device" \
+	"$pc" run --suite filemap --fs-dir /dev/shm
+mkdir -p "$tmp/ramfs" "$tmp/ovl"
+if mount -t ramfs none "$tmp/ramfs" 2>/dev/null; then
+	row "run --fs-dir on ramfs" 2 "ramfs has no block device" \
+		"$pc" run --suite filemap --fs-dir "$tmp/ramfs"
+	mkdir -p "$tmp/ramfs/up" "$tmp/ramfs/work" "$tmp/ramfs/low"
+	if mount -t tmpfs none "$tmp/ramfs/up" && mkdir -p "$tmp/ramfs/up/u" "$tmp/ramfs/up/w" &&
+		mount -t overlay none -o "lowerdir=$tmp/ramfs/low,upperdir=$tmp/ramfs/up/u,workdir=$tmp/ramfs/up/w" \
+			"$tmp/ovl" 2>/dev/null; then
+		row "run --fs-dir on an overlay over tmpfs" 2 "overlay (layer: tmpfs) has no block device" \
+			"$pc" run --suite filemap --fs-dir "$tmp/ovl"
+		umount "$tmp/ovl"
+	else
+		echo "# overlay over tmpfs not mountable here: its row not run"
+	fi
+	umount "$tmp/ramfs/up" 2>/dev/null
+	umount "$tmp/ramfs"
+fi
+
 # --- no root ----------------------------------------------------------------------
 row "features as nobody" 2 "features needs root" "${nobody[@]}" "$pc" features
 row "run as nobody" 2 "run needs root" "${nobody[@]}" "$pc" run --suite mremap

@@ -6,7 +6,8 @@
 # and after SIGTERM/SIGHUP mid-run, must leave no mount, no attached loop
 # device, no image or directory in $TMPDIR, and the 64 KiB shmem mTHP knob
 # as it was.  The workload runs with TMPDIR set to a directory of the test's
-# own, so anything under it is a leftover of the run.
+# own, so anything under it is a leftover of the run.  And `ptecheck run
+# --fs-dir` on an xfs the test mounts: its file scenarios named by xfs.
 #
 # Usage: bash test_scratchfs.sh BUILD_DIR
 # Prints TAP 13; exits 0 all passed, 1 something failed, 4 nothing could run
@@ -169,6 +170,47 @@ t_run() {
 	fi
 }
 
+# t_fs_dir FS: `ptecheck run --suite filemap --fs-dir` on FS (made here on a
+# loop device): the block-filesystem scenarios are named by what statfs
+# finds (eof-xfs, not eof-ext4), the note says "FS on /dev/loopN", and the
+# run mounts no ext4 of its own.  About 50 s.
+t_fs_dir() {
+	local fs=$1 img=$tmp/fsdir.img dir=$tmp/fsdir dev
+	local desc="ptecheck run --fs-dir on $fs: file scenarios named and described by $fs"
+
+	needs_loop ext4 "$desc" || return
+	if ! command -v "mkfs.$fs" >/dev/null || [ ! -x "$BUILD_DIR/ptecheck" ]; then
+		skip "$desc" "no mkfs.$fs or no $BUILD_DIR/ptecheck"
+		return
+	fi
+	mkdir -p "$dir"
+	if ! truncate -s 320M "$img" || ! "mkfs.$fs" -q "$img" >/dev/null 2>&1 ||
+		! dev=$(losetup -f --show "$img") || ! mount -t "$fs" "$dev" "$dir"; then
+		[ -n "${dev:-}" ] && losetup -d "$dev"
+		skip "$desc" "cannot mount $fs on a loop device here"
+		return
+	fi
+	flock /run/ptecheck.lock true
+	"$BUILD_DIR/ptecheck" run --suite filemap --fs-dir "$dir" --format json \
+		--output "$tmp/fsdir.json" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	umount "$dir"
+	losetup -d "$dev"
+	rm -f "$img"
+	if [ "$rc" -ne 0 ]; then
+		fail "$desc" "exit $rc: $(first_err)"
+	elif ! grep -q "\"scenario\": \"eof-$fs\"" "$tmp/fsdir.json" ||
+		! grep -q "\"scenario\": \"whole-$fs\"" "$tmp/fsdir.json"; then
+		fail "$desc" "no eof-$fs/whole-$fs variant in the report"
+	elif grep -q '"scenario": "[a-z-]*-ext4"' "$tmp/fsdir.json"; then
+		fail "$desc" "a scenario still named ext4"
+	elif ! grep -q "(--fs-dir): $fs on /dev/loop" "$tmp/fsdir.json"; then
+		fail "$desc" "the note does not name $fs on its loop device"
+	else
+		pass "$desc"
+	fi
+}
+
 # t_signal SIG BACKING [ARGS...]: killed mid-run, it dies by the signal and
 # undoes the mount (seen mounted first), the loop device and the mTHP knob.
 t_signal() {
@@ -252,6 +294,7 @@ if [ -e "$SHMEM64" ]; then
 	cases+=("t_run|tmpfs-huge|--folio|large")
 fi
 cases+=(
+	"t_fs_dir|xfs"
 	"t_signal|TERM|ext4"
 	"t_signal|TERM|ext4|--processes|2"
 	"t_signal|HUP|ext4|--threads|2|--mode|write"

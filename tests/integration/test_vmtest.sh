@@ -301,6 +301,129 @@ t_modules() {
 	fi
 }
 
+# The scratch filesystem /init mounts: KIND (virtio-blk, loop, none) and FS
+# in the facts, the "scratch" status record and /proc/mounts.  The loop
+# fallback is what a kernel without virtio-blk gets: a Debian kernel with
+# its virtio_blk module left out plays one.
+t_scratch() {
+	local kind=$1 fs=$2 w
+	shift 2
+	local d="scratch $kind $fs: $*"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" "$@" --guest-cmd 'grep " /mnt/scratch " /proc/mounts; true'
+	w=$(workdir)
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -q "^scratch=$kind $fs " "$w/facts"; then
+		fail "$d" "facts: $(grep '^scratch=' "$w/facts")"
+	elif ! grep -q "^scratch $kind $fs " "$w/status"; then
+		fail "$d" "status records: $(tr '\n' ' ' <"$w/status")"
+	elif ! grep -q "^vmtest: guest: scratch filesystem (kind fs device): $kind $fs" "$tmp/err"; then
+		fail "$d" "vmtest does not say what the guest used"
+	elif [ "$kind" = none ] && [ -s "$tmp/out" ]; then
+		fail "$d" "something mounted at /mnt/scratch: $(cat "$tmp/out")"
+	elif [ "$kind" != none ] && ! grep -q " /mnt/scratch $fs " "$tmp/out"; then
+		fail "$d" "/proc/mounts: $(cat "$tmp/out")"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# --scratch-disk 0 is "none": accepted, no disk, no image, no fact.
+t_scratch_zero() {
+	local d="--scratch-disk 0: no scratch disk and no --fs-dir"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --scratch-disk 0 --guest-cmd 'cat /etc/vmtest.conf; ls /scratch.img.gz 2>&1; true'
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -qx 'VMTEST_SCRATCH=0' "$tmp/out" || ! grep -qx 'VMTEST_FS_ARG=0' "$tmp/out"; then
+		fail "$d" "settings: $(tr '\n' ' ' <"$tmp/out")"
+	elif ! grep -q 'No such file' "$tmp/out" || grep -q 'virtio-blk' "$(workdir)/qemu.cmd"; then
+		fail "$d" "an image or a disk was given anyway"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# The config embedded in an image (guest/lib/ikconfig.sh), without a boot:
+# crafted images hold "IKCFG_ST" gzip(config) "IKCFG_ED" as is (an arm64
+# Image) and inside a gzip, xz or zstd payload behind a setup header (a
+# bzImage); an image without the markers has none.
+t_ikconfig() {
+	local d="the config embedded in an image is found, plain and in a compressed payload"
+	local f=$tmp/ikc why='' z
+	mkdir -p "$f"
+	printf '#\n# Linux/x86 7.2.13 Kernel Configuration\n#\nCONFIG_PAGE_TABLE_CHECK=y\n' >"$f/config"
+	{
+		head -c 4096 /dev/urandom
+		printf IKCFG_ST
+		gzip -9c "$f/config"
+		printf IKCFG_ED
+		head -c 4096 /dev/urandom
+	} >"$f/vmlinux"
+	# shellcheck source=guest/lib/ikconfig.sh
+	(source "$ROOT/guest/lib/ikconfig.sh" && ikconfig_extract "$f/vmlinux" "$f/out") &&
+		cmp -s "$f/out" "$f/config" || why="plain image: $(head -c 200 "$f/out" 2>&1)"
+	for z in gzip xz zstd; do
+		command -v "$z" >/dev/null || continue
+		{
+			head -c 17000 /dev/zero
+			$z -c "$f/vmlinux"
+			head -c 512 /dev/urandom
+		} >"$f/bzImage.$z"
+		(source "$ROOT/guest/lib/ikconfig.sh" && ikconfig_extract "$f/bzImage.$z" "$f/out.$z") &&
+			cmp -s "$f/out.$z" "$f/config" || why+=" $z payload: not found;"
+	done
+	head -c 65536 /dev/urandom >"$f/none"
+	(source "$ROOT/guest/lib/ikconfig.sh" && ikconfig_extract "$f/none" "$f/out.none") &&
+		why+=" found a config in random bytes;"
+	if [ -n "$why" ]; then
+		fail "$d" "$why"
+	else
+		pass "$d"
+	fi
+}
+
+# page_table_check=on without a config next to the image: from the embedded
+# config of the lead's arm64 control Image when it is there, and for a
+# Debian vmlinuz (no IKCONFIG) given anyway, the guest finding it not built.
+t_ptc() {
+	local which=$1 img=$2 d w
+	shift 2
+	d="page_table_check without a config next to the image: $which"
+	[ -z "$why_no_qemu" ] || {
+		skip "$d" "$why_no_qemu"
+		return
+	}
+	if [ ! -f "$img" ]; then
+		skip "$d" "no $img"
+		return
+	fi
+	mkdir -p "$tmp/lone-$which"
+	cp "$img" "$tmp/lone-$which/image"
+	vm "$@" --kernel "$tmp/lone-$which/image" --accel tcg --timeout 120 --guest-cmd 'cat /proc/cmdline'
+	w=$(workdir)
+	if [ "$rc" -ne 0 ]; then
+		fail "$d" "exit $rc"
+	elif ! grep -q 'page_table_check=on' "$tmp/out"; then
+		fail "$d" "cmdline: $(cat "$tmp/out")"
+	elif [ "$which" = embedded ] && { ! grep -q '^vmtest: page_table_check: CONFIG_PAGE_TABLE_CHECK=y in the config embedded in ' "$tmp/err" ||
+		! grep -q '^page_table_check=on$' "$w/facts"; }; then
+		fail "$d" "not from the embedded config: $(grep page_table_check "$tmp/err" "$w/facts" | tr '\n' ' ')"
+	elif [ "$which" = none ] && { ! grep -q '^vmtest: page_table_check: no config next to the image and none embedded' "$tmp/err" ||
+		! grep -q '^page_table_check=not-built$' "$w/facts" || ! grep -q '^page_table_check_from=/proc/kallsyms$' "$w/facts"; }; then
+		fail "$d" "the guest did not tell: $(grep page_table_check "$tmp/err" "$w/facts" | tr '\n' ' ')"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
 # (4) a missing image: exit 8 before anything starts.
 t_missing_kernel() {
 	local d="a missing --kernel file gives exit 8 and a message, no QEMU"
@@ -389,6 +512,9 @@ cases=(
 	"t_usage|--arch|sparc"
 	"t_usage|--format|json|--|features"
 	"t_usage|--timeout|0"
+	"t_usage|--scratch-fs|btrfs"
+	"t_usage|--scratch-fs|xfs|--scratch-disk|64"
+	"t_usage|--scratch-disk|-1"
 	"t_missing_kernel"
 	"t_unknown_package"
 	"t_own_failure"
@@ -401,6 +527,15 @@ cases=(
 	"t_no_init"
 	"t_hang"
 	"t_modules"
+	"t_scratch_zero"
+	"t_ikconfig"
+	"t_ptc|embedded|/var/cache/ptecheck/mutate/arm64/images/control/Image|--arch|arm64|--busybox|/var/cache/ptecheck/busybox/arm64/busybox"
+	"t_ptc|none|${kdir:-/nonexistent}/vmlinuz|--arch|x86_64|--busybox|${bb:-}"
+	"t_scratch|virtio-blk|ext4|--scratch-disk|64"
+	"t_scratch|loop|ext4|--scratch-disk|64|--without-module|virtio_blk"
+	"t_scratch|virtio-blk|xfs|--scratch-fs|xfs|--scratch-disk|320"
+	"t_scratch|loop|xfs|--scratch-fs|xfs|--scratch-disk|320|--without-module|virtio-blk"
+	"t_scratch|none|ext4|--scratch-disk|64|--without-module|virtio_blk|--without-module|loop"
 )
 
 echo "TAP version 13"

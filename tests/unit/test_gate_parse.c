@@ -52,7 +52,7 @@ static void expect_bad(void (*fn)(json_t *root), const char *want, const char *w
 
 static void set_schema_version(json_t *r)
 {
-	json_object_set_new(r, "schema_version", json_integer(2));
+	json_object_set_new(r, "schema_version", json_integer(3));
 }
 static void set_schema(json_t *r)
 {
@@ -136,7 +136,7 @@ static const struct {
 	const char *want, *what;
 } edits[] = {
 	{set_schema_version,
-	 "schema_version 2 is not supported (this ptecheck reads schema_version 1)",
+	 "schema_version 3 is not supported (this ptecheck reads schema_version 1 to 2)",
 	 "other schema version"},
 	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
 	{set_command, "a report of `ptecheck watch`", "command watch"},

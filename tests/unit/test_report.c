@@ -326,8 +326,8 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 1,
-		  "schema_version 1");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 2,
+		  "schema_version 2 (results carry variants)");
 	TAP_CHECK(!strcmp(json_string_value(json_object_get(root, "schema")), "ptecheck-report"),
 		  "schema name");
 	TAP_CHECK(json_is_string(json_object_get(root, "tool_version")), "tool_version");
@@ -510,6 +510,74 @@ static void test_log_evidence(void)
 	pc_report_free(r);
 }
 
+/*
+ * Scenario variants: which scenarios judged a result; ran beats skipped
+ * and fail beats pass when one judges it again (--stress); text and TAP
+ * list them only when some did not run, JSON always; the gate reads them.
+ */
+static void test_variants(void)
+{
+	struct pc_report *r = pc_report_new("run", "filemap"), *back = NULL;
+	struct pc_result *res =
+		pc_report_add_result(r, "filemap/batch-bounds", "oracle:pagemap", false);
+	const struct pc_variant *v;
+	char *s, err[256];
+	int ret;
+
+	pc_result_set(res, PC_STATUS_PASS, "eof-memfd64k: ...; eof-ext4: ...");
+	pc_result_add_variant(res, "eof-memfd64k", PC_STATUS_PASS, "");
+	pc_result_add_variant(res, "eof-ext4", PC_STATUS_SKIP, "no ext4 scratch filesystem: none");
+	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_SKIP, "no large folio formed");
+	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_PASS, "");
+	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_SKIP, "later pass: skipped");
+	v = pc_result_find_variant(res, "eof-tmpfile");
+	TAP_CHECK(res->n_variants == 3 && v && v->status == PC_STATUS_PASS && !v->why[0],
+		  "a variant that ran once stays run, its skip reason dropped");
+	pc_result_add_variant(res, "eof-memfd64k", PC_STATUS_FAIL, "");
+	TAP_CHECK(pc_result_find_variant(res, "eof-memfd64k")->status == PC_STATUS_FAIL &&
+			  pc_result_variants_skipped(res) == 1,
+		  "fail beats pass; one of three did not run");
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && has_line(s, "      variants run: 2 of 3: eof-memfd64k, eof-tmpfile"),
+		  "text: the variants that ran");
+	TAP_CHECK(s && has_line(s, "      not run: eof-ext4: no ext4 scratch filesystem: none"),
+		  "text: the one that did not, with why");
+	free(s);
+	s = render(r, PC_FORMAT_TAP, &ret);
+	TAP_CHECK(s && has_line(s, "# not run: eof-ext4: no ext4 scratch filesystem: none"),
+		  "TAP: as diagnostics");
+	free(s);
+	s = render(r, PC_FORMAT_JSON, &ret);
+	TAP_CHECK(s && strstr(s, "\"variants\": [") &&
+			  strstr(s, "\"reason\": \"no ext4 scratch filesystem: none\""),
+		  "JSON: each variant, the skipped with its reason");
+	TAP_CHECK(s && pc_gate_report_parse(s, strlen(s), false, &back, err, sizeof(err)) == 0,
+		  "JSON with variants parses back: %s", s ? err : "no JSON");
+	if (back) {
+		v = pc_result_find_variant(&back->results[0], "eof-ext4");
+		TAP_CHECK(back->results[0].n_variants == 3 && v && v->status == PC_STATUS_SKIP &&
+				  !strcmp(v->why, "no ext4 scratch filesystem: none"),
+			  "gate keeps the variants");
+		pc_report_free(back);
+	}
+	free(s);
+	pc_result_add_variant(res, "eof-ext4", PC_STATUS_PASS, "");
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && !strstr(s, "variants run") && !strstr(s, "not run:"),
+		  "text: nothing more when every variant ran");
+	free(s);
+	for (int i = 0; i < PC_MAX_VARIANTS - 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "v%d", i);
+		pc_result_add_variant(res, name, PC_STATUS_PASS, "");
+	}
+	TAP_CHECK(pc_result_add_variant(res, "one-too-many", PC_STATUS_PASS, "") == -ENOSPC &&
+			  res->n_variants == PC_MAX_VARIANTS,
+		  "past PC_MAX_VARIANTS: -ENOSPC, none kept");
+	pc_report_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	tap_plan(0);
@@ -520,6 +588,7 @@ int main(int argc, char **argv)
 	test_json();
 	test_utf8();
 	test_log_evidence();
+	test_variants();
 	test_write_errors();
 	if (argc > 1)
 		TAP_CHECK(dump_json(argv[1]) == 0, "sample JSON written to %s", argv[1]);
