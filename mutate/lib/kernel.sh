@@ -242,7 +242,7 @@ boot() {
 			fd=$LOCK_FD
 		fi
 		rc=0
-		"$VMTEST" --arch "$ARCH" --kernel "$img" --append page_table_check=on \
+		"$VMTEST" --arch "$ARCH" --kernel "$img" \
 			--build-dir "$GUEST_DIR" --format json --output "$rep.tmp" --console-log "$out/console-$k.log" \
 			-- run --suite all --scale "$SCALE" >"$out/vmtest-$k.log" 2>&1 || rc=$?
 		[[ -n $fd ]] && exec {fd}>&-
