@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #define PC_MUTANT_MAX_NAMES 8
-#define PC_MUTANT_TEXT	    320
+#define PC_MUTANT_TEXT	    512
 
 struct pc_mutant {
 	char name[64];
