@@ -218,8 +218,8 @@ void pc_compare_write_faults(const __u32 *faults, const bool *readonly, size_t n
 	}
 	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary),
-		 "%llu read-only pages written after the move: %llu without a fault (%zu "
-		 "writable: %zu faulted)",
+		 "%llu read-only pages written: %llu without a fault (%zu writable: %zu "
+		 "faulted)",
 		 (unsigned long long)m->checked, (unsigned long long)m->violations, writable,
 		 writable_faulted);
 }
