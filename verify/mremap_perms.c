@@ -95,6 +95,7 @@ struct perms {
 	size_t rewrites_faulted; /* rewrites that faulted: they were read-only */
 	size_t copied;		 /* rewritten pages whose PFN changed (COW) */
 	size_t marked;		 /* pages whose pagemap marker is as expected */
+	__u64 pmd_kb;		 /* smaps: kB of the range mapped by a PMD */
 	const char *fs;		 /* WP_NOTIFY: the filesystem the file is on */
 	char why[160];		 /* the state not made: why */
 };
@@ -288,8 +289,8 @@ static void count_state(struct perms *p)
 }
 
 /*
- * NULL when the state the oracle needs was made: a large folio, the
- * rewrites faulted (so those pages were read-only) and stayed in it, the
+ * NULL when the state the oracle needs was made: a large folio mapped by
+ * PTEs, the rewrites faulted (so those pages were read-only) and stayed in it, the
  * pagemap marker as expected.  Else why not, with *retry when another
  * attempt may make it.
  */
@@ -303,7 +304,16 @@ static const char *state_missing(struct perms *p, enum folios_seen fs, bool *ret
 		*retry = false;
 		return "no large folio formed (THP and 64 KiB mTHP off?)";
 	}
-	if (p->sh->wp == WP_UFFD && mr_uffd_error(&p->uffd))
+	if (p->state.order_err == 0 && (p->state.order[0] == PC_FOLIO_ORDER_NONE ||
+					(1U << p->state.order[0]) < 2 * PC_CONT_PTES))
+		snprintf(p->why, sizeof(p->why),
+			 "the first page's folio is smaller than 128 KiB: the writable block and "
+			 "the read-only one after it are not one folio");
+	else if (p->pmd_kb)
+		snprintf(p->why, sizeof(p->why),
+			 "%llu kB still mapped by a PMD (smaps): no PTEs to differ there",
+			 (unsigned long long)p->pmd_kb);
+	else if (p->sh->wp == WP_UFFD && mr_uffd_error(&p->uffd))
 		snprintf(p->why, sizeof(p->why), "the uffd reader could not resolve a fault: %s",
 			 strerror(mr_uffd_error(&p->uffd)));
 	else if (p->rewrites_faulted < rewrites)
@@ -327,6 +337,7 @@ static const char *state_missing(struct perms *p, enum folios_seen fs, bool *ret
    (every slot skipped), or pc_skip_rest's -errno. */
 static int make_state(struct perms *p, enum folios_seen *fs)
 {
+	struct pc_smaps sm;
 	const char *why;
 	bool retry;
 	int ret = mr_snap_take(&p->pre, p->ctx, p->pl.src, false);
@@ -335,8 +346,11 @@ static int make_state(struct perms *p, enum folios_seen *fs)
 		return pc_skip_rest(p->a, "pagemap", -ret);
 	rewrite(p);
 	ret = mr_snap_take(&p->state, p->ctx, p->pl.src, true);
+	if (!ret)
+		ret = pc_smaps_read(0, (__u64)(uintptr_t)p->pl.src, &sm);
 	if (ret)
-		return pc_skip_rest(p->a, "pagemap", -ret);
+		return pc_skip_rest(p->a, "pagemap/smaps", -ret);
+	p->pmd_kb = sm.anon_huge_kb + sm.file_pmd_kb;
 	count_state(p);
 	*fs = mr_folios_formed(&p->state, &p->count);
 	why = state_missing(p, *fs, &retry);
