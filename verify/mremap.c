@@ -76,14 +76,18 @@ static const struct shape sh_anon_64k_fork = {
 	.dst_off = 256 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
-static const struct shape sh_shmem_64k = {
-	.measure = mr_measure_move,
-	SH_1M,
-	.backing = B_SHMEM,
-	.dst_off = 256 * KIB,
-	.advice = MADV_HUGEPAGE,
-	.folio_check = true,
-	.want_large = true,
+/* memfd MAP_SHARED, 64 KiB shmem folios where shmem mTHP is on. */
+#define SH_SHMEM_64K                                                                               \
+	.measure = mr_measure_move, SH_1M, .backing = B_SHMEM, .dst_off = 256 * KIB,               \
+	.advice = MADV_HUGEPAGE, .folio_check = true, .want_large = true
+
+static const struct shape sh_shmem_64k = {SH_SHMEM_64K};
+/* Read in, written through the clean PTEs: only they know the data is
+   dirty, until the unmap (a zap batch) hands their dirty bits on. */
+static const struct shape sh_shmem_64k_pte_dirty = {
+	SH_SHMEM_64K,
+	.read_fault = true,
+	.pte_dirty = true,
 };
 static const struct shape sh_file_shared = {
 	.measure = mr_measure_move,
@@ -162,6 +166,10 @@ static const struct pc_scenario scenarios[] = {
 	 0, run_shape, &sh_perms_uffd},
 	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back", 0, run_shape,
 	 &sh_shmem_64k},
+	{"shmem-64k-pte-dirty",
+	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
+	 "paged out, read back",
+	 0, run_shape, &sh_shmem_64k_pte_dirty},
 	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
 	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim", 0,

@@ -47,6 +47,7 @@ struct shape {
 	bool folio_check;   /* judge folio-intact */
 	bool want_large;    /* folio-intact needs large folios to mean anything */
 	bool read_fault;    /* the source is faulted in by reads, not filled by writes */
+	bool pte_dirty;	    /* then mr_pte_dirty_page()s written through the clean PTEs */
 	enum wprotect wp;   /* perms scenarios: how PTEs become read-only */
 	measure_fn measure; /* what the scenario does with the mapping */
 };
@@ -80,10 +81,18 @@ void mr_fill_pages(char *p, size_t first, size_t npages, __u8 salt);
 /* Reads one byte of each of npages pages at p (read faults). */
 void mr_read_pages(const char *p, size_t npages);
 /*
+ * The pages a pte_dirty shape writes after reading them in: all but the
+ * first of each 64 KiB folio (so a batch that keeps only its first PTE's
+ * dirty bit loses them), none of the last folio (the eviction's control).
+ */
+bool mr_pte_dirty_page(size_t i, size_t npages);
+/*
  * The source mapped (fd shared, or anonymous) in a fresh reservation and
- * filled with SALT_A (read instead with sh->read_fault), the destination reserved dst_off past a
- * later 2 MiB boundary; counter read first, the disturbance window open from before the source is
- * mapped.  0, or pc_skip_rest's -errno.
+ * filled with SALT_A (read instead with sh->read_fault, then the
+ * mr_pte_dirty_page()s filled with sh->pte_dirty), the destination
+ * reserved dst_off past a later 2 MiB boundary; counter read first, the
+ * disturbance window open from before the source is mapped.  0, or
+ * pc_skip_rest's -errno.
  */
 int mr_source_map(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a,
 		  struct place *pl, size_t dst_off, int fd, struct mthp_count *count);

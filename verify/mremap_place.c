@@ -30,6 +30,11 @@ void mr_read_pages(const char *p, size_t npages)
 		(void)v[i * PAGE];
 }
 
+bool mr_pte_dirty_page(size_t i, size_t npages)
+{
+	return i % PAGES_64K != 0 && i + PAGES_64K < npages;
+}
+
 /*
  * Reserves PROT_NONE address space: the source at a 2 MiB boundary +
  * src_off, the destination at a later 2 MiB boundary + dst_off, a whole
@@ -70,10 +75,16 @@ int mr_source_map(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc
 	ret = pc_map_fixed(pl->src, len, fd, sh->advice);
 	if (ret)
 		return pc_skip_rest(a, "mmap/madvise source", -ret);
-	if (sh->read_fault)
-		mr_read_pages(pl->src, len / PAGE);
-	else
+	if (!sh->read_fault) {
 		mr_fill_pages(pl->src, 0, len / PAGE, SALT_A);
+		return 0;
+	}
+	mr_read_pages(pl->src, len / PAGE);
+	/* No fault now (the PTEs are writable, no write-notify): only the
+	   PTEs' dirty bits know these pages were written. */
+	for (size_t i = 0; sh->pte_dirty && i < len / PAGE; i++)
+		if (mr_pte_dirty_page(i, len / PAGE))
+			mr_fill_pages(pl->src + i * PAGE, i, 1, SALT_A);
 	return 0;
 }
 
