@@ -76,14 +76,18 @@ static const struct shape sh_anon_64k_fork = {
 	.dst_off = 256 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
-static const struct shape sh_shmem_64k = {
-	.measure = mr_measure_move,
-	SH_1M,
-	.backing = B_SHMEM,
-	.dst_off = 256 * KIB,
-	.advice = MADV_HUGEPAGE,
-	.folio_check = true,
-	.want_large = true,
+/* memfd MAP_SHARED, 64 KiB shmem folios where shmem mTHP is on. */
+#define SH_SHMEM_64K                                                                               \
+	.measure = mr_measure_move, SH_1M, .backing = B_SHMEM, .dst_off = 256 * KIB,               \
+	.advice = MADV_HUGEPAGE, .folio_check = true, .want_large = true
+
+static const struct shape sh_shmem_64k = {SH_SHMEM_64K};
+/* Read in, written through the clean PTEs: only they know the data is
+   dirty, until the unmap (a zap batch) hands their dirty bits on. */
+static const struct shape sh_shmem_64k_pte_dirty = {
+	SH_SHMEM_64K,
+	.read_fault = true,
+	.pte_dirty = true,
 };
 static const struct shape sh_file_shared = {
 	.measure = mr_measure_move,
@@ -120,6 +124,26 @@ static const struct shape sh_pmd_misaligned = {
 	.advice = MADV_NOHUGEPAGE,
 };
 
+/*
+ * The perms trigger states (mremap_perms.c): one PMD-sized folio mapped by
+ * PTEs, some read-only, some writable, moved away and back.  Not scaled: a
+ * smaller range holds no PMD-sized folio.  Anonymous memory at a 2 MiB
+ * boundary (the THP forms there), the file 256 KiB past one (PTE-mapped
+ * from the start, 64 KiB aligned for contpte).
+ */
+#define SH_PERMS(how, ...)                                                                         \
+	{                                                                                          \
+		.measure = mr_measure_perms, .full_len = 2 * MIB, .min_len = 2 * MIB,              \
+		.align = 2 * MIB, .dst_off = 256 * KIB, .advice = MADV_HUGEPAGE, .wp = how,        \
+		__VA_ARGS__                                                                        \
+	}
+
+static const struct shape sh_perms_fork = SH_PERMS(WP_FORK_EXIT);
+static const struct shape sh_perms_notify =
+	SH_PERMS(WP_NOTIFY, .backing = B_FILE, .src_off = 256 * KIB, .read_fault = true);
+static const struct shape sh_perms_soft_dirty = SH_PERMS(WP_SOFT_DIRTY);
+static const struct shape sh_perms_uffd = SH_PERMS(WP_UFFD);
+
 static const struct pc_scenario scenarios[] = {
 	{"anon-64k", "anonymous 1 MiB of 64 KiB folios moved to a 64 KiB-aligned address", 0,
 	 run_shape, &sh_anon_64k},
@@ -131,8 +155,21 @@ static const struct pc_scenario scenarios[] = {
 	 run_shape, &sh_anon_64k_partial},
 	{"anon-64k-fork", "64 KiB folios shared with a child, half COW-copied, moved, written", 0,
 	 run_shape, &sh_anon_64k_fork},
+	{"perms-fork-exit", "2 MiB folio, fork whose child exited, 17 pages rewritten, moved twice",
+	 0, run_shape, &sh_perms_fork},
+	{"perms-file-notify",
+	 "block-fs file 2 MiB read, 17 pages written (page_mkwrite), moved twice", PC_NEEDS_BLOCKFS,
+	 run_shape, &sh_perms_notify},
+	{"perms-soft-dirty", "2 MiB folio after clear_refs 4, 17 pages rewritten, moved twice", 0,
+	 run_shape, &sh_perms_soft_dirty},
+	{"perms-uffd-wp", "2 MiB folio uffd-wp protected (EVENT_REMAP), 17 rewritten, moved twice",
+	 0, run_shape, &sh_perms_uffd},
 	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back", 0, run_shape,
 	 &sh_shmem_64k},
+	{"shmem-64k-pte-dirty",
+	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
+	 "paged out, read back",
+	 0, run_shape, &sh_shmem_64k_pte_dirty},
 	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
 	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim", 0,

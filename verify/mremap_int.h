@@ -15,8 +15,20 @@
 
 #define PAGES_64K (FOLIO_64K / PAGE)
 
+/* The write-fault oracle's tier (mremap_perms.c). */
+#define TIER_WRITE_FAULT "oracle:write-fault"
+
 /* Mapping shape and placement of one scenario. */
 enum backing { B_ANON, B_SHMEM, B_FILE };
+
+/* How a perms scenario makes the PTEs of its folio read-only (mremap_perms.c). */
+enum wprotect {
+	WP_NONE,
+	WP_FORK_EXIT,  /* fork, the child exits: anonymous PTEs read-only until written */
+	WP_NOTIFY,     /* MAP_SHARED file with write-notify (block fs): read faults map RO */
+	WP_SOFT_DIRTY, /* clear_refs 4: soft-dirty tracking (x86) */
+	WP_UFFD,       /* UFFDIO_WRITEPROTECT with UFFD_FEATURE_EVENT_REMAP */
+};
 
 struct shape;
 /* One measured attempt of a scenario: set up, trigger, judge. */
@@ -34,6 +46,9 @@ struct shape {
 	int advice;	    /* MADV_HUGEPAGE, MADV_NOHUGEPAGE or 0 */
 	bool folio_check;   /* judge folio-intact */
 	bool want_large;    /* folio-intact needs large folios to mean anything */
+	bool read_fault;    /* the source is faulted in by reads, not filled by writes */
+	bool pte_dirty;	    /* then mr_pte_dirty_page()s written through the clean PTEs */
+	enum wprotect wp;   /* perms scenarios: how PTEs become read-only */
 	measure_fn measure; /* what the scenario does with the mapping */
 };
 
@@ -42,6 +57,7 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+int mr_measure_perms(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 
 /* ---- placement (mremap_place.c) ---------------------------------------- */
 
@@ -62,11 +78,21 @@ struct mthp_count {
 size_t mr_len(const struct pc_scenario_ctx *ctx, const struct shape *sh);
 /* npages pages at p, page first + i holding pc_page_byte(first + i, salt). */
 void mr_fill_pages(char *p, size_t first, size_t npages, __u8 salt);
+/* Reads one byte of each of npages pages at p (read faults). */
+void mr_read_pages(const char *p, size_t npages);
+/*
+ * The pages a pte_dirty shape writes after reading them in: all but the
+ * first of each 64 KiB folio (so a batch that keeps only its first PTE's
+ * dirty bit loses them), none of the last folio (the eviction's control).
+ */
+bool mr_pte_dirty_page(size_t i, size_t npages);
 /*
  * The source mapped (fd shared, or anonymous) in a fresh reservation and
- * filled with SALT_A, the destination reserved dst_off past a later 2 MiB
- * boundary; counter read first, the disturbance window open from before
- * the source is mapped.  0, or pc_skip_rest's -errno.
+ * filled with SALT_A (read instead with sh->read_fault, then the
+ * mr_pte_dirty_page()s filled with sh->pte_dirty), the destination
+ * reserved dst_off past a later 2 MiB boundary; counter read first, the
+ * disturbance window open from before the source is mapped.  0, or
+ * pc_skip_rest's -errno.
  */
 int mr_source_map(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a,
 		  struct place *pl, size_t dst_off, int fd, struct mthp_count *count);
@@ -76,6 +102,8 @@ int mr_move_fixed(char *from, size_t len, char *to);
 /* A fresh memfd (B_SHMEM) or unlinked file in the tmpdir (B_FILE) of len
    bytes: the fd, or -errno. */
 int mr_open_backing(const struct pc_scenario_ctx *ctx, enum backing b, size_t len);
+/* An unlinked file of len bytes in dir: the fd, or -errno. */
+int mr_open_file_in(const char *dir, size_t len);
 
 /* ---- snapshots and their judgements (mremap_snap.c) ---------------------- */
 
@@ -129,5 +157,26 @@ void mr_judge_moved(struct pc_attempt *a, int slot, const struct snap *before,
 /* mremap/folio-intact into slot: the folio orders before and after. */
 void mr_judge_folios(struct pc_attempt *a, int slot, bool ctx_kpageflags, const struct snap *before,
 		     const struct snap *after, bool want_large, __u64 old_addr, __u64 new_addr);
+
+/* ---- userfaultfd write protection (mremap_uffd.c) ------------------------ */
+
+struct mr_uffd {
+	int fd;	       /* the userfaultfd, -1 before mr_uffd_open */
+	pid_t reader;  /* the process reading its events, -1 before */
+	__u64 *shared; /* counters the reader keeps, NULL before */
+};
+
+/* The userfaultfd (EVENT_REMAP) and its reader, before the range is
+   mapped: 0, or -errno with *what naming the step. */
+int mr_uffd_open(struct mr_uffd *u, const char **what);
+/* [addr, +len) registered for uffd-wp and write-protected: 0 or -errno. */
+int mr_uffd_protect(struct mr_uffd *u, char *addr, size_t len, const char **what);
+/* Write-protect faults and REMAP events read so far; the errno of a fault
+   the reader could not resolve (0: none). */
+__u64 mr_uffd_faults(const struct mr_uffd *u);
+__u64 mr_uffd_remaps(const struct mr_uffd *u);
+int mr_uffd_error(const struct mr_uffd *u);
+/* Ends the reader and closes what mr_uffd_open made (any part of it). */
+void mr_uffd_close(struct mr_uffd *u);
 
 #endif

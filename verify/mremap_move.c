@@ -16,8 +16,8 @@
 #include "fullio.h"
 #include "report.h"
 
-/* Pages of fd [0, len) still in the page cache, by mincore on a new mapping. */
-static long resident_pages(int fd, size_t len)
+/* Pages of fd [off, off + len) still in the page cache, by mincore on a new mapping. */
+static long resident_pages(int fd, size_t off, size_t len)
 {
 	size_t n = len / PAGE;
 	unsigned char *vec = malloc(n);
@@ -26,7 +26,7 @@ static long resident_pages(int fd, size_t len)
 
 	if (!vec)
 		return -ENOMEM;
-	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, (off_t)off);
 	if (p == MAP_FAILED) {
 		free(vec);
 		return -errno;
@@ -43,12 +43,32 @@ static long resident_pages(int fd, size_t len)
 }
 
 /*
- * Unmaps the moved range, pushes a file to storage and evicts it, reads
- * the whole backing back with pread (the page cache or storage, not the
- * PTEs) and reduces each page to the byte the oracle compares.  *resident:
- * the pages left in the page cache after the eviction (-1 when not
- * evicted: shmem; -errno when not counted).  0, or -errno with *what
- * naming the failed step.
+ * Pages out a memfd through a new mapping, read in so that MADV_PAGEOUT
+ * finds PTEs: reclaim drops a clean shmem folio and keeps (or swaps) a
+ * dirty one.  The control folio's pages still resident: the result, or
+ * -errno.
+ */
+static long page_out(int fd, size_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	int ret;
+
+	if (p == MAP_FAILED)
+		return -errno;
+	mr_read_pages(p, len / PAGE);
+	ret = madvise(p, len, MADV_PAGEOUT) ? -errno : 0;
+	munmap(p, len);
+	return ret ? ret : resident_pages(fd, len - FOLIO_64K, FOLIO_64K);
+}
+
+/*
+ * Unmaps the moved range, pushes a file to storage and evicts it (pages a
+ * pte_dirty memfd out), reads the whole backing back with pread (the page
+ * cache or storage, not the PTEs) and reduces each page to the byte the
+ * oracle compares.  *resident: the pages left in the page cache after the
+ * eviction (of the control folio with pte_dirty; -1 when not evicted:
+ * shmem; -errno when not counted).  0, or -errno with *what naming the
+ * failed step.
  */
 static int read_back(const struct shape *sh, const struct place *pl, int fd, size_t len,
 		     __u8 *written, __u8 *seen, long *resident, const char **what)
@@ -69,7 +89,11 @@ static int read_back(const struct shape *sh, const struct place *pl, int fd, siz
 		if (!ret)
 			ret = -posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED);
 		if (!ret)
-			*resident = resident_pages(fd, len);
+			*resident = resident_pages(fd, 0, len);
+	} else if (!ret && sh->pte_dirty) {
+		*what = "mmap/MADV_PAGEOUT/mincore of the memfd";
+		*resident = page_out(fd, len);
+		ret = *resident < 0 ? (int)*resident : 0;
 	}
 	if (!ret)
 		ret = pc_pread_full(fd, buf, len, 0);
@@ -81,27 +105,25 @@ static int read_back(const struct shape *sh, const struct place *pl, int fd, siz
 	return ret;
 }
 
-/* mremap/ad-bits [oracle:data-loss] of a shared backing after the move. */
-static int judge_data_loss(const struct shape *sh, struct pc_attempt *a, int slot,
-			   const struct place *pl, int fd, size_t len)
+/*
+ * The verdict's note, or its skip: a pte_dirty probe whose clean control
+ * folio was not dropped could not have lost a clean-looking folio either.
+ */
+static void data_loss_note(const struct shape *sh, struct pc_attempt *a, int slot, long res,
+			   size_t npages)
 {
-	size_t npages = len / PAGE;
-	__u8 *written = calloc(npages, 1), *seen = calloc(npages, 1);
 	struct pc_oracle_msg *m = &a->msg[slot];
-	const char *what = "malloc";
-	int ret = -ENOMEM;
-	long res = -1;
 
-	if (written && seen)
-		ret = read_back(sh, pl, fd, len, written, seen, &res, &what);
-	if (ret) {
-		free(written);
-		free(seen);
-		return pc_skip_rest(a, what, -ret);
-	}
-	pc_compare_written(written, seen, NULL, npages, (__u64)(uintptr_t)pl->src, PAGE, m);
-	a->judged[slot] = true;
-	if (sh->backing != B_FILE) {
+	if (sh->pte_dirty && res > 0 && m->status == PC_STATUS_PASS) {
+		pc_slot_skip(a, slot,
+			     "probe inconclusive: MADV_PAGEOUT left %ld pages of the clean control "
+			     "folio in the page cache",
+			     res);
+		a->retry = true;
+	} else if (sh->pte_dirty) {
+		pc_oracle_appendf(m, " (written through clean PTEs, paged out after munmap; "
+				     "clean control folio dropped)");
+	} else if (sh->backing != B_FILE) {
 		pc_oracle_appendf(m, " (pread of the memfd after munmap)");
 	} else if (res == (long)npages && m->status == PC_STATUS_PASS) {
 		/* Read from the cache: a lost dirty bit would not show. */
@@ -113,9 +135,33 @@ static int judge_data_loss(const struct shape *sh, struct pc_attempt *a, int slo
 		pc_oracle_appendf(m, "; %ld of %zu pages evicted first", (long)npages - res,
 				  npages);
 	}
+}
+
+/* mremap/ad-bits [oracle:data-loss] of a shared backing after the move. */
+static int judge_data_loss(const struct shape *sh, struct pc_attempt *a, int slot,
+			   const struct place *pl, int fd, size_t len)
+{
+	size_t npages = len / PAGE;
+	__u8 *written = calloc(npages, 1), *seen = calloc(npages, 1);
+	bool *was = sh->pte_dirty ? calloc(npages, sizeof(*was)) : NULL;
+	const char *what = "malloc";
+	int ret = -ENOMEM;
+	long res = -1;
+
+	if (written && seen && (was || !sh->pte_dirty))
+		ret = read_back(sh, pl, fd, len, written, seen, &res, &what);
+	for (size_t i = 0; was && i < npages; i++)
+		was[i] = mr_pte_dirty_page(i, npages);
+	if (!ret) {
+		pc_compare_written(written, seen, was, npages, (__u64)(uintptr_t)pl->src, PAGE,
+				   &a->msg[slot]);
+		a->judged[slot] = true;
+		data_loss_note(sh, a, slot, res, npages);
+	}
 	free(written);
 	free(seen);
-	return 0;
+	free(was);
+	return ret ? pc_skip_rest(a, what, -ret) : 0;
 }
 
 /* The checks a move reports: moved always, the others by shape (-1 when not). */

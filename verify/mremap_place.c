@@ -22,6 +22,19 @@ void mr_fill_pages(char *p, size_t first, size_t npages, __u8 salt)
 		memset(p + i * PAGE, pc_page_byte(first + i, salt), PAGE);
 }
 
+void mr_read_pages(const char *p, size_t npages)
+{
+	const volatile char *v = p;
+
+	for (size_t i = 0; i < npages; i++)
+		(void)v[i * PAGE];
+}
+
+bool mr_pte_dirty_page(size_t i, size_t npages)
+{
+	return i % PAGES_64K != 0 && i + PAGES_64K < npages;
+}
+
 /*
  * Reserves PROT_NONE address space: the source at a 2 MiB boundary +
  * src_off, the destination at a later 2 MiB boundary + dst_off, a whole
@@ -62,7 +75,16 @@ int mr_source_map(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc
 	ret = pc_map_fixed(pl->src, len, fd, sh->advice);
 	if (ret)
 		return pc_skip_rest(a, "mmap/madvise source", -ret);
-	mr_fill_pages(pl->src, 0, len / PAGE, SALT_A);
+	if (!sh->read_fault) {
+		mr_fill_pages(pl->src, 0, len / PAGE, SALT_A);
+		return 0;
+	}
+	mr_read_pages(pl->src, len / PAGE);
+	/* No fault now (the PTEs are writable, no write-notify): only the
+	   PTEs' dirty bits know these pages were written. */
+	for (size_t i = 0; sh->pte_dirty && i < len / PAGE; i++)
+		if (mr_pte_dirty_page(i, len / PAGE))
+			mr_fill_pages(pl->src + i * PAGE, i, 1, SALT_A);
 	return 0;
 }
 
@@ -75,28 +97,37 @@ int mr_move_fixed(char *from, size_t len, char *to)
 	return r == to ? 0 : -EFAULT;
 }
 
-int mr_open_backing(const struct pc_scenario_ctx *ctx, enum backing b, size_t len)
+/* fd (or -errno) made len bytes long; closed when that fails. */
+static int sized(int fd, size_t len)
+{
+	int err;
+
+	if (fd < 0 || !ftruncate(fd, (off_t)len))
+		return fd;
+	err = errno;
+	close(fd);
+	return -err;
+}
+
+int mr_open_file_in(const char *dir, size_t len)
 {
 	char path[4096];
-	const char *dir;
 	int fd;
 
-	if (b == B_SHMEM) {
-		fd = memfd_create("ptecheck-shmem", MFD_CLOEXEC);
-	} else {
-		dir = ctx->tmpdir && *ctx->tmpdir ? ctx->tmpdir : "/tmp";
-		snprintf(path, sizeof(path), "%s/ptecheck-file-XXXXXX", dir);
-		fd = mkostemp(path, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(path); /* the fd is all we need; nothing left behind */
-	}
+	snprintf(path, sizeof(path), "%s/ptecheck-file-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)len)) {
-		int err = errno;
+	unlink(path); /* the fd is all we need; nothing left behind */
+	return sized(fd, len);
+}
 
-		close(fd);
-		return -err;
-	}
-	return fd;
+int mr_open_backing(const struct pc_scenario_ctx *ctx, enum backing b, size_t len)
+{
+	int fd;
+
+	if (b == B_FILE)
+		return mr_open_file_in(ctx->tmpdir && *ctx->tmpdir ? ctx->tmpdir : "/tmp", len);
+	fd = memfd_create("ptecheck-shmem", MFD_CLOEXEC);
+	return sized(fd < 0 ? -errno : fd, len);
 }

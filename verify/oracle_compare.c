@@ -196,6 +196,34 @@ void pc_compare_cow(const __u8 *expected, const __u8 *seen, size_t n, __u64 addr
 		 (unsigned long long)m->checked, (unsigned long long)m->violations);
 }
 
+void pc_compare_write_faults(const __u32 *faults, const bool *readonly, size_t n, __u64 addr,
+			     struct pc_oracle_msg *m)
+{
+	size_t writable = 0, writable_faulted = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int v = pc_write_faulted(readonly[i], faults[i]);
+
+		if (v == PC_NOT_APPLICABLE) {
+			writable++;
+			writable_faulted += faults[i] > 0;
+			continue;
+		}
+		m->checked++;
+		if (pc_is_violation(v))
+			pc_oracle_add_evidence(m, v, addr + i * PC_PAGE_SIZE, 0, 1, faults[i],
+					       "page %zu: read-only at the move, written without "
+					       "a fault",
+					       i);
+	}
+	pc_oracle_judge(m);
+	snprintf(m->summary, sizeof(m->summary),
+		 "%llu read-only pages written: %llu without a fault (%zu writable: %zu "
+		 "faulted)",
+		 (unsigned long long)m->checked, (unsigned long long)m->violations, writable,
+		 writable_faulted);
+}
+
 void pc_compare_referenced(__u64 referenced_pages, __u64 touched_pages, __u64 addr, __u64 new_addr,
 			   struct pc_oracle_msg *m)
 {

@@ -73,6 +73,15 @@ void pc_compare_cow(const __u8 *expected, const __u8 *seen, size_t n, __u64 addr
 		    struct pc_oracle_msg *m);
 
 /*
+ * Write-fault oracle (perms): faults[i] were counted around one write to
+ * page i of the range at addr after the move; every page read-only at the
+ * move (readonly[i]) must have faulted, with pc_write_faulted.  The
+ * writable pages are the control: counted in the summary, not judged.
+ */
+void pc_compare_write_faults(const __u32 *faults, const bool *readonly, size_t n, __u64 addr,
+			     struct pc_oracle_msg *m);
+
+/*
  * Referenced oracle: the referenced pages of the VMA judged (at addr, or
  * moved there from addr to new_addr; 0 when not moved) cover the touched
  * ones.

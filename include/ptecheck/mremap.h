@@ -142,4 +142,17 @@ PC_INLINE int pc_cow_isolated(__u8 child_expected, __u8 child_seen)
 	return child_expected == child_seen ? PC_OK : PC_V_COW_BROKEN;
 }
 
+/*
+ * Write-fault oracle (perms): after the move, a write to a page whose PTE
+ * was read-only at the move must fault (a minor fault, a uffd-wp event):
+ * a write that does not went through a PTE the move made writable.  A
+ * page writable at the move proves nothing either way.
+ */
+PC_INLINE int pc_write_faulted(bool was_readonly, __u64 faults)
+{
+	if (!was_readonly)
+		return PC_NOT_APPLICABLE;
+	return faults > 0 ? PC_OK : PC_V_WRITE_GAINED;
+}
+
 #endif

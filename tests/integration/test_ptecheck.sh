@@ -43,6 +43,10 @@ for c in moved ad-bits perms pmd-move; do
 	check "mremap/$c has a kernel:syscall-walk result (pass or honest skip)" \
 		"grep -E '^(PASS|SKIP) +mremap/$c +\[kernel:syscall-walk\]' $tmp/run.txt >/dev/null"
 done
+check "mremap/perms write-fault oracle judged the fork-exit trigger state" \
+	"grep -E '^PASS +mremap/perms +\[oracle:write-fault\] .*perms-fork-exit: [1-9][0-9]* read-only pages written' $tmp/run.txt >/dev/null"
+check "mremap/ad-bits data-loss probe judged dirty bits only the PTEs held" \
+	"grep -E '^PASS +mremap/ad-bits +\[oracle:data-loss\] .*shmem-64k-pte-dirty: [1-9][0-9]* written blocks read back: 0 lost' $tmp/run.txt >/dev/null"
 check "no check failed" "! grep -q '^FAIL' $tmp/run.txt"
 check "latency histogram printed" "grep -q 'mremap latency' $tmp/run.txt"
 check "TLB flush histogram printed" "grep -q 'TLB flushes per call' $tmp/run.txt"

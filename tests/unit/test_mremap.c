@@ -12,7 +12,8 @@
  * the reverse.  Then holes filled (invented PTEs), swap entries kept or
  * turned into something else, x86 PROT_NONE and SAVED_DIRTY, arm64 hardware
  * dirty lost.  Then pc_pmd_move_extent, pc_folio_intact, the PTEs a batched
- * set_ptes writes (pc_set_entry), and the referenced and COW oracles.
+ * set_ptes writes (pc_set_entry), and the referenced, COW and write-fault
+ * oracles.
  */
 #include "pte_craft.h"
 
@@ -402,6 +403,17 @@ static void check_oracles(void)
 	CHECK_VERDICT(pc_cow_isolated(0x11, 0x11), PC_OK, "COW: child sees its own copy: silent");
 	CHECK_VERDICT(pc_cow_isolated(0x11, 0x22), PC_V_COW_BROKEN,
 		      "COW: child sees the parent's write: COW_BROKEN");
+
+	CHECK_VERDICT(pc_write_faulted(true, 1), PC_OK,
+		      "write fault: read-only page, one fault: silent");
+	CHECK_VERDICT(pc_write_faulted(true, 3), PC_OK,
+		      "write fault: read-only page, several faults (reclaim, NUMA): silent");
+	CHECK_VERDICT(pc_write_faulted(true, 0), PC_V_WRITE_GAINED,
+		      "write fault: read-only page written without a fault: WRITE_GAINED");
+	CHECK_VERDICT(pc_write_faulted(false, 0), PC_NOT_APPLICABLE,
+		      "write fault: writable page, no fault: not applicable");
+	CHECK_VERDICT(pc_write_faulted(false, 1), PC_NOT_APPLICABLE,
+		      "write fault: writable page that faulted proves nothing: not applicable");
 }
 
 int main(void)

@@ -241,6 +241,58 @@ static void test_cow_referenced(void)
 		  "referenced: evidence names the VMA before and after the move");
 }
 
+/* The state the perms scenarios make: a writable block, then read-only pages
+   with one writable page among them. */
+static void craft_faults(__u32 *faults, bool *ro)
+{
+	for (int i = 0; i < N; i++) {
+		ro[i] = i >= 16 && i != 21;
+		faults[i] = ro[i] ? 1 : 0;
+	}
+}
+
+static void test_write_faults(void)
+{
+	__u32 faults[N];
+	bool ro[N];
+	struct pc_oracle_msg m;
+
+	craft_faults(faults, ro);
+	m = msg(PC_CHK_PERMS, "oracle:write-fault");
+	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	TAP_CHECK(m.status == PC_STATUS_PASS && m.checked == N - 17 && m.violations == 0,
+		  "write-fault: every read-only page faulted passes, writable ones not judged");
+	TAP_CHECK(strstr(m.summary, "15 read-only pages") && strstr(m.summary, "17 writable"),
+		  "write-fault: the summary counts both kinds");
+
+	/* Writable pages that fault (reclaim, migration) are the control only. */
+	faults[3] = faults[21] = 2;
+	m = msg(PC_CHK_PERMS, "oracle:write-fault");
+	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	TAP_CHECK(m.status == PC_STATUS_PASS && strstr(m.summary, "17 writable: 2 faulted"),
+		  "write-fault: writable pages that faulted do not fail");
+
+	/* What a batch that widened the write bit leaves: no fault on page 20. */
+	craft_faults(faults, ro);
+	faults[20] = 0;
+	faults[31] = 0;
+	m = msg(PC_CHK_PERMS, "oracle:write-fault");
+	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	TAP_CHECK(m.status == PC_STATUS_FAIL && m.violations == 2 && m.n_evidence == 2,
+		  "write-fault: read-only pages written without a fault fail, each counted");
+	TAP_CHECK(m.evidence[0].addr == NEW + 20 * PG &&
+			  m.evidence[0].verdict == PC_V_WRITE_GAINED &&
+			  m.evidence[0].expected == 1 && m.evidence[0].seen == 0,
+		  "write-fault: evidence names the page, a fault expected, none seen");
+	TAP_CHECK(strncmp(m.evidence[1].detail, "page 31:", 8) == 0,
+		  "write-fault: evidence says which page of the range");
+
+	memset(ro, 0, sizeof(ro));
+	m = msg(PC_CHK_PERMS, "oracle:write-fault");
+	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	TAP_CHECK_EQ(m.status, PC_STATUS_SKIP, "write-fault: no read-only page is no pass");
+}
+
 static void test_helpers(void)
 {
 	__u8 page[4096];
@@ -332,6 +384,7 @@ int main(void)
 	test_folio_orders();
 	test_written();
 	test_cow_referenced();
+	test_write_faults();
 	test_helpers();
 	test_combine();
 	return tap_finish();
