@@ -13,17 +13,44 @@
  *                                       young reported when an entry was young
  *
  * Race rules (docs/checks.md): fold, unfold and clear-young run under the
- * page-table lock, as does contpte_ptep_get when its caller holds it, so
- * between entry and return only hardware changes the block and it only
- * sets bits.  ptep_get() is also called without the lock, where a young
- * bit may be cleared meanwhile; the gather is therefore judged only inside
- * a tracked task's mlock/munlock/madvise calls (whose page walks take the
- * lock), and counted not-applicable elsewhere.  A disturbed window
- * (reclaim, migration, ...) or a shared mm makes a violation inconclusive.
+ * page-table lock, so between entry and return only hardware changes the
+ * block and it only sets bits.  ptep_get() is also called without the
+ * lock, where a young bit may be cleared meanwhile, so the gather is
+ * judged only where the lock is held: where the lock word can be read
+ * (cp_method PC_CP_METHOD_PTL, calibrated by trace/contpte_ptl.c), in
+ * reads by a caller known to hold the lock of the block's table whose
+ * lock word reads held at entry and return; elsewhere inside a tracked
+ * task's mlock/munlock/madvise calls (whose page walks take the lock).
+ * Other calls are counted not-applicable.  A disturbed window (reclaim,
+ * migration, ...) or a shared mm makes a violation inconclusive.
  */
 #include "common.bpf.h"
 
 #define PC_CONT_MASK (PC_CONT_PTES * 8ULL - 1) /* a block's 16 entries: 128 bytes */
+
+/* Set by the loader (trace/contpte_ptl.c): how the gather is judged, the
+   page-table lock's place, and the address ranges of the locked callers
+   (PC_CONTPTE_LOCKED_CALLERS) with their contexts. */
+const volatile __u32 cp_method = PC_CP_METHOD_SYSCALLS;
+const volatile __u32 cp_ptl_mode;
+const volatile __u64 cp_ptl_base, cp_ptl_off, cp_page_size;
+const volatile __u32 cp_n_callers;
+const volatile __u64 cp_caller_lo[PC_CP_MAX_CALLERS], cp_caller_hi[PC_CP_MAX_CALLERS];
+const volatile __u32 cp_caller_ctx[PC_CP_MAX_CALLERS];
+
+/* Per context (enum pc_cp_context), then CP_CTX_OTHER_HELD and
+   CP_CTX_UNLOCKED for the calls of other callers (counted in judged). */
+#define CP_CTX_OTHER_HELD PC_CP_CTX__COUNT
+#define CP_CTX_UNLOCKED	  (PC_CP_CTX__COUNT + 1)
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PC_CP_READ_SLOTS);
+	__type(key, __u32);
+	__type(value, struct pc_cp_reads);
+} cp_reads SEC(".maps");
+
+/* A context refuted once is judged no more (any CPU may set it). */
+__u32 cp_refuted[PC_CP_CTX__COUNT];
 
 struct cp_state {
 	bool locked_ctx; /* inside mlock/munlock/madvise of a tracked task */
@@ -32,6 +59,7 @@ struct cp_state {
 	bool get_pending;
 	struct pc_gather get_gather;
 	__u64 get_orig, get_ptep;
+	int get_held; /* the block's lock word at entry: 1 held, 0 free, -1 unreadable */
 	/* __contpte_try_fold / __contpte_try_unfold */
 	bool fold_pending, unfold_pending;
 	__u64 fold_block, unfold_block;
@@ -64,8 +92,8 @@ static __always_inline struct cp_state *cp_get(bool create)
 
 /* One verdict of check, counted at once (these hooks have no call whose
    end would flush them).  where: the PTE's kernel address. */
-static __always_inline void cp_verdict(struct cp_state *st, __u32 check, int verdict, __u64 where,
-				       __u64 expected, __u64 seen)
+static __always_inline __u64 cp_verdict(struct cp_state *st, __u32 check, int verdict, __u64 where,
+					__u64 expected, __u64 seen)
 {
 	struct pc_window w = {
 		.gen = st->gen, .tier = PC_TIER_KPROBE, .flags = PC_WIN_GEN | PC_WIN_MM};
@@ -73,6 +101,7 @@ static __always_inline void cp_verdict(struct cp_state *st, __u32 check, int ver
 
 	pc_judge(&c, &st->pv, &w, check, verdict, where, where, expected, seen);
 	add_counts(check, PC_TIER_KPROBE, &c);
+	return c.violations;
 }
 
 /* Reads the 16 entries of the block at st->block_base into loop_gather/fold. */
@@ -123,6 +152,67 @@ static __always_inline void cp_read_block(struct cp_state *st, __u64 ptep)
 
 /* ---- contpte_ptep_get ----------------------------------------------------- */
 
+/* The lock word of the page table holding ptep: 1 held (a qspinlock taken
+   or contended), 0 free, -1 not readable. */
+static __always_inline int cp_lock_held(__u64 ptep)
+{
+	__u64 lock = pc_ptdesc_of(cp_ptl_base, cp_page_size, ptep) + cp_ptl_off;
+	__u32 word = 0;
+
+	if (cp_ptl_mode == PC_PTL_POINTER &&
+	    bpf_probe_read_kernel(&lock, sizeof(lock), (void *)lock))
+		return -1;
+	if (bpf_probe_read_kernel(&word, sizeof(word), (void *)lock))
+		return -1;
+	return word != 0;
+}
+
+/* The context of the caller returned to, or -1 when not a locked caller. */
+static __always_inline int cp_caller_context(__u64 ret_ip)
+{
+	for (__u32 i = 0; i < PC_CP_MAX_CALLERS && i < cp_n_callers; i++)
+		if (ret_ip >= cp_caller_lo[i] && ret_ip < cp_caller_hi[i])
+			return cp_caller_ctx[i] < PC_CP_CTX__COUNT ? (int)cp_caller_ctx[i] : -1;
+	return -1;
+}
+
+static __always_inline struct pc_cp_reads *cp_ctx_slot(__u32 slot)
+{
+	return bpf_map_lookup_elem(&cp_reads, &slot);
+}
+
+/* Whether this call is judged under PC_CP_METHOD_PTL; counts it.  *ctx:
+   the context when judged. */
+static __always_inline bool cp_ptl_judged(struct cp_state *st, __u64 ret_ip, int *ctx)
+{
+	int c = cp_caller_context(ret_ip);
+	int kind = pc_cp_read_kind(c >= 0, st->get_held, cp_lock_held(st->get_ptep));
+	struct pc_cp_reads *n;
+
+	*ctx = c;
+	if (c >= 0 && c < PC_CP_CTX__COUNT && cp_refuted[c])
+		kind = PC_CP_READ_REFUTED;
+	if (kind == PC_CP_READ_OTHER_HELD || kind == PC_CP_READ_UNLOCKED) {
+		n = cp_ctx_slot(kind == PC_CP_READ_OTHER_HELD ? CP_CTX_OTHER_HELD
+							      : CP_CTX_UNLOCKED);
+		if (n)
+			__sync_fetch_and_add(&n->judged, 1);
+		return false;
+	}
+	if (c < 0 || c >= PC_CP_CTX__COUNT)
+		return false;
+	n = cp_ctx_slot(c);
+	if (!n)
+		return false;
+	if (kind == PC_CP_READ_REFUTED) {
+		__sync_fetch_and_add(&n->refuted, 1);
+		cp_refuted[c] = 1;
+	} else if (kind == PC_CP_READ_UNREADABLE) {
+		__sync_fetch_and_add(&n->unreadable, 1);
+	}
+	return kind == PC_CP_READ_LOCKED;
+}
+
 SEC("kprobe/contpte_ptep_get")
 int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 {
@@ -134,6 +224,7 @@ int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 	st->gen = disturb_gen();
 	st->get_orig = orig;
 	st->get_ptep = (__u64)ptep;
+	st->get_held = cp_method == PC_CP_METHOD_PTL ? cp_lock_held((__u64)ptep) : -1;
 	cp_read_block(st, (__u64)ptep);
 	st->get_gather = st->loop_gather;
 	st->get_pending = true;
@@ -141,22 +232,35 @@ int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 	return 0;
 }
 
+/* The kretprobe's instruction pointer is the return address into the
+   caller (the rethook sets it before the handlers run). */
 SEC("kretprobe/contpte_ptep_get")
 int BPF_KRETPROBE(contpte_get_kretprobe, __u64 ret)
 {
 	struct cp_state *st = cp_get(false);
-	int v;
+	struct pc_cp_reads *n;
+	int v, where = -1;
+	__u64 violations;
+	bool judged;
 
 	if (!st || !st->get_pending)
 		return 0;
 	st->get_pending = false;
+	judged = cp_method == PC_CP_METHOD_PTL ? cp_ptl_judged(st, PT_REGS_IP(ctx), &where)
+					       : st->locked_ctx;
 	v = pc_gather_result(&st->get_gather, pc_decode_pte(st->get_orig), pc_decode_pte(ret));
-	/* Outside a locked page walk a young bit may be cleared meanwhile:
-	   such calls are not judged at all. */
-	if (!st->locked_ctx)
+	/* Without the lock a young bit may be cleared meanwhile: such calls
+	   are not judged at all. */
+	if (!judged)
 		v = PC_NOT_APPLICABLE;
-	cp_verdict(st, PC_CHK_CP_GATHER, v, st->get_ptep,
-		   ((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty, ret);
+	violations =
+		cp_verdict(st, PC_CHK_CP_GATHER, v, st->get_ptep,
+			   ((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty, ret);
+	n = judged && where >= 0 ? cp_ctx_slot(where) : NULL;
+	if (n) {
+		__sync_fetch_and_add(&n->judged, 1);
+		__sync_fetch_and_add(&n->violations, violations);
+	}
 	return 0;
 }
 
