@@ -172,6 +172,8 @@ static void contpte_results(struct pc_session *s, struct pc_report *r)
 					   "folds and unfolded entries", "clear-young calls"};
 
 	pc_session_poll(s, 0);
+	if (pc_session_hook_live(s, &pc_contpte_trace, BLOCKS))
+		pc_report_note(r, "contpte/gather judged: %s", pc_contpte_judging()->how);
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
 		struct pc_result *res = pc_session_result(s, r, checks[i], PC_TIER_KPROBE);
 		char buf[400];
