@@ -38,13 +38,11 @@ const volatile __u32 cp_n_callers;
 const volatile __u64 cp_caller_lo[PC_CP_MAX_CALLERS], cp_caller_hi[PC_CP_MAX_CALLERS];
 const volatile __u32 cp_caller_ctx[PC_CP_MAX_CALLERS];
 
-/* Per context (enum pc_cp_context), then CP_CTX_OTHER_HELD and
-   CP_CTX_UNLOCKED for the calls of other callers (counted in judged). */
-#define CP_CTX_OTHER_HELD PC_CP_CTX__COUNT
-#define CP_CTX_UNLOCKED	  (PC_CP_CTX__COUNT + 1)
+/* The reads of the locked callers, per context (enum pc_cp_context);
+   other callers' reads are counted not applicable. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, PC_CP_READ_SLOTS);
+	__uint(max_entries, PC_CP_CTX__COUNT);
 	__type(key, __u32);
 	__type(value, struct pc_cp_reads);
 } cp_reads SEC(".maps");
@@ -182,28 +180,20 @@ static __always_inline struct pc_cp_reads *cp_ctx_slot(__u32 slot)
 }
 
 /* Whether this call is judged under PC_CP_METHOD_PTL; counts it.  *ctx:
-   the context when judged. */
+   the context of a locked caller, else -1. */
 static __always_inline bool cp_ptl_judged(struct cp_state *st, __u64 ret_ip, int *ctx)
 {
-	int c = cp_caller_context(ret_ip);
-	int kind = pc_cp_read_kind(c >= 0, st->get_held, cp_lock_held(st->get_ptep));
+	int c = cp_caller_context(ret_ip), kind;
 	struct pc_cp_reads *n;
 
 	*ctx = c;
-	if (c >= 0 && c < PC_CP_CTX__COUNT && cp_refuted[c])
-		kind = PC_CP_READ_REFUTED;
-	if (kind == PC_CP_READ_OTHER_HELD || kind == PC_CP_READ_UNLOCKED) {
-		n = cp_ctx_slot(kind == PC_CP_READ_OTHER_HELD ? CP_CTX_OTHER_HELD
-							      : CP_CTX_UNLOCKED);
-		if (n)
-			__sync_fetch_and_add(&n->judged, 1);
-		return false;
-	}
 	if (c < 0 || c >= PC_CP_CTX__COUNT)
 		return false;
 	n = cp_ctx_slot(c);
 	if (!n)
 		return false;
+	kind = cp_refuted[c] ? PC_CP_READ_REFUTED
+			     : pc_cp_read_kind(true, st->get_held, cp_lock_held(st->get_ptep));
 	if (kind == PC_CP_READ_REFUTED) {
 		__sync_fetch_and_add(&n->refuted, 1);
 		cp_refuted[c] = 1;

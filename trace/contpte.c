@@ -114,7 +114,7 @@ static __u64 lock_reads(struct pc_session *s, char *what, size_t len, char *refu
 	int fd = bpf_map__fd(s->skel->maps.cp_reads);
 	size_t n = (size_t)snprintf(what, len, "contpte_ptep_get reads under the page-table lock");
 	size_t r = 0;
-	__u64 rv = 0;
+	__u64 rv = 0, unreadable = 0;
 	int shown = 0;
 
 	refuted[0] = 0;
@@ -123,6 +123,7 @@ static __u64 lock_reads(struct pc_session *s, char *what, size_t len, char *refu
 
 		if (bpf_map_lookup_elem(fd, &c, &v))
 			continue;
+		unreadable += v.unreadable;
 		if (v.judged)
 			n += (size_t)snprintf(what + n, len - n, "%s%s %llu", shown++ ? ", " : " (",
 					      ctx_labels[c], (unsigned long long)v.judged);
@@ -132,6 +133,9 @@ static __u64 lock_reads(struct pc_session *s, char *what, size_t len, char *refu
 			rv += v.violations;
 		}
 	}
+	if (unreadable && n < len)
+		n += (size_t)snprintf(what + n, len - n, "%slock word unreadable in %llu",
+				      shown++ ? "; " : " (", (unsigned long long)unreadable);
 	if (shown && n < len)
 		snprintf(what + n, len - n, ")");
 	return rv;

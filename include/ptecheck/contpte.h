@@ -87,14 +87,12 @@ enum pc_cp_context {
 
 #define PC_CP_MAX_CALLERS 48 /* address ranges: functions and their clones */
 
-/* The counts of map cp_reads: per context, then for the calls of other
-   callers with the lock held, and the rest (their count in judged). */
+/* The counts of map cp_reads, per context. */
 struct pc_cp_reads {
 	__u64 judged, violations; /* reads judged, violations counted among them */
 	__u64 refuted;		  /* reads with the lock free, or after such a read */
 	__u64 unreadable;	  /* reads whose lock word could not be read */
 };
-#define PC_CP_READ_SLOTS (PC_CP_CTX__COUNT + 2)
 
 /* How the session judges contpte_ptep_get (rodata of bpf/contpte.bpf.c). */
 enum pc_cp_method {
@@ -157,20 +155,19 @@ PC_INLINE __u64 pc_arm64_vmemmap_base(__u32 va_bits, __u64 page_size)
 enum pc_cp_read {
 	PC_CP_READ_LOCKED,     /* a locked caller, lock held at entry and return: judged */
 	PC_CP_READ_REFUTED,    /* a locked caller with the lock free: the list fails here */
-	PC_CP_READ_OTHER_HELD, /* the lock held, the caller not known to hold it */
-	PC_CP_READ_UNLOCKED,   /* the lock free (or unreadable), another caller */
 	PC_CP_READ_UNREADABLE, /* a locked caller, the lock word not readable */
+	PC_CP_READ_OTHER,      /* another caller: not judged, whatever the lock says */
 };
 
 /* listed: the caller is a PC_CONTPTE_LOCKED_CALLERS function; held_*:
    1 held, 0 free, -1 not readable, at entry and at return. */
 PC_INLINE int pc_cp_read_kind(bool listed, int held_entry, int held_exit)
 {
-	if (listed && (held_entry < 0 || held_exit < 0))
+	if (!listed)
+		return PC_CP_READ_OTHER;
+	if (held_entry < 0 || held_exit < 0)
 		return PC_CP_READ_UNREADABLE;
-	if (listed)
-		return held_entry && held_exit ? PC_CP_READ_LOCKED : PC_CP_READ_REFUTED;
-	return held_entry > 0 ? PC_CP_READ_OTHER_HELD : PC_CP_READ_UNLOCKED;
+	return held_entry && held_exit ? PC_CP_READ_LOCKED : PC_CP_READ_REFUTED;
 }
 
 /*
