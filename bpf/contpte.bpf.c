@@ -22,7 +22,9 @@
  * lock word reads held at entry and return; elsewhere inside a tracked
  * task's mlock/munlock/madvise calls (whose page walks take the lock).
  * Other calls are counted not-applicable.  A disturbed window (reclaim,
- * migration, ...) or a shared mm makes a violation inconclusive.
+ * migration, ...) or a shared mm makes a violation inconclusive; a read
+ * proven under the lock ignores the mm's users (smaps and pagemap hold
+ * one themselves while they walk).
  */
 #include "common.bpf.h"
 
@@ -88,13 +90,16 @@ static __always_inline struct cp_state *cp_get(bool create)
 	return thread_state(&cp_states, &fresh, create, &track);
 }
 
+/* A disturbed window, or a shared mm, makes a violation inconclusive. */
+#define CP_WIN (PC_WIN_GEN | PC_WIN_MM)
+
 /* One verdict of check, counted at once (these hooks have no call whose
-   end would flush them).  where: the PTE's kernel address. */
+   end would flush them).  where: the PTE's kernel address; flags: the
+   window's PC_WIN_*. */
 static __always_inline __u64 cp_verdict(struct cp_state *st, __u32 check, int verdict, __u64 where,
-					__u64 expected, __u64 seen)
+					__u64 expected, __u64 seen, __u32 flags)
 {
-	struct pc_window w = {
-		.gen = st->gen, .tier = PC_TIER_KPROBE, .flags = PC_WIN_GEN | PC_WIN_MM};
+	struct pc_window w = {.gen = st->gen, .tier = PC_TIER_KPROBE, .flags = flags};
 	struct pc_check_counts c = {};
 
 	pc_judge(&c, &st->pv, &w, check, verdict, where, where, expected, seen);
@@ -243,9 +248,11 @@ int BPF_KRETPROBE(contpte_get_kretprobe, __u64 ret)
 	   are not judged at all. */
 	if (!judged)
 		v = PC_NOT_APPLICABLE;
-	violations =
-		cp_verdict(st, PC_CHK_CP_GATHER, v, st->get_ptep,
-			   ((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty, ret);
+	/* A read proven under the lock is safe from other threads too: the
+	   mm's users (the /proc readers' own mmget among them) do not matter. */
+	violations = cp_verdict(st, PC_CHK_CP_GATHER, v, st->get_ptep,
+				((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty,
+				ret, cp_method == PC_CP_METHOD_PTL ? PC_WIN_GEN : CP_WIN);
 	n = judged && where >= 0 ? cp_ctx_slot(where) : NULL;
 	if (n) {
 		__sync_fetch_and_add(&n->judged, 1);
@@ -290,7 +297,7 @@ int BPF_KRETPROBE(contpte_fold_kretprobe)
 	v = pc_fold_result(&st->fold);
 	if (v != PC_NOT_APPLICABLE)
 		stat_add(PC_STAT_CP_FOLD, 1);
-	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont);
+	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont, CP_WIN);
 	return 0;
 }
 
@@ -306,7 +313,8 @@ static long cp_unfold_entry(__u32 k, void *data)
 		return 1;
 	cp_verdict(st, PC_CHK_CP_FOLD, pc_unfold_entry(&st->unfold_gather, k, pc_decode_pte(raw)),
 		   st->unfold_block + (__u64)k * 8,
-		   ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw);
+		   ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw,
+		   CP_WIN);
 	return 0;
 }
 
@@ -383,7 +391,7 @@ int BPF_KRETPROBE(contpte_young_kretprobe, int ret)
 		return 0;
 	st->young_pending = false;
 	cp_verdict(st, PC_CHK_CP_YOUNG, pc_young_reported(st->young_seen, ret & 1), st->young_ptep,
-		   st->young_seen, ret & 1);
+		   st->young_seen, ret & 1, CP_WIN);
 	return 0;
 }
 
