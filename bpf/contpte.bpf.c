@@ -13,17 +13,44 @@
  *                                       young reported when an entry was young
  *
  * Race rules (docs/checks.md): fold, unfold and clear-young run under the
- * page-table lock, as does contpte_ptep_get when its caller holds it, so
- * between entry and return only hardware changes the block and it only
- * sets bits.  ptep_get() is also called without the lock, where a young
- * bit may be cleared meanwhile; the gather is therefore judged only inside
- * a tracked task's mlock/munlock/madvise calls (whose page walks take the
- * lock), and counted not-applicable elsewhere.  A disturbed window
- * (reclaim, migration, ...) or a shared mm makes a violation inconclusive.
+ * page-table lock, so between entry and return only hardware changes the
+ * block and it only sets bits.  ptep_get() is also called without the
+ * lock, where a young bit may be cleared meanwhile, so the gather is
+ * judged only where the lock is held: where the lock word can be read
+ * (cp_method PC_CP_METHOD_PTL, calibrated by trace/contpte_ptl.c), in
+ * reads by a caller known to hold the lock of the block's table whose
+ * lock word reads held at entry and return; elsewhere inside a tracked
+ * task's mlock/munlock/madvise calls (whose page walks take the lock).
+ * Other calls are counted not-applicable.  A disturbed window (reclaim,
+ * migration, ...) or a shared mm makes a violation inconclusive; a read
+ * proven under the lock ignores the mm's users (smaps and pagemap hold
+ * one themselves while they walk).
  */
 #include "common.bpf.h"
 
 #define PC_CONT_MASK (PC_CONT_PTES * 8ULL - 1) /* a block's 16 entries: 128 bytes */
+
+/* Set by the loader (trace/contpte_ptl.c): how the gather is judged, the
+   page-table lock's place, and the address ranges of the locked callers
+   (PC_CONTPTE_LOCKED_CALLERS) with their contexts. */
+const volatile __u32 cp_method = PC_CP_METHOD_SYSCALLS;
+const volatile __u32 cp_ptl_mode;
+const volatile __u64 cp_ptl_base, cp_ptl_off, cp_page_size;
+const volatile __u32 cp_n_callers;
+const volatile __u64 cp_caller_lo[PC_CP_MAX_CALLERS], cp_caller_hi[PC_CP_MAX_CALLERS];
+const volatile __u32 cp_caller_ctx[PC_CP_MAX_CALLERS];
+
+/* The reads of the locked callers, per context (enum pc_cp_context);
+   other callers' reads are counted not applicable. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PC_CP_CTX__COUNT);
+	__type(key, __u32);
+	__type(value, struct pc_cp_reads);
+} cp_reads SEC(".maps");
+
+/* A context refuted once is judged no more (any CPU may set it). */
+__u32 cp_refuted[PC_CP_CTX__COUNT];
 
 struct cp_state {
 	bool locked_ctx; /* inside mlock/munlock/madvise of a tracked task */
@@ -32,6 +59,7 @@ struct cp_state {
 	bool get_pending;
 	struct pc_gather get_gather;
 	__u64 get_orig, get_ptep;
+	int get_held; /* the block's lock word at entry: 1 held, 0 free, -1 unreadable */
 	/* __contpte_try_fold / __contpte_try_unfold */
 	bool fold_pending, unfold_pending;
 	__u64 fold_block, unfold_block;
@@ -62,17 +90,21 @@ static __always_inline struct cp_state *cp_get(bool create)
 	return thread_state(&cp_states, &fresh, create, &track);
 }
 
+/* A disturbed window, or a shared mm, makes a violation inconclusive. */
+#define CP_WIN (PC_WIN_GEN | PC_WIN_MM)
+
 /* One verdict of check, counted at once (these hooks have no call whose
-   end would flush them).  where: the PTE's kernel address. */
-static __always_inline void cp_verdict(struct cp_state *st, __u32 check, int verdict, __u64 where,
-				       __u64 expected, __u64 seen)
+   end would flush them).  where: the PTE's kernel address; flags: the
+   window's PC_WIN_*. */
+static __always_inline __u64 cp_verdict(struct cp_state *st, __u32 check, int verdict, __u64 where,
+					__u64 expected, __u64 seen, __u32 flags)
 {
-	struct pc_window w = {
-		.gen = st->gen, .tier = PC_TIER_KPROBE, .flags = PC_WIN_GEN | PC_WIN_MM};
+	struct pc_window w = {.gen = st->gen, .tier = PC_TIER_KPROBE, .flags = flags};
 	struct pc_check_counts c = {};
 
 	pc_judge(&c, &st->pv, &w, check, verdict, where, where, expected, seen);
 	add_counts(check, PC_TIER_KPROBE, &c);
+	return c.violations;
 }
 
 /* Reads the 16 entries of the block at st->block_base into loop_gather/fold. */
@@ -123,6 +155,59 @@ static __always_inline void cp_read_block(struct cp_state *st, __u64 ptep)
 
 /* ---- contpte_ptep_get ----------------------------------------------------- */
 
+/* The lock word of the page table holding ptep: 1 held (a qspinlock taken
+   or contended), 0 free, -1 not readable. */
+static __always_inline int cp_lock_held(__u64 ptep)
+{
+	__u64 lock = pc_ptdesc_of(cp_ptl_base, cp_page_size, ptep) + cp_ptl_off;
+	__u32 word = 0;
+
+	if (cp_ptl_mode == PC_PTL_POINTER &&
+	    bpf_probe_read_kernel(&lock, sizeof(lock), (void *)lock))
+		return -1;
+	if (bpf_probe_read_kernel(&word, sizeof(word), (void *)lock))
+		return -1;
+	return word != 0;
+}
+
+/* The context of the caller returned to, or -1 when not a locked caller. */
+static __always_inline int cp_caller_context(__u64 ret_ip)
+{
+	for (__u32 i = 0; i < PC_CP_MAX_CALLERS && i < cp_n_callers; i++)
+		if (ret_ip >= cp_caller_lo[i] && ret_ip < cp_caller_hi[i])
+			return cp_caller_ctx[i] < PC_CP_CTX__COUNT ? (int)cp_caller_ctx[i] : -1;
+	return -1;
+}
+
+static __always_inline struct pc_cp_reads *cp_ctx_slot(__u32 slot)
+{
+	return bpf_map_lookup_elem(&cp_reads, &slot);
+}
+
+/* Whether this call is judged under PC_CP_METHOD_PTL; counts it.  *ctx:
+   the context of a locked caller, else -1. */
+static __always_inline bool cp_ptl_judged(struct cp_state *st, __u64 ret_ip, int *ctx)
+{
+	int c = cp_caller_context(ret_ip), kind;
+	struct pc_cp_reads *n;
+
+	*ctx = c;
+	if (c < 0 || c >= PC_CP_CTX__COUNT)
+		return false;
+	n = cp_ctx_slot(c);
+	if (!n)
+		return false;
+	kind = cp_refuted[c] ? PC_CP_READ_REFUTED
+			     : pc_cp_read_kind(true, st->get_held, cp_lock_held(st->get_ptep));
+	if (kind == PC_CP_READ_REFUTED) {
+		__sync_fetch_and_add(&n->refuted, 1);
+		cp_refuted[c] = 1;
+	} else if (kind == PC_CP_READ_UNREADABLE) {
+		__sync_fetch_and_add(&n->unreadable, 1);
+	}
+	return kind == PC_CP_READ_LOCKED;
+}
+
 SEC("kprobe/contpte_ptep_get")
 int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 {
@@ -134,6 +219,7 @@ int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 	st->gen = disturb_gen();
 	st->get_orig = orig;
 	st->get_ptep = (__u64)ptep;
+	st->get_held = cp_method == PC_CP_METHOD_PTL ? cp_lock_held((__u64)ptep) : -1;
 	cp_read_block(st, (__u64)ptep);
 	st->get_gather = st->loop_gather;
 	st->get_pending = true;
@@ -141,22 +227,37 @@ int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 	return 0;
 }
 
+/* The kretprobe's instruction pointer is the return address into the
+   caller (the rethook sets it before the handlers run). */
 SEC("kretprobe/contpte_ptep_get")
 int BPF_KRETPROBE(contpte_get_kretprobe, __u64 ret)
 {
 	struct cp_state *st = cp_get(false);
-	int v;
+	struct pc_cp_reads *n;
+	int v, where = -1;
+	__u64 violations;
+	bool judged;
 
 	if (!st || !st->get_pending)
 		return 0;
 	st->get_pending = false;
+	judged = cp_method == PC_CP_METHOD_PTL ? cp_ptl_judged(st, PT_REGS_IP(ctx), &where)
+					       : st->locked_ctx;
 	v = pc_gather_result(&st->get_gather, pc_decode_pte(st->get_orig), pc_decode_pte(ret));
-	/* Outside a locked page walk a young bit may be cleared meanwhile:
-	   such calls are not judged at all. */
-	if (!st->locked_ctx)
+	/* Without the lock a young bit may be cleared meanwhile: such calls
+	   are not judged at all. */
+	if (!judged)
 		v = PC_NOT_APPLICABLE;
-	cp_verdict(st, PC_CHK_CP_GATHER, v, st->get_ptep,
-		   ((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty, ret);
+	/* A read proven under the lock is safe from other threads too: the
+	   mm's users (the /proc readers' own mmget among them) do not matter. */
+	violations = cp_verdict(st, PC_CHK_CP_GATHER, v, st->get_ptep,
+				((__u64)st->get_gather.any_young << 1) | st->get_gather.any_dirty,
+				ret, cp_method == PC_CP_METHOD_PTL ? PC_WIN_GEN : CP_WIN);
+	n = judged && where >= 0 ? cp_ctx_slot(where) : NULL;
+	if (n) {
+		__sync_fetch_and_add(&n->judged, 1);
+		__sync_fetch_and_add(&n->violations, violations);
+	}
 	return 0;
 }
 
@@ -196,7 +297,7 @@ int BPF_KRETPROBE(contpte_fold_kretprobe)
 	v = pc_fold_result(&st->fold);
 	if (v != PC_NOT_APPLICABLE)
 		stat_add(PC_STAT_CP_FOLD, 1);
-	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont);
+	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont, CP_WIN);
 	return 0;
 }
 
@@ -212,7 +313,8 @@ static long cp_unfold_entry(__u32 k, void *data)
 		return 1;
 	cp_verdict(st, PC_CHK_CP_FOLD, pc_unfold_entry(&st->unfold_gather, k, pc_decode_pte(raw)),
 		   st->unfold_block + (__u64)k * 8,
-		   ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw);
+		   ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw,
+		   CP_WIN);
 	return 0;
 }
 
@@ -289,7 +391,7 @@ int BPF_KRETPROBE(contpte_young_kretprobe, int ret)
 		return 0;
 	st->young_pending = false;
 	cp_verdict(st, PC_CHK_CP_YOUNG, pc_young_reported(st->young_seen, ret & 1), st->young_ptep,
-		   st->young_seen, ret & 1);
+		   st->young_seen, ret & 1, CP_WIN);
 	return 0;
 }
 

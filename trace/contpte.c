@@ -4,6 +4,9 @@
  * its hook groups, results, histograms and `ptecheck features` lines.
  */
 #include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "contpte_ptl.h"
 #include "ptecheck.skel.h"
 #include "probe.h"
 #include "session.h"
@@ -41,6 +44,21 @@ static const struct pc_hook_group groups[] = {
 			 .programs = young_programs},
 };
 
+/* Where the gather is judged: under the page-table lock read from the
+   table's struct page when that calibrates here, else inside the locked
+   syscalls.  Decided once the contpte hooks are chosen. */
+static void contpte_configure(struct pc_session *s)
+{
+	if (pc_session_hook(s, &pc_contpte_trace, BLOCKS)->mech == PC_MECH_NONE)
+		return;
+	pc_contpte_judging_apply(pc_contpte_judging(), s->skel);
+}
+
+static bool judged_by_lock(void)
+{
+	return pc_contpte_judging()->ptl;
+}
+
 /* The syscalls whose page walks hold the page-table lock, where
    contpte_ptep_get is judged: all of them are seen to begin and end. */
 static bool locked_walks_traced(const struct pc_session *s)
@@ -69,7 +87,7 @@ static const char *skip_reason(struct pc_session *s, __u32 check, char *buf, siz
 		 !pc_session_hook_live(s, &pc_contpte_trace, CLEAR_YOUNG))
 		snprintf(buf, len, "no hook on clear-young: %s",
 			 pc_session_hook(s, &pc_contpte_trace, CLEAR_YOUNG)->reason);
-	else if (check == PC_CHK_CP_GATHER && !locked_walks_traced(s))
+	else if (check == PC_CHK_CP_GATHER && !judged_by_lock() && !locked_walks_traced(s))
 		snprintf(buf, len,
 			 "the mlock/munlock/madvise tracepoints that mark locked walks did not "
 			 "attach (%s)",
@@ -79,6 +97,78 @@ static const char *skip_reason(struct pc_session *s, __u32 check, char *buf, siz
 	return buf;
 }
 
+static const char *const ctx_labels[] = {
+#define CTX_LABEL(id, label) [PC_CP_CTX_##id] = label,
+	PC_CONTPTE_CONTEXTS(CTX_LABEL)
+#undef CTX_LABEL
+};
+
+/*
+ * The locked reads per context into what ("contpte_ptep_get reads under
+ * the page-table lock (smaps 3, pagemap 40)"); returns the violations
+ * counted in contexts that a read with the lock free refuted: those are
+ * inconclusive, as the lock was not proven held for them.
+ */
+static __u64 lock_reads(struct pc_session *s, char *what, size_t len, char *refuted, size_t rlen)
+{
+	int fd = bpf_map__fd(s->skel->maps.cp_reads);
+	size_t n = (size_t)snprintf(what, len, "contpte_ptep_get reads under the page-table lock");
+	size_t r = 0;
+	__u64 rv = 0, unreadable = 0;
+	int shown = 0;
+
+	refuted[0] = 0;
+	for (__u32 c = 0; c < PC_CP_CTX__COUNT && n < len && r < rlen; c++) {
+		struct pc_cp_reads v = {0};
+
+		if (bpf_map_lookup_elem(fd, &c, &v))
+			continue;
+		unreadable += v.unreadable;
+		if (v.judged)
+			n += (size_t)snprintf(what + n, len - n, "%s%s %llu", shown++ ? ", " : " (",
+					      ctx_labels[c], (unsigned long long)v.judged);
+		if (v.refuted) {
+			r += (size_t)snprintf(refuted + r, rlen - r, "%s%s", r ? ", " : "",
+					      ctx_labels[c]);
+			rv += v.violations;
+		}
+	}
+	if (unreadable && n < len)
+		n += (size_t)snprintf(what + n, len - n, "%slock word unreadable in %llu",
+				      shown++ ? "; " : " (", (unsigned long long)unreadable);
+	if (shown && n < len)
+		snprintf(what + n, len - n, ")");
+	return rv;
+}
+
+/* contpte/gather judged under the lock: refuted contexts' violations are
+   inconclusive, and the summary says which contexts were refuted. */
+static void judge_gather_locked(struct pc_session *s, struct pc_result *res)
+{
+	char what[200], refuted[120];
+	__u64 rv = lock_reads(s, what, sizeof(what), refuted, sizeof(refuted));
+
+	pc_session_judge(s, res, PC_CHK_CP_GATHER, PC_TIER_KPROBE, what,
+			 "nothing to judge: no contpte_ptep_get read by a caller holding the "
+			 "page-table lock in any traced process");
+	if (!refuted[0])
+		return;
+	if (rv > res->violations)
+		rv = res->violations;
+	res->violations -= rv;
+	res->inconclusive += rv;
+	if (res->violations == 0)
+		res->n_evidence = 0;
+	pc_result_set(res,
+		      res->violations ? PC_STATUS_FAIL
+		      : res->checked  ? PC_STATUS_PASS
+				      : PC_STATUS_SKIP,
+		      "%llu of %llu judged reads violate the invariant; %llu inconclusive: read "
+		      "with the lock free by %s, which then were judged no more",
+		      (unsigned long long)res->violations, (unsigned long long)res->checked,
+		      (unsigned long long)res->inconclusive, refuted);
+}
+
 static void contpte_results(struct pc_session *s, struct pc_report *r)
 {
 	static const __u32 checks[] = {PC_CHK_CP_GATHER, PC_CHK_CP_FOLD, PC_CHK_CP_YOUNG};
@@ -86,6 +176,8 @@ static void contpte_results(struct pc_session *s, struct pc_report *r)
 					   "folds and unfolded entries", "clear-young calls"};
 
 	pc_session_poll(s, 0);
+	if (pc_session_hook_live(s, &pc_contpte_trace, BLOCKS))
+		pc_report_note(r, "contpte/gather judged: %s", pc_contpte_judging()->how);
 	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
 		struct pc_result *res = pc_session_result(s, r, checks[i], PC_TIER_KPROBE);
 		char buf[400];
@@ -96,6 +188,8 @@ static void contpte_results(struct pc_session *s, struct pc_report *r)
 		why = skip_reason(s, checks[i], buf, sizeof(buf));
 		if (why)
 			pc_result_set(res, PC_STATUS_SKIP, "%s", why);
+		else if (checks[i] == PC_CHK_CP_GATHER && judged_by_lock())
+			judge_gather_locked(s, res);
 		else
 			pc_session_judge(s, res, checks[i], PC_TIER_KPROBE, what[i],
 					 "nothing to judge: no such call in any traced process's "
@@ -143,6 +237,10 @@ static void contpte_feature_paths(const struct pc_features *f)
 
 static void contpte_feature_tiers(const struct pc_features *f)
 {
+	const struct pc_cp_judging *j = f->hooks[BLOCKS].mech ? pc_contpte_judging() : NULL;
+
+	if (j)
+		f->line("contpte/gather under the page-table lock", j->ptl, j->how);
 	f->tiers("contpte/gather, fold, clear-young",
 		 f->hooks[BLOCKS].mech			  ? "kernel:kprobe (contpte_*) + oracles"
 		 : pc_kernel_has_func("contpte_ptep_get") ? "oracles only (no kprobes here)"
@@ -154,6 +252,7 @@ const struct pc_trace_path pc_contpte_trace = {
 	.name = "contpte",
 	.groups = groups,
 	.n_groups = sizeof(groups) / sizeof(groups[0]),
+	.configure = contpte_configure,
 	.results = contpte_results,
 	.hists = contpte_hists,
 	.tracepoints = tracepoints,

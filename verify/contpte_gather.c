@@ -19,6 +19,13 @@
  *
  * Reading entry K itself always shows entry K's own bit, so smaps alone
  * cannot see a broken gather; the rewrite makes a lost bit stay lost.
+ *
+ * The kernel tier (bpf/contpte.bpf.c) judges the gather itself: right
+ * after the touches, before any rewrite, smaps and pagemap read every
+ * block under the page-table lock.  The mixed patterns leave the state
+ * aging leaves (dirty but old before a young entry, young but clean
+ * before a dirty one), where a loop that stops at the first bit it finds
+ * returns one bit short.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -253,6 +260,9 @@ int cp_measure_pattern(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 		ret = set_dirty(a, &r, p, s.ref >= 0 && !needs_cold(p), &ref_idle);
 	if (!ret)
 		ret = set_young(a, &r, p, s.ref >= 0, &ref_idle, &touched);
+	/* The aged state as it is, before any rewrite gathers it elsewhere. */
+	if (!ret && (ret = cp_region_locked_reads(&r)))
+		ret = pc_skip_rest(a, "smaps/pagemap", -ret);
 	if (!ret && s.ref >= 0)
 		ret = young_rewrite(a, &r, s.ref, needs_cold(p), ref_idle, touched, &ref_after);
 	/* Our own MADV_PAGEOUT below is reclaim: not a disturbance. */

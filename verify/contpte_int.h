@@ -68,6 +68,10 @@ int cp_region_bounce(const struct region *r);
 int cp_region_mlock(const struct region *r, bool lock, bool misaligned);
 /* smaps Locked over every VMA of the region, in kB; 0 or -errno. */
 int cp_region_locked_kb(const struct region *r, __u64 *kb);
+/* smaps and pagemap read over every block, each entry's read gathering
+   the block under the page-table lock (judged by the kernel tier, whose
+   read it is: the values do not matter); 0 or -errno. */
+int cp_region_locked_reads(const struct region *r);
 /* smaps Referenced over every VMA of the region, in pages; 0 or -errno. */
 int cp_region_referenced_pages(const struct region *r, __u64 *pages);
 

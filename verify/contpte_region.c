@@ -146,6 +146,16 @@ int cp_region_referenced_pages(const struct region *r, __u64 *pages)
 	return ret;
 }
 
+int cp_region_locked_reads(const struct region *r)
+{
+	__u64 kb, pm[CONT];
+	int ret = region_smaps(r, SM_REFERENCED, &kb);
+
+	for (size_t b = 0; b < r->nblocks && !ret; b++)
+		ret = pc_pagemap_read(0, (__u64)(uintptr_t)cp_block_addr(r, b), CONT, pm);
+	return ret;
+}
+
 /*
  * Blocks that are exactly one naturally aligned 64 KiB folio: 16 PFNs in a
  * row from a 16-aligned PFN, each page of order 4 (kpageflags).  -errno when

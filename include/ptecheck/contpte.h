@@ -17,9 +17,158 @@
 #define PC_CONTPTE_EVIDENCE(E)                                                                     \
 	E(CP_MLOCK, MAPCOUNT, "smaps Locked did not return to 0 after munlock")
 
-/* The syscalls whose page walks hold the page-table lock: contpte_ptep_get
-   is judged inside them (bpf/contpte.bpf.c, trace/contpte.c). */
+/* The syscalls whose page walks hold the page-table lock: where the lock
+   itself cannot be read, contpte_ptep_get is judged inside them
+   (bpf/contpte.bpf.c, trace/contpte.c). */
 #define PC_CONTPTE_LOCKED_SYSCALLS(X) X(mlock) X(mlock2) X(munlock) X(madvise)
+
+/*
+ * Where contpte_ptep_get is judged when the page-table lock can be read
+ * (trace/contpte_ptl.c): reads whose caller holds the split lock of the
+ * block's page table, as that lock's word confirms at entry and return.
+ * The lock word alone cannot say whose lock it is (a qspinlock has no
+ * owner), so ownership comes from the caller: functions every call of
+ * contpte_ptep_get in which (ptep_get() is inlined) happens with the lock
+ * of ptep's table held, read from the v7.2 source.  A read by one of them
+ * with the lock free refutes the entry on this kernel: its context is
+ * judged no more, and its violations count as inconclusive.
+ *
+ * PC_CONTPTE_CONTEXTS(X): X(ID, "label"); PC_CONTPTE_LOCKED_CALLERS(X):
+ * X(ID, "function"), several functions per context.  Names that kallsyms
+ * has twice (two static functions) are left out.
+ */
+#define PC_CONTPTE_CONTEXTS(X)                                                                     \
+	X(SMAPS, "smaps")                                                                          \
+	X(PAGEMAP, "pagemap")                                                                      \
+	X(CLEAR_REFS, "clear_refs")                                                                \
+	X(NUMA_MAPS, "numa_maps")                                                                  \
+	X(RMAP, "rmap")                                                                            \
+	X(MLOCK, "mlock")                                                                          \
+	X(MADVISE, "madvise")                                                                      \
+	X(MPROTECT, "mprotect")                                                                    \
+	X(ZAP, "zap")                                                                              \
+	X(FORK, "fork")                                                                            \
+	X(MREMAP, "mremap")                                                                        \
+	X(GUP, "gup")
+
+#define PC_CONTPTE_LOCKED_CALLERS(X)                                                               \
+	X(SMAPS, "smaps_pte_range")                                                                \
+	X(SMAPS, "smaps_pte_entry")                                                                \
+	X(PAGEMAP, "pagemap_pmd_range")                                                            \
+	X(PAGEMAP, "pagemap_scan_pmd_entry")                                                       \
+	X(CLEAR_REFS, "clear_refs_pte_range")                                                      \
+	X(CLEAR_REFS, "clear_soft_dirty")                                                          \
+	X(NUMA_MAPS, "gather_pte_stats")                                                           \
+	X(RMAP, "folio_referenced_one")                                                            \
+	X(RMAP, "try_to_unmap_one")                                                                \
+	X(RMAP, "try_to_migrate_one")                                                              \
+	X(RMAP, "page_vma_mkclean_one")                                                            \
+	X(RMAP, "page_idle_clear_pte_refs_one")                                                    \
+	X(MLOCK, "mlock_pte_range")                                                                \
+	X(MLOCK, "folio_mlock_step")                                                               \
+	X(MADVISE, "madvise_cold_or_pageout_pte_range")                                            \
+	X(MADVISE, "madvise_free_pte_range")                                                       \
+	X(MPROTECT, "change_pte_range")                                                            \
+	X(ZAP, "zap_pte_range")                                                                    \
+	X(ZAP, "do_zap_pte_range")                                                                 \
+	X(ZAP, "zap_present_ptes")                                                                 \
+	X(FORK, "copy_pte_range")                                                                  \
+	X(FORK, "copy_present_ptes")                                                               \
+	X(MREMAP, "move_ptes")                                                                     \
+	X(GUP, "follow_page_pte")                                                                  \
+	X(GUP, "follow_pfn_pte")
+
+enum pc_cp_context {
+#define PC_CP_CTX_ENUM(id, label) PC_CP_CTX_##id,
+	PC_CONTPTE_CONTEXTS(PC_CP_CTX_ENUM)
+#undef PC_CP_CTX_ENUM
+		PC_CP_CTX__COUNT,
+};
+
+#define PC_CP_MAX_CALLERS 48 /* address ranges: functions and their clones */
+
+/* The counts of map cp_reads, per context. */
+struct pc_cp_reads {
+	__u64 judged, violations; /* reads judged, violations counted among them */
+	__u64 refuted;		  /* reads with the lock free, or after such a read */
+	__u64 unreadable;	  /* reads whose lock word could not be read */
+};
+
+/* How the session judges contpte_ptep_get (rodata of bpf/contpte.bpf.c). */
+enum pc_cp_method {
+	PC_CP_METHOD_SYSCALLS = 0, /* inside PC_CONTPTE_LOCKED_SYSCALLS */
+	PC_CP_METHOD_PTL,	   /* a locked caller, its lock word held */
+};
+
+/* How the page-table page's struct page holds its lock (struct ptdesc). */
+enum pc_ptl_mode {
+	PC_PTL_NONE = 0,
+	PC_PTL_EMBEDDED, /* spinlock_t ptl in the struct page */
+	PC_PTL_POINTER,	 /* spinlock_t *ptl (ALLOC_SPLIT_PTLOCKS: debug spinlocks) */
+};
+
+/*
+ * The struct page of the page-table page holding the entry at ptep, with
+ * SPARSEMEM_VMEMMAP: virt_to_page() of a linear-map address is linear in
+ * its page number, page = base + (va >> 12) * page_size, one base per
+ * boot (calibrated: trace/contpte_ptl.c).
+ */
+PC_INLINE __u64 pc_ptdesc_of(__u64 base, __u64 page_size, __u64 ptep)
+{
+	return base + (ptep >> PC_PAGE_SHIFT) * page_size;
+}
+
+/* The base under which an embedded lock at lock belongs to table_va. */
+PC_INLINE __u64 pc_ptl_base_embedded(__u64 table_va, __u64 lock, __u64 ptl_off, __u64 page_size)
+{
+	return lock - ptl_off - (table_va >> PC_PAGE_SHIFT) * page_size;
+}
+
+/*
+ * The base arm64's memory model gives (asm/memory.h, 4 KiB pages):
+ * virt_to_page(x) = VMEMMAP_START + ((x - PAGE_OFFSET) >> 12) * sizeof(page),
+ * VMEMMAP_START = -1 GiB - VMEMMAP_SIZE, PAGE_OFFSET = -(1 << VA_BITS),
+ * VMEMMAP_SIZE covering the linear map up to _PAGE_END(VA_BITS_MIN).  A
+ * candidate per VA_BITS, each one tried against the kernel's own locks.
+ */
+PC_INLINE __u64 pc_arm64_vmemmap_base(__u32 va_bits, __u64 page_size)
+{
+	__u32 min = va_bits > 48 ? 48 : va_bits;
+	__u64 page_offset = -(1ULL << va_bits);
+	__u64 range = -(1ULL << (min - 1)) - page_offset;
+	__u64 start = -(1ULL << 30) - (range >> PC_PAGE_SHIFT) * page_size;
+
+	return start - (page_offset >> PC_PAGE_SHIFT) * page_size;
+}
+
+/* What bpf/contpte_ptl.bpf.c records for trace/contpte_ptl.c: up to
+   PC_PTL_PAIRS locks the calibrating thread took, and the candidates (bit
+   c: the arm64 base for VA_BITS PC_PTL_VA_BITS[c]) that find them. */
+#define PC_PTL_PAIRS	  8
+#define PC_PTL_CANDIDATES 3
+#define PC_PTL_VA_BITS                                                                             \
+	{                                                                                          \
+		52, 48, 39                                                                         \
+	}
+
+/* How one contpte_ptep_get call counts under PC_CP_METHOD_PTL. */
+enum pc_cp_read {
+	PC_CP_READ_LOCKED,     /* a locked caller, lock held at entry and return: judged */
+	PC_CP_READ_REFUTED,    /* a locked caller with the lock free: the list fails here */
+	PC_CP_READ_UNREADABLE, /* a locked caller, the lock word not readable */
+	PC_CP_READ_OTHER,      /* another caller: not judged, whatever the lock says */
+};
+
+/* listed: the caller is a PC_CONTPTE_LOCKED_CALLERS function; held_*:
+   1 held, 0 free, -1 not readable, at entry and at return. */
+PC_INLINE int pc_cp_read_kind(bool listed, int held_entry, int held_exit)
+{
+	if (!listed)
+		return PC_CP_READ_OTHER;
+	if (held_entry < 0 || held_exit < 0)
+		return PC_CP_READ_UNREADABLE;
+	return held_entry && held_exit ? PC_CP_READ_LOCKED : PC_CP_READ_REFUTED;
+}
 
 /*
  * contpte/gather: contpte_ptep_get(ptep, orig) returns orig (same page,

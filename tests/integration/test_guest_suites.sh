@@ -10,7 +10,8 @@
 #     for), the per-batch checks ran, and the mremap batch histogram holds
 #     16-PTE batches for the 64 KiB folios;
 #   - 7.x on arm64: the contpte gather, fold and clear-young checks ran in
-#     the kernel (kprobes) and passed; on x86_64 contpte is reported as
+#     the kernel (kprobes) and passed, the gather judged on smaps reads
+#     under the page-table lock; on x86_64 contpte is reported as
 #     arm64-only;
 #   - 7.x on both: the filemap checks ran in the kernel (fentry/fexit on
 #     set_pte_range and folio_add_file_rmap_ptes) and passed, and
@@ -82,6 +83,11 @@ if what == "skip-says":  # check text: every result of check skips saying text
                      for r in got if r["tier"].startswith("kernel:"))
     print("; ".join(f'{r["tier"]}: {r["status"]}: {r["summary"][:80]}' for r in got))
     sys.exit(0 if ok else 1)
+if what == "passes-saying":  # check tier text: the one result passes, its summary says text
+    got = [r for r in res if r["check"] == sys.argv[3] and r["tier"] == sys.argv[4]]
+    print("; ".join(f'{r["status"]}: {r["summary"][:120]}' for r in got))
+    sys.exit(0 if len(got) == 1 and got[0]["status"] == "pass"
+             and sys.argv[5] in got[0]["summary"] else 1)
 if what == "hist-over-1":  # name: some count in a bucket of 2 or more
     h = hist(sys.argv[3])
     big = 0 if h is None else sum(b["count"] for b in h["buckets"] if b["low"] >= 2)
@@ -187,6 +193,14 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "arm64 6.12"; do
 					not_ok "arm64 7 guest: $check judged in the kernel" "$why"
 				fi
 			done
+			# The gather judged on the reads under the page-table lock,
+			# the lock read from the table's struct page (docs/checks.md).
+			if why=$(query "$out.json" passes-saying contpte/gather kernel:kprobe \
+				"reads under the page-table lock (smaps "); then
+				ok "arm64 7 guest: contpte/gather judged on smaps reads under the page-table lock ($why)"
+			else
+				not_ok "arm64 7 guest: contpte/gather judged on smaps reads under the page-table lock" "$why"
+			fi
 		elif why=$(query "$out.json" skip-says contpte/gather "only on arm64"); then
 			ok "x86_64 7 guest: contpte reported as arm64-only ($why)"
 		else
