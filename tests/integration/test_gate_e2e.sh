@@ -30,23 +30,8 @@ if [ -z "${1:-}" ]; then
 fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PTECHECK=$(cd "$1" 2>/dev/null && pwd)/ptecheck
-nr=0 nr_fail=0
-
-ok() { nr=$((nr + 1)); echo "ok $nr - $1"; }
-not_ok() {
-	nr=$((nr + 1))
-	nr_fail=$((nr_fail + 1))
-	echo "not ok $nr - $1"
-	[ -n "${2:-}" ] && echo "$2" | sed 's/^/# /'
-	[ -f "${3:-/nonexistent}" ] && tail -n 20 "$3" | sed 's/^/#   /'
-	return 0
-}
-done_tap() {
-	echo "1..$nr"
-	[ $nr_fail -gt 0 ] && exit 1
-	exit 0
-}
-
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 if [ ! -x "$PTECHECK" ] || ! "$PTECHECK" gate --help >/dev/null 2>&1; then
 	echo "1..0 # SKIP no 'ptecheck gate' in $PTECHECK"
 	exit 4
@@ -67,7 +52,7 @@ done
 
 if ! build=$("$ROOT/guest/build-guest" x86_64 2>"$tmp/build.err" | tail -n 1) || [ ! -x "$build/ptecheck" ]; then
 	not_ok "static x86_64 build for the guest" "guest/build-guest x86_64 failed" "$tmp/build.err"
-	done_tap
+	tap_end
 fi
 ok "static x86_64 build for the guest ($build)"
 
@@ -79,7 +64,7 @@ for spec in 6.1 7; do
 	rc=$?
 	if [ $rc -ne 0 ] || [ ! -s "$out.json" ]; then
 		not_ok "x86_64 $spec guest: mremap suite report (vmtest exit $rc)" "" "$out.err"
-		done_tap
+		tap_end
 	fi
 	ok "x86_64 $spec guest: mremap suite report ($(grep -o '"passed": *[0-9]*' "$out.json" | head -n 1))"
 done
@@ -271,7 +256,7 @@ for n in 1 2; do
 	rc=$?
 	if [ $rc -ne 0 ] || [ ! -s "$out.json" ]; then
 		not_ok "(f) x86_64 7 guest, every suite, boot $n (vmtest exit $rc)" "" "$out.err"
-		done_tap
+		tap_end
 	fi
 done
 for pair in "1 2" "2 1"; do
@@ -288,4 +273,4 @@ print(",".join(r["verdict"] for r in json.load(open(sys.argv[1]))["rules"] if r[
 	fi
 done
 
-done_tap
+tap_end

@@ -27,16 +27,8 @@ fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 PTECHECK=$(cd "$1" 2>/dev/null && pwd)/ptecheck
 DATA=$ROOT/tests/data/noise
-nr=0 nr_fail=0
-
-ok() { nr=$((nr + 1)); echo "ok $nr - $1"; }
-not_ok() {
-	nr=$((nr + 1))
-	nr_fail=$((nr_fail + 1))
-	echo "not ok $nr - $1"
-	[ -n "${2:-}" ] && printf '%s\n' "$2" | head -n 20 | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_noise.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -122,6 +114,4 @@ for arch in x86_64 arm64; do
 	fi
 done
 
-echo "1..$nr"
-[ $nr_fail -gt 0 ] && exit 1
-exit 0
+tap_end

@@ -30,17 +30,9 @@ EXT4=$DATA/x86_64-7-filemap-ext4.json
 NONE=$DATA/x86_64-7-filemap-no-scratch.json
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_variants.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-nr=0 nr_fail=0
-
-ok() { nr=$((nr + 1)); echo "ok $nr - $1"; }
-not_ok() {
-	nr=$((nr + 1))
-	nr_fail=$((nr_fail + 1))
-	echo "not ok $nr - $1"
-	[ -n "${2:-}" ] && printf '# %s\n' "$2"
-	[ -f "$tmp/out" ] && head -n 30 "$tmp/out" | sed 's/^/#   /'
-	return 0
-}
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
+TAP_LOG=$tmp/out
 echo "TAP version 13"
 
 # gate WANT_RC ARGS...: ptecheck gate ARGS, text on $tmp/out; sets rc.
@@ -106,6 +98,4 @@ else
 	ok "schema 1 baseline, schema 2 candidate: read, no variant compared"
 fi
 
-echo "1..$nr"
-[ $nr_fail -gt 0 ] && exit 1
-exit 0
+tap_end

@@ -39,17 +39,9 @@ fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_guest_suites.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-nr=0 nr_fail=0 nr_skip=0
-
-ok() { nr=$((nr + 1)); echo "ok $nr - $1"; }
-not_ok() {
-	nr=$((nr + 1))
-	nr_fail=$((nr_fail + 1))
-	echo "not ok $nr - $1"
-	[ -n "${2:-}" ] && echo "# $2"
-	[ -f "${3:-/nonexistent}" ] && tail -n 20 "$3" | sed 's/^/#   /'
-	return 0
-}
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
+nr_skip=0
 skip() { nr=$((nr + 1)); nr_skip=$((nr_skip + 1)); echo "ok $nr - $1 # SKIP $2"; }
 
 # Answers a question about a JSON report; prints the answer, exits 1 when no.

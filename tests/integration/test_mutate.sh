@@ -33,16 +33,8 @@ JUDGE=$BUILD/mutate-judge
 PTECHECK=$BUILD/ptecheck
 DATA=$ROOT/tests/data/mutate
 MUTATE=$ROOT/mutate/mutate
-nr=0 nr_fail=0
-
-ok() { nr=$((nr + 1)); echo "ok $nr - $1"; }
-not_ok() {
-	nr=$((nr + 1))
-	nr_fail=$((nr_fail + 1))
-	echo "not ok $nr - $1"
-	[ -n "${2:-}" ] && echo "$2" | sed 's/^/# /'
-	return 0
-}
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 # expect NAME WANT_RC GOT_RC OUTPUT [GREP_PATTERN...]: rc and every pattern.
 expect() {
 	local name=$1 want=$2 got=$3 out=$4 pat
@@ -296,6 +288,4 @@ out=$(PTECHECK_CACHE=$tmp/cache2 FAKE_DROP=CONFIG_XFS_FS drive --only control 2>
 expect "driver: an option Kconfig dropped is named: exit 8" 8 $? "$out" \
 	"Kconfig dropped 1 options of mutate/guest.config .*CONFIG_XFS_FS=y"
 
-echo "1..$nr"
-[ $nr_fail -gt 0 ] && exit 1
-exit 0
+tap_end

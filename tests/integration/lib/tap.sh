@@ -1,0 +1,31 @@
+# shellcheck shell=bash
+# TAP for the integration tests that count in nr/nr_fail:
+#   ok NAME
+#   not_ok NAME [DETAIL [LOG]]  DETAIL's lines as '# ' diagnostics, then the
+#                               last 20 lines of LOG (default: $TAP_LOG, a
+#                               file the test writes each case's output to)
+#   tap_end                     the plan; exit 1 when something failed
+# Sourced after `set -u`; starts the counts.
+nr=0 nr_fail=0
+
+ok() {
+	nr=$((nr + 1))
+	echo "ok $nr - $1"
+}
+
+not_ok() {
+	local log=${3:-${TAP_LOG:-}}
+
+	nr=$((nr + 1))
+	nr_fail=$((nr_fail + 1))
+	echo "not ok $nr - $1"
+	[ -n "${2:-}" ] && printf '%s\n' "$2" | head -n 40 | sed 's/^/# /'
+	[ -n "$log" ] && [ -f "$log" ] && tail -n 20 "$log" | sed 's/^/#   /'
+	return 0
+}
+
+tap_end() {
+	echo "1..$nr"
+	[ "$nr_fail" -gt 0 ] && exit 1
+	exit 0
+}
