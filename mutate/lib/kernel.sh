@@ -282,7 +282,7 @@ mutant_arch() { sed -n '/^---$/q;s/^Arch: *//p' "$1"; }
 run_full() {
 	local p name cdir pairs=() rc=0
 	if ((DEPS)) && [[ $(id -u) -eq 0 ]]; then
-		bash "$SRC/scripts/install-deps" --kernel-build --guest ||
+		bash "$SRC/scripts/install-deps" --kernel-build --guest >&2 ||
 			die "$EXIT_SETUP" "scripts/install-deps --kernel-build --guest failed"
 	elif ((DEPS)); then
 		note "not root: skipping scripts/install-deps --kernel-build --guest"
