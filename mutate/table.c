@@ -50,8 +50,8 @@ static void write_text(struct pc_out *o, const void *what)
 		row_text(o, &t->rows[i]);
 		caught += t->rows[i].caught;
 	}
-	pc_outf(o, "%s%d mutants: %d caught, %d missed; control %s: %s\n", t->n ? "\n" : "", t->n,
-		caught, t->n - caught, t->c->clean ? "clean" : "not clean",
+	pc_outf(o, "%s%d mutants: %d caught, %d missed; control %s; self-test %s\n",
+		t->n ? "\n" : "", t->n, caught, t->n - caught, t->c->clean ? "clean" : "not clean",
 		pc_mutate_exit_code(t->c, t->rows, t->n) == PC_MUTATE_OK ? "OK" : "NOT OK");
 }
 

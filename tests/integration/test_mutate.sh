@@ -151,14 +151,14 @@ expect "judge: control clean, caught by a check and by the gate: exit 0" 0 $? "$
 	"^fixture-perf +caught +do-not-ship +gate:batching-regression" \
 	"gate: batching-regression: batching regressed: mremap PTEs per batch" \
 	"caught by: the gate's batching-regression failed" \
-	"^2 mutants: 2 caught, 0 missed; control clean: OK"
+	"^2 mutants: 2 caught, 0 missed; control clean; self-test OK"
 out=$("$JUDGE" table --arch arm64 --control "$j/control" "$G/fixture-caught.patch" "$j/caught" \
 	"$G/fixture-missed.patch" "$j/missed" "$G/fixture-perf.patch" "$j/nobuild" 2>&1)
 expect "judge: a mutant that failed only other checks and one that did not build are missed: exit 1" \
 	1 $? "$out" "^fixture-missed +missed +do-not-ship +filemap/batch-bounds" \
 	"missed: only checks not expected failed" \
 	"^fixture-perf +missed +- " "missed: no report: build failed: make exited 2" \
-	"^3 mutants: 1 caught, 2 missed; control clean: NOT OK"
+	"^3 mutants: 1 caught, 2 missed; control clean; self-test NOT OK"
 out=$("$JUDGE" table --arch arm64 --control "$j/control-fail" "$G/fixture-caught.patch" "$j/caught" 2>&1)
 expect "judge: a control with a FAIL is not clean: exit 1" 1 $? "$out" \
 	"NOT CLEAN: 1 check tiers failed, first mremap/moved \[oracle:pagemap\]: present PTE lost"
@@ -243,7 +243,7 @@ expect "driver: control and three mutants built and booted, one missed: exit 1" 
 	"mutate: building control \(arm64\) \.\.\." "mutate: building fixture-caught \(arm64\) \.\.\." \
 	"mutate: booting fixture-perf \(arm64, run 1 of 1\)" "mutate: gating fixture-missed" \
 	"^fixture-caught +caught" "^fixture-missed +missed" "^fixture-perf +caught" \
-	"^3 mutants: 2 caught, 1 missed; control clean: NOT OK"
+	"^3 mutants: 2 caught, 1 missed; control clean; self-test NOT OK"
 if diff -r "$tree" "$A/src" >/dev/null; then
 	ok "driver: src is the tree again after the builds"
 else
@@ -282,7 +282,7 @@ flock "$PTECHECK_KBUILD_LOCK" sleep 2 &
 sleep 0.5
 out=$(drive --only control 2>&1)
 expect "driver: a build lock held elsewhere is waited for, and said" 0 $? "$out" \
-	"waiting for $PTECHECK_KBUILD_LOCK \(another kernel build holds it\)" "control clean: OK"
+	"waiting for $PTECHECK_KBUILD_LOCK \(another kernel build holds it\)" "control clean; self-test OK"
 wait
 out=$(PTECHECK_CACHE=$tmp/cache2 FAKE_DROP=CONFIG_XFS_FS drive --only control 2>&1)
 expect "driver: an option Kconfig dropped is named: exit 8" 8 $? "$out" \
