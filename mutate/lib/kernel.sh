@@ -13,7 +13,7 @@ ADIR='' KSRC='' KOUT='' FRAGMENT='' KIMAGE='' KTARGET=''
 KMAKE=()
 
 # kernel_setup: the arch's paths and the make command line.  The same
-# command line every time (the lead's bootstrap build too): Kbuild
+# command line every time, whoever builds in the shared tree: Kbuild
 # rebuilds an object whose recorded command changed.
 kernel_setup() {
 	ADIR=$CACHE/mutate/$ARCH
