@@ -205,8 +205,11 @@ build() {
 # guest_ready: the static guest binaries every boot of this run uses, built
 # once (GUEST_DIR), and GUEST_ID, a hash of them: a report is only as good
 # as the ptecheck that wrote it, so results are cached per guest build.
+# PTECHECK_MUTATE_GUEST_DIR: another directory for them (one per worktree
+# when several trees boot the same cached kernels).
 guest_ready() {
-	local args=(--dir "$ADIR/guest-build") log=$ADIR/guest-build.log
+	local dir=${PTECHECK_MUTATE_GUEST_DIR:-$ADIR/guest-build}
+	local args=(--dir "$dir") log=$dir.log
 	((DEPS)) || args+=(--no-deps)
 	note "building the guest's ptecheck and workloads ($ARCH)"
 	"$BUILD_GUEST" "${args[@]}" "$ARCH" >"$log" 2>&1 ||
