@@ -137,7 +137,7 @@ image_key() {
 KPATCH=
 revert() {
 	[[ -n $KPATCH ]] || return 0
-	if patch -s -p1 -R -f -d "$KSRC" --batch <"$KPATCH" >/dev/null 2>&1; then
+	if patch -s -p1 -R -f --no-backup-if-mismatch -d "$KSRC" --batch <"$KPATCH" >/dev/null 2>&1; then
 		rm -f "$ADIR/applying"
 	else
 		# Leave the record: the next start restores these files.
@@ -160,7 +160,7 @@ build_locked() {
 		# The record first: a kill from here on leaves src to repair.
 		{ echo "$name"; cat "$patch"; } >"$ADIR/applying"
 		KPATCH=$patch
-		patch -s -p1 -f -d "$KSRC" --forward --batch <"$patch" >>"$dir/build.log" 2>&1 ||
+		patch -s -p1 -f --no-backup-if-mismatch -d "$KSRC" --forward --batch <"$patch" >>"$dir/build.log" 2>&1 ||
 			die "$EXIT_SETUP" "$patch applied in a dry run but not for real (see $dir/build.log)"
 	fi
 	nice -n 5 "${KMAKE[@]}" -j"$JOBS" "$KTARGET" >>"$dir/build.log" 2>&1 || rc=$?
