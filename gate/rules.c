@@ -212,13 +212,28 @@ void pc_gate_rule_invariant(struct pc_gate_group *g)
 		}
 	}
 	if (!found) {
-		int checks = 0;
+		int checks = 0, invariants = 0;
 
-		for (i = 0; i < g->n_rows; i++)
+		for (i = 0; i < g->n_rows; i++) {
 			checks += g->rows[i].cand == PC_GATE_ST_PASS;
-		pc_gate_add_finding(rr, false,
-				    "no check failed in %d candidate run%s (%d checks passed)",
-				    g->cand.n_runs, g->cand.n_runs == 1 ? "" : "s", checks);
+			invariants += g->rows[i].cand == PC_GATE_ST_PASS &&
+				      strcmp(g->rows[i].tier, PC_TIER_KMSG) != 0;
+		}
+		/* Green on nothing is not a pass: the run exited 4 (report.h). */
+		if (!invariants) {
+			found++;
+			pc_gate_add_finding(rr, true,
+					    "no invariant check ran in %d candidate run%s (%s): "
+					    "nothing says this kernel keeps them",
+					    g->cand.n_runs, g->cand.n_runs == 1 ? "" : "s",
+					    checks ? "only the kernel log was read"
+						   : "every check skipped");
+		} else {
+			pc_gate_add_finding(
+				rr, false,
+				"no check failed in %d candidate run%s (%d checks passed)",
+				g->cand.n_runs, g->cand.n_runs == 1 ? "" : "s", checks);
+		}
 	}
 	/* A failed invariant always fails the gate: no policy turns it off. */
 	pc_gate_settle(rr, found, PC_GATE_ACTION_FAIL);

@@ -136,7 +136,7 @@ static void join_lines(const struct pc_kmsg_splat *sp, char *buf, size_t len)
 void pc_klog_judge(struct pc_klog *k, struct pc_report *r, const char *name, pc_klog_who_fn who,
 		   void *ctx)
 {
-	struct pc_result *res = pc_report_add_result(r, name, "oracle:kmsg", true);
+	struct pc_result *res = pc_report_add_result(r, name, PC_TIER_KMSG, true);
 	const struct pc_kmsg_stats *st;
 	unsigned long long records, lines, ignored, lost, dropped;
 	char what[512], lines_buf[PC_EVIDENCE_LINES_MAX];

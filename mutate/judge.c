@@ -60,7 +60,7 @@ static void judge_log(const struct pc_report *r, struct pc_mutate_run *run)
 	for (int i = 0; i < r->n_results; i++) {
 		const struct pc_result *res = &r->results[i];
 
-		if (strcmp(res->tier, "oracle:kmsg") != 0)
+		if (strcmp(res->tier, PC_TIER_KMSG) != 0)
 			continue;
 		run->logs++;
 		if (res->status == PC_STATUS_SKIP && !run->log_unread[0])

@@ -391,6 +391,17 @@ void pc_report_count(const struct pc_report *r, int *pass, int *fail, int *skip)
 	}
 }
 
+/* Results that passed, the kernel-log readings not counted. */
+static int invariants_passed(const struct pc_report *r)
+{
+	int n = 0;
+
+	for (int i = 0; i < r->n_results; i++)
+		n += pc_result_status(&r->results[i]) == PC_STATUS_PASS &&
+		     strcmp(r->results[i].tier, PC_TIER_KMSG) != 0;
+	return n;
+}
+
 int pc_report_exit_code(const struct pc_report *r)
 {
 	int pass, fail, skip;
@@ -398,9 +409,19 @@ int pc_report_exit_code(const struct pc_report *r)
 	pc_report_count(r, &pass, &fail, &skip);
 	if (fail)
 		return PC_EXIT_FAIL;
-	if (!pass)
+	if (!invariants_passed(r))
 		return PC_EXIT_SKIP;
 	return PC_EXIT_PASS;
+}
+
+const char *pc_report_skip_why(const struct pc_report *r)
+{
+	int pass, fail, skip;
+
+	pc_report_count(r, &pass, &fail, &skip);
+	if (fail || !pass || invariants_passed(r))
+		return NULL;
+	return "no invariant check ran: only the kernel log was read (exit 4)";
 }
 
 const char *pc_status_name(enum pc_status st)

@@ -138,8 +138,15 @@ static inline __u64 pc_sat_add(__u64 a, __u64 b)
 
 /* The results by status; one out of range counts as failed (never passed). */
 void pc_report_count(const struct pc_report *r, int *pass, int *fail, int *skip);
-/* PC_EXIT_FAIL if any failed, PC_EXIT_SKIP if none passed, else PASS. */
+/* The tier of the kernel-log results every suite adds: a reading of the
+   kernel log for splats, not a check of a path's invariants. */
+#define PC_TIER_KMSG "oracle:kmsg"
+/* PC_EXIT_FAIL if any failed; PC_EXIT_SKIP if no invariant check passed
+   (nothing but the kernel log was judged: nothing of the paths was
+   checked); else PASS. */
 int pc_report_exit_code(const struct pc_report *r);
+/* The line that says why a report with passes exits PC_EXIT_SKIP, or NULL. */
+const char *pc_report_skip_why(const struct pc_report *r);
 /* 0, or -errno if writing failed (-EINVAL: no such format). */
 int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out);
 /* "text", "json", "tap" -> format; -1 if unknown. */

@@ -78,4 +78,6 @@ void pc_report_write_tap(struct pc_out *o, const void *what)
 	/* What is counted, no more: a report has no xfail, xpass or error. */
 	pc_report_count(r, &pass, &fail, &skip);
 	pc_outf(o, "# Totals: pass:%d fail:%d skip:%d\n", pass, fail, skip);
+	if (pc_report_skip_why(r))
+		pc_outf(o, "# %s\n", pc_report_skip_why(r));
 }

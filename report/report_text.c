@@ -230,5 +230,7 @@ void pc_report_write_text(struct pc_out *o, const void *what)
 	if (r->partial)
 		pc_outf(o, "interrupted: results so far\n");
 	pc_outf(o, "%d passed, %d failed, %d skipped\n", pass, fail, skip);
+	if (pc_report_skip_why(r))
+		pc_outf(o, "%s\n", pc_report_skip_why(r));
 	pc_text_stats(o, r, "");
 }

@@ -59,6 +59,22 @@ static void test_invariant(void)
 			  has_finding(rule(&g, 0, PC_GATE_RULE_INVARIANT), true, "1 of 3 runs"),
 		  "failure in 1 of 3 repeated runs: do not ship");
 	gate_free(&g);
+
+	/* A candidate that judged nothing but the kernel log cannot ship. */
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	set_status(c, "mremap/moved", "oracle:pagemap", PC_STATUS_SKIP, "no mTHP");
+	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP, "no kprobes");
+	set_status(c, "mremap/kernel-log", PC_TIER_KMSG, PC_STATUS_PASS, "no splat");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_INVARIANT)->verdict == PC_GATE_FAIL &&
+			  has_finding(rule(&g, 0, PC_GATE_RULE_INVARIANT), true,
+				      "no invariant check ran in 1 candidate run (only the kernel "
+				      "log was read)"),
+		  "only the kernel log judged: invariant-failure fails, do not ship");
+	gate_free(&g);
 }
 
 static void test_coverage(void)

@@ -137,6 +137,24 @@ static void test_exit_codes(void)
 	pc_result_set(res, PC_STATUS_FAIL, "broken");
 	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_FAIL, "one fail exits FAIL");
 	pc_report_free(r);
+
+	/* The kernel log read clean is no check of a path: alone it exits SKIP. */
+	r = pc_report_new("run", "contpte");
+	if (!r)
+		return;
+	res = pc_report_add_result(r, "contpte/kernel-log", PC_TIER_KMSG, true);
+	pc_result_set(res, PC_STATUS_PASS, "no splat");
+	pc_report_add_result(r, "contpte/gather", "kernel:kprobe", true);
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_SKIP && pc_report_skip_why(r),
+		  "only the kernel log passed: exits SKIP and says why");
+	res = pc_report_find_result(r, "contpte/gather", "kernel:kprobe");
+	pc_result_set(res, PC_STATUS_PASS, NULL);
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_PASS && !pc_report_skip_why(r),
+		  "kernel log and a check passed: exits PASS");
+	res = pc_report_find_result(r, "contpte/kernel-log", PC_TIER_KMSG);
+	pc_result_set(res, PC_STATUS_FAIL, "BUG");
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_FAIL, "a splat in the kernel log exits FAIL");
+	pc_report_free(r);
 }
 
 static void test_model(void)
