@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,6 +164,48 @@ static int take_option(int c, struct watch_opts *o)
 	}
 }
 
+/* Whether path is a file execve may run: 0 or the errno it would give. */
+static int runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EACCES;
+	return access(path, X_OK) ? errno : 0;
+}
+
+/* 0 when execvp(name) can find an executable file, else the errno it
+   would fail with: a command that cannot run is bad input, said before
+   any BPF is loaded (the exec pipe still catches what this cannot see,
+   e.g. a file that is not a program). */
+static int command_findable(const char *name)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	int err = ENOENT;
+
+	if (!name[0])
+		return ENOENT;
+	if (strchr(name, '/'))
+		return runnable(name);
+	for (const char *p = path && path[0] ? path : "/usr/local/bin:/usr/bin:/bin"; p;) {
+		const char *end = strchr(p, ':');
+		int len = end ? (int)(end - p) : (int)strlen(p), e;
+
+		/* An empty PATH entry is the current directory, as for execvp. */
+		snprintf(buf, sizeof(buf), "%.*s/%s", len ? len : 1, len ? p : ".", name);
+		e = runnable(buf);
+		if (!e)
+			return 0;
+		if (e == EACCES)
+			err = EACCES;
+		p = end ? end + 1 : NULL;
+	}
+	return err;
+}
+
 /* Options and their combinations; -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, struct watch_opts *o)
 {
@@ -194,6 +237,14 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	}
 	if ((o->pid || o->so.comm) && o->cmd) {
 		pc_err(0, "give either --pid/--comm or a command, not both");
+		return PC_EXIT_USAGE;
+	}
+	if (o->pid && o->so.comm) {
+		pc_err(0, "give either --pid or --comm, not both");
+		return PC_EXIT_USAGE;
+	}
+	if (o->cmd && command_findable(o->cmd[0])) {
+		pc_err(command_findable(o->cmd[0]), "cannot run %s", o->cmd[0]);
 		return PC_EXIT_USAGE;
 	}
 	if (!o->pid && !o->so.comm && !o->cmd && o->duration == 0) {

@@ -77,14 +77,19 @@ row "guest/vmtest --timeout -1" 7 "" "$src/guest/vmtest" --timeout -1
 row "watch --pid of no process" 2 "no process 999999999" "$pc" watch --pid 999999999
 row "hist --pid of no process" 2 "no process 999999999" "$pc" hist --pid 999999999
 sleep 1 &
-row "watch --pid of a process that exits mid-run (kernel-log judged)" 0 "process $! exited" "$pc" watch --pid $!
+row "watch --pid of a process that exits mid-run (the kernel log alone judged: exit 4)" 4 "process $! exited" "$pc" watch --pid $!
 sleep 1 &
 row "hist --pid of a process that exits mid-run" 0 "process $! exited" "$pc" hist --pid $!
+row "watch --pid and --comm: one or the other" 2 "give either --pid or --comm, not both" \
+	"$pc" watch --pid 1 --comm init
+row "watch -- a directory" 2 "cannot run /tmp: Permission denied" "$pc" watch -- /tmp
+row "watch -- a command not on PATH" 2 "cannot run no-such-cmd-pc: No such file or directory" \
+	"$pc" watch -- no-such-cmd-pc
 row "watch -- /nonexistent" 2 "cannot run /nonexistent: No such file or directory" \
 	"$pc" watch -- /nonexistent
-row "hist -- /nonexistent" 2 "the command could not be started: No such file or directory" \
+row "hist -- /nonexistent" 2 "cannot run /nonexistent: No such file or directory" \
 	"$pc" hist -- /nonexistent
-row "watch -- a command exiting 127 by itself is not 'not started' (exit 0: kernel-log judged)" 0 \
+row "watch -- a command exiting 127 by itself is not 'not started' (exit 4: the kernel log alone judged)" 4 \
 	"command exited with status 127" "$pc" watch -- sh -c 'exit 127'
 
 # --- --fs-dir on memory ---------------------------------------------------------------
@@ -120,7 +125,7 @@ row "watch --user of no such user" 2 "--user: no user 'no-such-user-pc'" \
 	"$pc" watch --user no-such-user-pc -- true
 row "watch --user without a command" 2 "--user applies to a command" \
 	"$pc" watch --user nobody --duration 1
-row "watch --user nobody runs the command as nobody (kernel-log judged)" 0 "uid=65534" \
+row "watch --user nobody runs the command as nobody (the kernel log alone judged: exit 4)" 4 "uid=65534" \
 	"$pc" watch --user nobody -- id
 # Under sudo the report is opened with the sudo user's rights.
 row "run --output under sudo into a directory the user cannot write" 2 \
