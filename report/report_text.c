@@ -226,10 +226,12 @@ void pc_report_write_text(struct pc_out *o, const void *what)
 	pc_text_notes(o, r, "");
 
 	pc_report_count(r, &pass, &fail, &skip);
-	pc_outf(o, "\n");
 	if (r->partial)
-		pc_outf(o, "interrupted: results so far\n");
-	pc_outf(o, "%d passed, %d failed, %d skipped\n", pass, fail, skip);
+		pc_outf(o, "\ninterrupted: results so far\n");
+	/* hist checks nothing: no counts of checks, no checks' counters. */
+	if (!r->n_results && !strcmp(r->command, "hist"))
+		return;
+	pc_outf(o, "\n%d passed, %d failed, %d skipped\n", pass, fail, skip);
 	if (pc_report_skip_why(r))
 		pc_outf(o, "%s\n", pc_report_skip_why(r));
 	pc_text_stats(o, r, "");

@@ -197,22 +197,22 @@ static void contpte_results(struct pc_session *s, struct pc_report *r)
 	}
 }
 
-static bool blocks_shown(const struct pc_session *s)
+static const char *blocks_why(const struct pc_session *s)
 {
-	return pc_session_hook_live(s, &pc_contpte_trace, BLOCKS);
+	return pc_session_hook_why(s, &pc_contpte_trace, BLOCKS);
 }
 
-static bool young_shown(const struct pc_session *s)
+static const char *young_why(const struct pc_session *s)
 {
-	return pc_session_hook_live(s, &pc_contpte_trace, CLEAR_YOUNG);
+	return pc_session_hook_why(s, &pc_contpte_trace, CLEAR_YOUNG);
 }
 
 static const struct pc_trace_hist hists[] = {
 	{PC_HIST_CP_GATHER_READS, PC_HIST_LINLOG, "contpte_ptep_get: entries the gather loop reads",
 	 "entries", "derived from the block at entry (loop stops once young and dirty seen)",
-	 blocks_shown},
+	 blocks_why},
 	{PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, "contpte_test_and_clear_young_ptes nr", "PTEs",
-	 "kprobe argument", young_shown},
+	 "kprobe argument", young_why},
 };
 
 static void contpte_hists(struct pc_session *s, struct pc_report *r)

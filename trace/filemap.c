@@ -90,36 +90,37 @@ static void filemap_results(struct pc_session *s, struct pc_report *r)
 	}
 }
 
-static bool window_shown(const struct pc_session *s)
+static const char *window_why(const struct pc_session *s)
 {
-	return pc_session_attached(s, s->skel->progs.filemap_window);
+	return pc_session_prog_why(s, s->skel->progs.filemap_window,
+				   "tracepoint filemap:mm_filemap_map_pages not attached");
 }
 
-static bool batches_shown(const struct pc_session *s)
+static const char *batches_why(const struct pc_session *s)
 {
-	return pc_session_hook_live(s, &pc_filemap_trace, BATCHES);
+	return pc_session_hook_why(s, &pc_filemap_trace, BATCHES);
 }
 
-static bool rmap_shown(const struct pc_session *s)
+static const char *rmap_why(const struct pc_session *s)
 {
-	return pc_session_hook_live(s, &pc_filemap_trace, RMAP);
+	return pc_session_hook_why(s, &pc_filemap_trace, RMAP);
 }
 
 static const struct pc_trace_hist hists[] = {
-	{PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, "fault-around window per fault", "pages",
-	 "tracepoint filemap:mm_filemap_map_pages", window_shown},
+	{PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG,
+	 "fault-around window per filemap_map_pages call", "pages",
+	 "tracepoint filemap:mm_filemap_map_pages", window_why},
 	{PC_HIST_FM_SET_PTE_RANGE_NR, PC_HIST_LINLOG, "fault-around PTEs per set_pte_range", "PTEs",
-	 "set_pte_range nr", batches_shown},
+	 "set_pte_range nr", batches_why},
 	{PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, "file rmap pages per folio_add_file_rmap_ptes",
-	 "pages", "folio_add_file_rmap_ptes nr", rmap_shown},
+	 "pages", "folio_add_file_rmap_ptes nr", rmap_why},
 	{PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, "fault-around batches by folio order", "order",
-	 "set_pte_range folio (0: 4 KiB, 4: 64 KiB, 9: 2 MiB)", batches_shown},
+	 "set_pte_range folio (0: 4 KiB, 4: 64 KiB, 9: 2 MiB)", batches_why},
 	{PC_HIST_FM_LARGE_ORDER, PC_HIST_LINLOG, "fault-around large-folio batches, by order",
-	 "order", "set_pte_range, folios of 2+ pages, scenarios that keep file sizes",
-	 batches_shown},
+	 "order", "set_pte_range, folios of 2+ pages, scenarios that keep file sizes", batches_why},
 	{PC_HIST_FM_FULL_ORDER, PC_HIST_LINLOG,
 	 "fault-around batches mapping all they could, by order", "order",
-	 "those that reached the folio, window, VMA, table or EOF end", batches_shown},
+	 "those that reached the folio, window, VMA, table or EOF end", batches_why},
 };
 
 static void filemap_hists(struct pc_session *s, struct pc_report *r)

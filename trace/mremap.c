@@ -220,43 +220,46 @@ static void mremap_results(struct pc_session *s, struct pc_report *r)
 	batch_results(s, r);
 }
 
-static bool tlb_shown(const struct pc_session *s)
+static const char *tlb_why(const struct pc_session *s)
 {
-	return pc_session_attached(s, s->skel->progs.mremap_tlb_flush);
+	return pc_session_prog_why(s, s->skel->progs.mremap_tlb_flush,
+				   "tracepoint tlb:tlb_flush not attached");
 }
 
-static bool walk_shown(const struct pc_session *s)
+static const char *walk_why(const struct pc_session *s)
 {
-	return s->walk_enabled;
+	return s->walk_enabled ? NULL : s->walk_reason[0] ? s->walk_reason : "no page-table walk";
 }
 
 /* Batches of one PTE are derived from the PTEs the walk saw moved. */
-static bool batch_shown(const struct pc_session *s)
+static const char *batch_why(const struct pc_session *s)
 {
-	return pc_session_hook_live(s, &pc_mremap_trace, PER_BATCH) && s->walk_enabled;
+	const char *why = pc_session_hook_why(s, &pc_mremap_trace, PER_BATCH);
+
+	return why ? why : walk_why(s);
 }
 
-static bool fpb_shown(const struct pc_session *s)
+static const char *fpb_why(const struct pc_session *s)
 {
-	return pc_session_hook_live(s, &pc_mremap_trace, FOLIO_PTE_BATCH);
+	return pc_session_hook_why(s, &pc_mremap_trace, FOLIO_PTE_BATCH);
 }
 
 static const struct pc_trace_hist hists[] = {
 	{PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap latency", "ns",
 	 "tracepoint syscalls:sys_{enter,exit}_mremap", NULL},
 	{PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, "mremap TLB flushes per call", "flushes",
-	 "tracepoint tlb:tlb_flush inside mremap", tlb_shown},
+	 "tracepoint tlb:tlb_flush inside mremap", tlb_why},
 	{PC_HIST_MREMAP_PTES_MOVED, PC_HIST_LINLOG, "mremap present PTEs moved per call", "PTEs",
-	 "page-table walk at syscall entry/exit", walk_shown},
+	 "page-table walk at syscall entry/exit", walk_why},
 	{PC_HIST_MREMAP_PMDS_MOVED, PC_HIST_LINLOG, "mremap PMD-level moves per call", "PMDs",
-	 "page-table walk at syscall entry/exit", walk_shown},
+	 "page-table walk at syscall entry/exit", walk_why},
 	{PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, "mremap PTEs per batch", "PTEs",
-	 "contpte_set_ptes per batch of 2+; batches of 1 = PTEs moved minus those", batch_shown},
+	 "contpte_set_ptes per batch of 2+; batches of 1 = PTEs moved minus those", batch_why},
 	{PC_HIST_FPB_IN_MREMAP, PC_HIST_LINLOG, "folio_pte_batch() nr inside mremap", "PTEs",
-	 "folio_pte_batch return value", fpb_shown},
+	 "folio_pte_batch return value", fpb_why},
 	{PC_HIST_BATCH_OTHER, PC_HIST_LINLOG,
 	 "folio_pte_batch() nr outside mremap (zap, mlock, ...)", "PTEs",
-	 "folio_pte_batch return value", fpb_shown},
+	 "folio_pte_batch return value", fpb_why},
 };
 
 static void mremap_hists(struct pc_session *s, struct pc_report *r)

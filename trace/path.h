@@ -23,8 +23,9 @@ struct pc_trace_hist {
 	__u32 id;   /* enum pc_hist_id */
 	__u32 kind; /* enum pc_hist_kind */
 	const char *name, *unit, *source;
-	/* NULL: whenever the programs are loaded. */
-	bool (*shown)(const struct pc_session *s);
+	/* Why the histogram cannot be filled here, NULL when it can (the
+	   member NULL: whenever the programs are loaded); `hist` says it. */
+	const char *(*why_not)(const struct pc_session *s);
 };
 
 /* `ptecheck features`: a kernel function the path hooks, and what for. */

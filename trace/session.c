@@ -63,6 +63,22 @@ bool pc_session_hook_live(const struct pc_session *s, const struct pc_trace_path
 	return s->loaded && pc_session_hook(s, p, g)->mech != PC_MECH_NONE;
 }
 
+const char *pc_session_hook_why(const struct pc_session *s, const struct pc_trace_path *p, int g)
+{
+	if (pc_session_hook_live(s, p, g))
+		return NULL;
+	if (!s->loaded)
+		return "nothing traced";
+	return pc_session_hook(s, p, g)->reason[0] ? pc_session_hook(s, p, g)->reason
+						   : "its hook is not attached";
+}
+
+const char *pc_session_prog_why(const struct pc_session *s, const struct bpf_program *prog,
+				const char *what)
+{
+	return pc_session_attached(s, prog) ? NULL : what;
+}
+
 bool pc_session_attached(const struct pc_session *s, const struct bpf_program *prog)
 {
 	for (int i = 0; i < s->n_links; i++)
@@ -473,8 +489,14 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 	for (int i = 0; i < n; i++) {
 		struct pc_hist_report *out;
 
-		if (h[i].shown && !h[i].shown(s))
+		const char *why = h[i].why_not ? h[i].why_not(s) : NULL;
+
+		if (why) {
+			/* hist shows histograms only: what it cannot show is its news. */
+			if (!strcmp(r->command, "hist"))
+				pc_report_note(r, "not shown: %s: %s", h[i].name, why);
 			continue;
+		}
 		out = pc_report_add_hist(r, h[i].name, h[i].unit, h[i].source, true, h[i].kind);
 		if (!out)
 			continue;

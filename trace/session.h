@@ -74,6 +74,11 @@ void pc_session_stats(struct pc_session *s, struct pc_report *r);
 const struct pc_hook_choice *pc_session_hook(const struct pc_session *s,
 					     const struct pc_trace_path *p, int g);
 bool pc_session_hook_live(const struct pc_session *s, const struct pc_trace_path *p, int g);
+/* NULL when hook group g of path p is attached, else why not. */
+const char *pc_session_hook_why(const struct pc_session *s, const struct pc_trace_path *p, int g);
+/* NULL when prog is attached, else why not (naming what, e.g. its tracepoint). */
+const char *pc_session_prog_why(const struct pc_session *s, const struct bpf_program *prog,
+				const char *what);
 /* Program prog of s->skel is attached. */
 bool pc_session_attached(const struct pc_session *s, const struct bpf_program *prog);
 /* Program prog was to run (its tracepoint exists) but did not attach. */

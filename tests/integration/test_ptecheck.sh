@@ -79,6 +79,12 @@ check "without root: exit 2 and says so" "[[ $? -eq 2 ]] && grep -q 'needs root'
 "$pc" watch -- "$build/workloads/mremap_folios" --iterations 200 >"$tmp/watch.txt" 2>&1
 check "watch of the reference workload exits 0" "[[ $? -eq 0 ]] && grep -q 'PASS  mremap/moved' $tmp/watch.txt"
 "$pc" hist --format json -- "$build/workloads/mremap_folios" --iterations 50 >"$tmp/hist.json" 2>/dev/null
+"$pc" hist -- true >"$tmp/hist.txt" 2>/dev/null
+check "hist text: no counts of checks it did not run" "! grep -q 'passed, ' $tmp/hist.txt && ! grep -q '^stats:' $tmp/hist.txt"
+for h in "mremap PTEs per batch" "fault-around PTEs per set_pte_range"; do
+	check "hist shows '$h' or says why not" \
+		"grep -q '^$h (' $tmp/hist.txt || grep -q '^note: not shown: $h: ..' $tmp/hist.txt"
+done
 check "hist --format json validates" \
 	"python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' $tmp/hist.json $src/docs/report-schema.json"
 
