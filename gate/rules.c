@@ -150,6 +150,31 @@ void pc_gate_settle(struct pc_gate_rule_result *rr, int found, enum pc_gate_acti
 
 /* ---- rule 1: invariant-failure ------------------------------------------- */
 
+/* Rule 1 when no check failed: 0, or 1 when the candidate judged no
+   invariant at all (green on nothing is no pass: those runs exited 4). */
+static int nothing_failed(const struct pc_gate_group *g, struct pc_gate_rule_result *rr)
+{
+	int checks = 0, invariants = 0;
+
+	for (int i = 0; i < g->n_rows; i++) {
+		checks += g->rows[i].cand == PC_GATE_ST_PASS;
+		invariants += g->rows[i].cand == PC_GATE_ST_PASS &&
+			      strcmp(g->rows[i].tier, PC_TIER_KMSG) != 0;
+	}
+	if (invariants) {
+		pc_gate_add_finding(rr, false,
+				    "no check failed in %d candidate run%s (%d checks passed)",
+				    g->cand.n_runs, g->cand.n_runs == 1 ? "" : "s", checks);
+		return 0;
+	}
+	pc_gate_add_finding(rr, true,
+			    "no invariant check ran in %d candidate run%s (%s): nothing says this "
+			    "kernel keeps them",
+			    g->cand.n_runs, g->cand.n_runs == 1 ? "" : "s",
+			    checks ? "only the kernel log was read" : "every check skipped");
+	return 1;
+}
+
 void pc_gate_rule_invariant(struct pc_gate_group *g)
 {
 	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_INVARIANT];
@@ -211,30 +236,8 @@ void pc_gate_rule_invariant(struct pc_gate_group *g)
 			f->evidence = strdup(buf);
 		}
 	}
-	if (!found) {
-		int checks = 0, invariants = 0;
-
-		for (i = 0; i < g->n_rows; i++) {
-			checks += g->rows[i].cand == PC_GATE_ST_PASS;
-			invariants += g->rows[i].cand == PC_GATE_ST_PASS &&
-				      strcmp(g->rows[i].tier, PC_TIER_KMSG) != 0;
-		}
-		/* Green on nothing is not a pass: the run exited 4 (report.h). */
-		if (!invariants) {
-			found++;
-			pc_gate_add_finding(rr, true,
-					    "no invariant check ran in %d candidate run%s (%s): "
-					    "nothing says this kernel keeps them",
-					    g->cand.n_runs, g->cand.n_runs == 1 ? "" : "s",
-					    checks ? "only the kernel log was read"
-						   : "every check skipped");
-		} else {
-			pc_gate_add_finding(
-				rr, false,
-				"no check failed in %d candidate run%s (%d checks passed)",
-				g->cand.n_runs, g->cand.n_runs == 1 ? "" : "s", checks);
-		}
-	}
+	if (!found)
+		found = nothing_failed(g, rr);
 	/* A failed invariant always fails the gate: no policy turns it off. */
 	pc_gate_settle(rr, found, PC_GATE_ACTION_FAIL);
 }
