@@ -391,6 +391,6 @@ int pc_cmd_bench(int argc, char **argv)
 	json_decref(doc);
 	json_decref(m.b.rows);
 	pc_settings_restore_all();
-	close(lock);
+	pc_machine_unlock(lock);
 	return code;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/file.h>
 #include <unistd.h>
 #include "cli.h"
@@ -67,6 +69,36 @@ static int wait_lock(int fd)
 	return err;
 }
 
+/* The lock's descriptor while held.  flock() belongs to the open file,
+   which a fork shares: a scenario's child that outlives a killed run
+   would hold the machine for the next one.  O_CLOEXEC covers children
+   that exec; every fork closes it in the child. */
+static int held_fd = -1;
+
+static void drop_in_child(void)
+{
+	if (held_fd >= 0)
+		close(held_fd);
+	held_fd = -1;
+}
+
+static int hold(int fd)
+{
+	static bool registered;
+	int err;
+
+	if (!registered) {
+		err = pthread_atfork(NULL, NULL, drop_in_child);
+		if (err) {
+			close(fd);
+			return -err;
+		}
+		registered = true;
+	}
+	held_fd = fd;
+	return fd;
+}
+
 int pc_machine_lock(const char *waiting)
 {
 	int fd = open(PC_MACHINE_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -75,14 +107,23 @@ int pc_machine_lock(const char *waiting)
 	if (fd < 0)
 		return -errno;
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
+		return hold(fd);
 	err = -errno;
 	if (err == -EWOULDBLOCK && waiting) {
 		fprintf(stderr, "ptecheck: %s\n", waiting);
 		err = wait_lock(fd);
 		if (!err)
-			return fd;
+			return hold(fd);
 	}
 	close(fd);
 	return err;
+}
+
+void pc_machine_unlock(int fd)
+{
+	if (fd < 0)
+		return;
+	if (fd == held_fd)
+		held_fd = -1;
+	close(fd);
 }

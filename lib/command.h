@@ -37,8 +37,11 @@ int pc_cmd_getopt(struct pc_cmd_opts *o, int argc, char **argv);
  * printed on stderr and the lock waited for, and SIGINT, SIGTERM or SIGHUP
  * ends the wait with -EINTR after the caller's own disposition of that
  * signal has run (a default one ends the process, as it would have).
- * The descriptor (the lock goes with it, or with the process), or -errno.
+ * The descriptor (the lock goes with it, or with the process; a forked
+ * child does not keep it), or -errno.
  */
 int pc_machine_lock(const char *waiting);
+/* Gives the lock of pc_machine_lock() back (fd < 0: nothing). */
+void pc_machine_unlock(int fd);
 
 #endif

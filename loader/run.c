@@ -375,7 +375,6 @@ int pc_run(const struct pc_run_opts *o)
 out:
 	pc_status_close();
 	pc_klog_stop(&run.klog);
-	if (run.lock_fd >= 0)
-		close(run.lock_fd);
+	pc_machine_unlock(run.lock_fd);
 	return code;
 }

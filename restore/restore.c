@@ -210,8 +210,7 @@ int pc_cmd_restore(int argc, char **argv)
 		lock_fd = pc_machine_lock(NULL);
 	code = restore(&st);
 	pc_restore_free(&st);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	pc_machine_unlock(lock_fd);
 	return code;
 }
 
