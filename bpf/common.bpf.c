@@ -72,10 +72,10 @@ __noinline int pc_judge_violation(struct pc_check_counts *c, struct pc_pending *
 	if (!c || !pv || !w)
 		return 0;
 	if (inconclusive(w, pv->verdict)) {
-		c->inconclusive++;
+		pc_count_unjudged(c);
 		return 0;
 	}
-	c->violations++;
+	pc_count_violation(c);
 	emit(pv, w->tier);
 	return 1;
 }

@@ -16,6 +16,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include <ptecheck/events.h>
+#include <ptecheck/counts.h>
 
 /* Re-bounds an index after a check the compiler may have merged away. */
 #define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
@@ -116,21 +117,17 @@ struct pc_window {
 int pc_judge_violation(struct pc_check_counts *c, struct pc_pending *pv, const struct pc_window *w);
 
 /*
- * The one verdict counter of every check: not applicable, checked, and
- * for a violation, inconclusive or a violation sent with its evidence
- * (the rare case, out of line).  old_addr .. seen mean what they mean in
+ * The one verdict counter of every check (include/ptecheck/counts.h): not
+ * applicable, inconclusive in a window known unreliable, else checked,
+ * and a violation sent with its evidence unless it proves nothing (the
+ * rare case, out of line).  old_addr .. seen mean what they mean in
  * struct pc_violation_event for this check.
  */
 static __always_inline void pc_judge(struct pc_check_counts *c, struct pc_pending *pv,
 				     const struct pc_window *w, __u32 check, int verdict,
 				     __u64 old_addr, __u64 new_addr, __u64 expected, __u64 seen)
 {
-	if (verdict == PC_NOT_APPLICABLE) {
-		c->not_applicable++;
-		return;
-	}
-	c->checked++;
-	if (!pc_is_violation(verdict))
+	if (!pc_count_verdict(c, verdict, w->flags & PC_WIN_UNRELIABLE))
 		return;
 	pv->check = check;
 	pv->verdict = verdict;

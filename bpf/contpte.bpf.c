@@ -102,6 +102,9 @@ static __always_inline __u64 cp_verdict(struct cp_state *st, __u32 check, int ve
 	struct pc_window w = {.gen = st->gen, .tier = PC_TIER_KPROBE, .flags = flags};
 	struct pc_check_counts c = {};
 
+	/* A window already disturbed judges nothing, a pass no more than a violation. */
+	if ((flags & PC_WIN_GEN) && disturb_gen() != st->gen)
+		w.flags |= PC_WIN_UNRELIABLE;
 	pc_judge(&c, &st->pv, &w, check, verdict, where, where, expected, seen);
 	add_counts(check, PC_TIER_KPROBE, &c);
 	return c.violations;

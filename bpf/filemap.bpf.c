@@ -116,6 +116,10 @@ static __always_inline void fm_verdict(struct fm_state *st, const struct pc_wind
 
 static __always_inline void fm_flush(struct fm_state *st)
 {
+	/* What a window the counter saw disturbed judged proves nothing. */
+	if (disturb_gen() != st->gen)
+		for (int k = 0; k < 3; k++)
+			pc_count_window_disturbed(&st->c[k]);
 	add_counts(PC_CHK_FM_BOUNDS, filemap_tier, &st->c[0]);
 	add_counts(PC_CHK_FM_PTES_SET, filemap_tier, &st->c[1]);
 	add_counts(PC_CHK_FM_RMAP, filemap_tier, &st->c[2]);

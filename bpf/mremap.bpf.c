@@ -316,15 +316,6 @@ static long compare_pmd(__u32 e, void *data)
 	return 0;
 }
 
-/* A window found disturbed after its verdicts were counted: its
-   violations (sent already) are inconclusive, the loader drops their
-   evidence. */
-static __always_inline void disturbed_after(struct pc_check_counts *c)
-{
-	c->inconclusive += c->violations;
-	c->violations = 0;
-}
-
 /* PMD-level moves: judged only when old and new are both PMD-aligned. */
 static __always_inline void finish_pmds(__u64 key, struct call_state *st, __u64 new_addr,
 					__u64 moved_len)
@@ -340,7 +331,7 @@ static __always_inline void finish_pmds(__u64 key, struct call_state *st, __u64 
 	pc->enforce = (st->track_flags & PC_TRACK_ENFORCE_PMD) && (st->flags & MREMAP_FIXED);
 	bpf_loop(st->nextents, compare_pmd, &key, 0);
 	if (!(st->cc.win.flags & PC_WIN_UNRELIABLE) && disturb_gen() != st->gen)
-		disturbed_after(&pc->c);
+		pc_count_window_disturbed(&pc->c);
 	add_counts(PC_CHK_PMD_MOVE, st->cc.win.tier, &pc->c);
 }
 
@@ -390,7 +381,7 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 		if (syscall)
 			stat_add(PC_STAT_CALLS_DISTURBED, 1);
 		for (int k = 0; k < 3; k++)
-			disturbed_after(&cc->c[k]);
+			pc_count_window_disturbed(&cc->c[k]);
 	}
 	add_counts(PC_CHK_MOVED, tier, &cc->c[0]);
 	add_counts(PC_CHK_ADBITS, tier, &cc->c[1]);

@@ -155,7 +155,9 @@ static void judge_gather_locked(struct pc_session *s, struct pc_result *res)
 		return;
 	if (rv > res->violations)
 		rv = res->violations;
+	/* Not judged after all (include/ptecheck/counts.h). */
 	res->violations -= rv;
+	res->checked -= rv;
 	res->inconclusive += rv;
 	if (res->violations == 0)
 		res->n_evidence = 0;

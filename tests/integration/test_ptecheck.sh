@@ -79,6 +79,32 @@ check "without root: exit 2 and says so" "[[ $? -eq 2 ]] && grep -q 'needs root'
 "$pc" watch -- "$build/workloads/mremap_folios" --iterations 200 >"$tmp/watch.txt" 2>&1
 check "watch of the reference workload exits 0" "[[ $? -eq 0 ]] && grep -q 'PASS  mremap/moved' $tmp/watch.txt"
 "$pc" hist --format json -- "$build/workloads/mremap_folios" --iterations 50 >"$tmp/hist.json" 2>/dev/null
+# Under --stress windows are disturbed: what they saw is inconclusive, not
+# judged, and each summary's numbers are the result's counters.
+"$pc" run --suite mremap --stress 4 --format json --output "$tmp/stress.json" >/dev/null 2>&1
+why=$(python3 - "$tmp/stress.json" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+if not d["stats"].get("calls_disturbed"):
+    print("SKIP no window was disturbed"); sys.exit(0)
+for r in d["results"]:
+    if r["tier"] != "kernel:syscall-walk" or r["status"] != "pass":
+        continue
+    m = re.match(r"(\d+) .* judged in quiet windows; (\d+) seen in disturbed windows, not judged; (\d+) not applicable", r["summary"])
+    if not m:
+        print(f"{r['check']}: summary '{r['summary']}'"); sys.exit(0)
+    if (int(m[1]), int(m[2])) != (r["checked"], r["inconclusive"]):
+        print(f"{r['check']}: summary {m[1]}/{m[2]}, counters {r['checked']}/{r['inconclusive']}"); sys.exit(0)
+    if r["check"] == "mremap/moved" and r["inconclusive"] == 0:
+        print(f"{d['stats']['calls_disturbed']} calls disturbed, none of their entries inconclusive"); sys.exit(0)
+print("OK")
+PY
+)
+case $why in
+OK) ok "--stress: entries of disturbed windows are inconclusive, not judged; summaries match the counters" ;;
+SKIP*) ok "--stress: entries of disturbed windows are inconclusive # SKIP ${why#SKIP }" ;;
+*) nok "--stress: entries of disturbed windows are inconclusive, not judged: $why" ;;
+esac
 "$pc" hist -- true >"$tmp/hist.txt" 2>/dev/null
 check "hist text: no counts of checks it did not run" "! grep -q 'passed, ' $tmp/hist.txt && ! grep -q '^stats:' $tmp/hist.txt"
 for h in "mremap PTEs per batch" "fault-around PTEs per set_pte_range"; do

@@ -5,8 +5,11 @@
  * correct data.  A batch inside one page table (mremap/batch and
  * filemap/batch-bounds); the gathering of access/dirty bits of a batched
  * clear over every pattern of the early-exit loop; pairs of batch sizes;
- * the data oracle; and pc_is_violation over every verdict.
+ * the data oracle; pc_is_violation over every verdict; and the counting
+ * of evaluations (include/ptecheck/counts.h): judged, inconclusive and
+ * not applicable apart, adding up to what was seen.
  */
+#include <ptecheck/counts.h>
 #include "pte_craft.h"
 
 /* The page-table bound of a batch (mremap/batch and filemap/batch-bounds). */
@@ -150,6 +153,54 @@ static void check_is_violation(void)
 	TAP_CHECK_EQ(bad, 0, "pc_is_violation() is true for every PC_V_* verdict");
 }
 
+/* Each evaluation in exactly one counter; violations among the judged. */
+static bool counts_add_up(const struct pc_check_counts *c, __u64 seen)
+{
+	return c->checked + c->inconclusive + c->not_applicable == seen &&
+	       c->violations <= c->checked;
+}
+
+static void check_counts(void)
+{
+	struct pc_check_counts c = {0};
+	int send;
+
+	/* A quiet window: 3 passes, 1 violation, 1 not applicable. */
+	for (int i = 0; i < 3; i++)
+		pc_count_verdict(&c, PC_OK, false);
+	pc_count_verdict(&c, PC_NOT_APPLICABLE, false);
+	send = pc_count_verdict(&c, PC_V_DIRTY_LOST, false);
+	if (send)
+		pc_count_violation(&c);
+	TAP_CHECK(send && c.checked == 4 && c.violations == 1 && counts_add_up(&c, 5),
+		  "counts: a quiet window judges its 4 applicable entries, the violation sent");
+
+	/* A window known disturbed judges nothing: passes are not "judged". */
+	c = (struct pc_check_counts){0};
+	for (int i = 0; i < 5; i++)
+		send = pc_count_verdict(&c, i ? PC_OK : PC_V_PTE_LOST, true);
+	TAP_CHECK(!send && c.checked == 0 && c.inconclusive == 5 && counts_add_up(&c, 5),
+		  "counts: in a disturbed window every entry is inconclusive, none judged");
+
+	/* Found disturbed after counting: nothing of it stays judged. */
+	c = (struct pc_check_counts){0};
+	pc_count_verdict(&c, PC_OK, false);
+	pc_count_verdict(&c, PC_V_PTE_LOST, false);
+	pc_count_violation(&c);
+	pc_count_verdict(&c, PC_NOT_APPLICABLE, false);
+	pc_count_window_disturbed(&c);
+	TAP_CHECK(c.checked == 0 && c.violations == 0 && c.inconclusive == 2 &&
+			  c.not_applicable == 1 && counts_add_up(&c, 3),
+		  "counts: a window disturbed after counting moves its verdicts to inconclusive");
+
+	/* A violation that proves nothing (young bit lost to aging). */
+	c = (struct pc_check_counts){0};
+	if (pc_count_verdict(&c, PC_V_YOUNG_LOST, false))
+		pc_count_unjudged(&c);
+	TAP_CHECK(c.checked == 0 && c.inconclusive == 1 && counts_add_up(&c, 1),
+		  "counts: an unjudged violation is inconclusive, not judged");
+}
+
 int main(void)
 {
 	tap_plan(0);
@@ -159,5 +210,6 @@ int main(void)
 	check_batch_pairs();
 	check_data();
 	check_is_violation();
+	check_counts();
 	return tap_finish();
 }
