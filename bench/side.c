@@ -100,7 +100,7 @@ static int side_result(struct pc_bench_side *s, const struct pc_bench_child *c, 
 	json_t *v;
 
 	s->instructions = c->instructions;
-	/* hist/watch --format json send the command's stdout to stderr. */
+	/* hist/watch: the report on stderr, the command's stdout its own. */
 	s->wl = pc_bench_workload_json(c->err);
 	if (!s->wl)
 		s->wl = pc_bench_workload_json(c->out);

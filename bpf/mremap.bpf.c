@@ -413,6 +413,12 @@ int mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		stat_add(PC_STAT_CALLS_FAILED, 1);
 		goto out;
 	}
+	/* A shrink, or a grow in place, moved nothing: no entry is judged as
+	   moved, none counted in the moves' histograms. */
+	if ((__u64)ret == st->old_addr) {
+		stat_add(PC_STAT_CALLS_IN_PLACE, 1);
+		goto out;
+	}
 	len = st->old_len < st->new_len ? st->old_len : st->new_len;
 	present = finish_call(key, st, (__u64)ret, len, PC_TIER_SYSCALL_WALK);
 	if (present < 0)

@@ -270,22 +270,36 @@ char *pc_wl_map_at(char *base, size_t len, int flags, int fd)
 	return p;
 }
 
-uint64_t pc_wl_timed_move(char *p, size_t len, char *dst)
+/* One mremap timed alone, which must land at want. */
+static uint64_t timed_mremap(char *p, size_t len, size_t new_len, int flags, char *want,
+			     const char *what)
 {
 	uint64_t t0, t1;
 	char *q;
 
 	t0 = pc_wl_now_ns();
-	q = mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	q = flags & MREMAP_FIXED ? mremap(p, len, new_len, flags, want)
+				 : mremap(p, len, new_len, flags);
 	t1 = pc_wl_now_ns();
 	if (q == MAP_FAILED)
-		pc_wl_die("mremap(MREMAP_MAYMOVE|MREMAP_FIXED)");
-	if (q != dst) {
-		fprintf(stderr, "%s: mremap() moved to %p, not %p\n", self->prog, (void *)q,
-			(void *)dst);
+		pc_wl_die(what);
+	if (q != want) {
+		fprintf(stderr, "%s: %s moved to %p, not %p\n", self->prog, what, (void *)q,
+			(void *)want);
 		exit(self->error_exit);
 	}
 	return t1 - t0;
+}
+
+uint64_t pc_wl_timed_move(char *p, size_t len, char *dst)
+{
+	return timed_mremap(p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, dst,
+			    "mremap(MREMAP_MAYMOVE|MREMAP_FIXED)");
+}
+
+uint64_t pc_wl_timed_shrink(char *p, size_t len, size_t new_len)
+{
+	return timed_mremap(p, len, new_len, MREMAP_MAYMOVE, p, "mremap() shrinking in place");
 }
 
 /* ---- the workers ---- */

@@ -99,6 +99,9 @@ char *pc_wl_map_at(char *base, size_t len, int flags, int fd);
 /* mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of p to dst, timed alone: its ns.
    Exits (w->error_exit) when it fails or lands elsewhere. */
 uint64_t pc_wl_timed_move(char *p, size_t len, char *dst);
+/* mremap(MREMAP_MAYMOVE) of p from len to new_len < len, timed alone: a
+   shrink in place, which moves nothing.  Exits as pc_wl_timed_move(). */
+uint64_t pc_wl_timed_shrink(char *p, size_t len, size_t new_len);
 
 /* The most workers pc_wl_run_workers() runs. */
 #define PC_WL_MAX_WORKERS 1024

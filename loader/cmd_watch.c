@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "out.h"
 #include "report.h"
 #include "kernel_log.h"
 #include "paths.h"
@@ -40,14 +41,17 @@ static void usage(FILE *f, bool hist)
 
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C] [--duration S] [--format F]\n"
-		"                     [--user U] [--log-rules FILE] [-- CMD ARGS...]\n\n"
+		"                     [--output FILE] [--user U] [--log-rules FILE]\n"
+		"                     [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
 		"  --comm C       only processes whose name is C\n"
 		"  --duration S   stop after S seconds (default: until CMD exits, or Ctrl-C)\n"
 		"  --format F     text (default), json, tap\n"
-		"  -- CMD ARGS    start CMD and follow it (not its children); with json/tap\n"
-		"                 its output goes to stderr\n"
+		"  --output FILE  write the report to FILE (default: stdout, or stderr with\n"
+		"                 a command)\n"
+		"  -- CMD ARGS    start CMD and follow it (not its children); its stdout and\n"
+		"                 stderr stay its own, the report goes to stderr or FILE\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
 		"                 capabilities, as strace -u does (default: as root)\n"
 		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
@@ -79,7 +83,8 @@ struct watch_opts {
 	struct pc_user user;
 	bool as_user;
 	struct pc_klog_opts klog;
-	char **cmd; /* after --, or NULL */
+	char **cmd;	    /* after --, or NULL */
+	const char *output; /* --output, or NULL */
 };
 
 /* A watch in progress: what it follows and what it has seen. */
@@ -145,6 +150,9 @@ static int take_option(int c, struct watch_opts *o)
 		return -1;
 	case 'f':
 		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
+	case 'o':
+		o->output = optarg;
+		return -1;
 	case 'u':
 		err = pc_user_lookup(optarg, &o->user);
 		if (err) {
@@ -214,6 +222,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"comm", required_argument, NULL, 'c'},
 		{"duration", required_argument, NULL, 'd'},
 		{"format", required_argument, NULL, 'f'},
+		{"output", required_argument, NULL, 'o'},
 		{"user", required_argument, NULL, 'u'},
 		PC_KLOG_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
@@ -221,7 +230,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	};
 	int c, code;
 
-	while ((c = getopt_long(argc, argv, "+p:c:d:f:u:R:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:c:d:f:o:u:R:h", opts, NULL)) != -1) {
 		code = take_option(c, o);
 		if (code >= 0)
 			return code;
@@ -265,9 +274,6 @@ command_child(const struct watch_opts *o, int go_pipe[2], int exec_pipe[2])
 	close(go_pipe[1]);
 	close(exec_pipe[0]);
 	if (read(go_pipe[0], &go, 1) != 1)
-		_exit(127);
-	/* Keep a machine-readable report alone on stdout. */
-	if (o->format != PC_FORMAT_TEXT && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		_exit(127);
 	err = o->as_user ? -pc_become_user(&o->user) : 0;
 	if (!err) {
@@ -399,6 +405,12 @@ static void add_results(struct watch *w)
 	pc_session_close(s);
 }
 
+/* Closes an --output file (not stdout or stderr); 0 or EOF with errno. */
+static int close_output(FILE *out)
+{
+	return out == stdout || out == stderr ? 0 : fclose(out);
+}
+
 /* Opens the session; 0, or the exit code when nothing can be traced. */
 static int open_session(struct watch *w)
 {
@@ -422,6 +434,7 @@ int pc_cmd_watch(int argc, char **argv)
 	struct watch_opts o = {.hist = strcmp(argv[0], "hist") == 0, .format = PC_FORMAT_TEXT};
 	struct watch w = {.o = &o, .go_fd = -1, .exec_fd = -1};
 	char rules_err[512];
+	FILE *out;
 	int code;
 
 	o.so = (struct pc_session_opts){.filter_mode = PC_FILTER_ALL, .want_walk = !o.hist};
@@ -432,9 +445,14 @@ int pc_cmd_watch(int argc, char **argv)
 		pc_err(0, "%s needs root (CAP_BPF and CAP_PERFMON)", argv[0]);
 		return PC_EXIT_USAGE;
 	}
+	/* The report never shares stdout with the command's output. */
+	out = o.output ? pc_open_report_said(o.output) : o.cmd ? stderr : stdout;
+	if (!out)
+		return PC_EXIT_USAGE;
 	/* From here on, the kernel's own complaints are part of the watch. */
 	if (pc_klog_start(&w.klog, o.klog.rules, o.klog.user_lines, rules_err, sizeof(rules_err))) {
 		pc_err(0, "--log-rules: %s", rules_err);
+		close_output(out);
 		return PC_EXIT_USAGE;
 	}
 	code = o.cmd ? start_command(&w, &o) : 0;
@@ -448,6 +466,7 @@ int pc_cmd_watch(int argc, char **argv)
 	if (code) {
 		pc_report_free(w.r);
 		pc_klog_stop(&w.klog);
+		close_output(out);
 		return code;
 	}
 	track_targets(&w);
@@ -456,7 +475,7 @@ int pc_cmd_watch(int argc, char **argv)
 	code = o.hist ? PC_EXIT_PASS : pc_report_exit_code(w.r);
 	if (w.exec_errno)
 		code = PC_EXIT_USAGE; /* bad input: nothing of it was watched */
-	if (pc_report_write(w.r, o.format, stdout)) {
+	if (pc_report_write(w.r, o.format, out) || close_output(out)) {
 		pc_err(errno, "cannot write the report");
 		code = PC_EXIT_ERROR;
 	}

@@ -315,11 +315,8 @@ static int open_report(struct pc_run *run)
 	}
 	run->out = stdout;
 	if (run->o->output) {
-		run->out = pc_open_report(run->o->output);
+		run->out = pc_open_report_said(run->o->output);
 		if (!run->out) {
-			pc_err(errno, "cannot open %s%s", run->o->output,
-			       errno == ELOOP ? " (a symlink in a shared directory is refused)"
-					      : "");
 			pc_klog_stop(&run->klog);
 			return PC_EXIT_USAGE;
 		}

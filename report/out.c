@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "cli.h"
 #include "out.h"
 #include "privilege.h"
 
@@ -87,6 +88,16 @@ FILE *pc_open_report(const char *path)
 		close(fd);
 		errno = err;
 	}
+	return f;
+}
+
+FILE *pc_open_report_said(const char *path)
+{
+	FILE *f = pc_open_report(path);
+
+	if (!f)
+		pc_err(errno, "cannot open %s%s", path,
+		       errno == ELOOP ? " (a symlink in a shared directory is refused)" : "");
 	return f;
 }
 

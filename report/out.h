@@ -34,6 +34,8 @@ int pc_out_write(FILE *f, pc_writer_fn *const *writers, int n, int fmt, const vo
 /* fopen(path, "w") that refuses a symlink in a sticky world-writable
    directory (errno ELOOP); NULL with errno on failure. */
 FILE *pc_open_report(const char *path);
+/* pc_open_report(), saying why not on stderr (--output's error). */
+FILE *pc_open_report_said(const char *path);
 
 /* The index of s in names[n] (NULL entries never match); -1 if absent. */
 int pc_name_find(const char *const *names, int n, const char *s);

@@ -32,6 +32,7 @@ static const char *const stat_names[PC_STAT__COUNT] = {
 	[PC_STAT_CP_FOLD] = "contpte_folds",
 	[PC_STAT_CP_UNFOLD] = "contpte_unfolds",
 	[PC_STAT_CP_YOUNG] = "contpte_clear_young_calls",
+	[PC_STAT_CALLS_IN_PLACE] = "calls_in_place",
 };
 
 static const char *const status_names[] = {

@@ -128,6 +128,15 @@ static int mremap_ready(struct pc_session *s)
 /* Tier kernel:syscall-walk: the range at sys_enter against sys_exit. */
 static void syscall_results(struct pc_session *s, struct pc_report *r)
 {
+	__u64 in_place = pc_session_stat(s, PC_STAT_CALLS_IN_PLACE);
+	char none[160];
+
+	/* A call that moved nothing is not a move: say so where none moved. */
+	snprintf(none, sizeof(none), "nothing to judge: no eligible entry in any traced mremap");
+	if (in_place)
+		snprintf(none + strlen(none), sizeof(none) - strlen(none),
+			 " (%llu moved nothing: a shrink or a grow in place)",
+			 (unsigned long long)in_place);
 	for (size_t i = 0; i < N_PER_CALL; i++) {
 		struct pc_result *res = pc_session_result(s, r, per_call[i], PC_TIER_SYSCALL_WALK);
 
@@ -139,8 +148,7 @@ static void syscall_results(struct pc_session *s, struct pc_report *r)
 			continue;
 		}
 		pc_session_judge(s, res, per_call[i], PC_TIER_SYSCALL_WALK,
-				 per_call[i] == PC_CHK_PMD_MOVE ? "PMD extents" : "entries",
-				 "nothing to judge: no eligible entry in any traced mremap");
+				 per_call[i] == PC_CHK_PMD_MOVE ? "PMD extents" : "entries", none);
 		if (per_call[i] == PC_CHK_ADBITS && res->status != PC_STATUS_FAIL &&
 		    !s->disturbance_complete) {
 			/* Without seeing every reclaim path a lost bit proves nothing. */

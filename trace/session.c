@@ -510,6 +510,15 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 	}
 }
 
+__u64 pc_session_stat(struct pc_session *s, __u32 id)
+{
+	__u64 v = 0;
+
+	if (s->loaded)
+		sum_percpu(bpf_map__fd(s->skel->maps.stats), id, &v, 1);
+	return v;
+}
+
 void pc_session_stats(struct pc_session *s, struct pc_report *r)
 {
 	if (!s->loaded)

@@ -67,6 +67,8 @@ int pc_session_poll(struct pc_session *s, int timeout_ms);
    the tracepoints that did not attach (or why nothing is traced). */
 void pc_session_notes(struct pc_session *s, struct pc_report *r);
 void pc_session_stats(struct pc_session *s, struct pc_report *r);
+/* Global statistic id (enum pc_stat_id) so far; 0 when nothing is traced. */
+__u64 pc_session_stat(struct pc_session *s, __u32 id);
 
 /* ---- for the paths (trace/<path>.c) ------------------------------------ */
 

@@ -43,6 +43,7 @@ enum variant {
 	VAR_FORK_MIXED,
 	VAR_SHMEM,
 	VAR_FILE,
+	VAR_SHRINK,
 	NR_VARIANTS,
 };
 
@@ -50,6 +51,7 @@ enum variant {
 static const char *const variant_names[NR_VARIANTS + 1] = {
 	[VAR_ALIGNED] = "aligned",	 [VAR_MISALIGNED] = "misaligned", [VAR_PARTIAL] = "partial",
 	[VAR_FORK_MIXED] = "fork-mixed", [VAR_SHMEM] = "shmem",		  [VAR_FILE] = "file",
+	[VAR_SHRINK] = "shrink",
 };
 
 struct config {
@@ -100,6 +102,8 @@ static void usage(FILE *out)
 		     "                               hugepages-64kB/shmem_enabled to \"always\")\n"
 		     "                   file        MAP_SHARED of a temporary regular file in\n"
 		     "                               $TMPDIR (or /tmp)\n"
+		     "                   shrink      mremap(MREMAP_MAYMOVE) to SIZE/2, which\n"
+		     "                               shrinks in place: nothing moves\n"
 		     "  --json           print one JSON object line instead of text\n"
 		     "  --help           this text\n"
 		     "\n"
@@ -263,6 +267,13 @@ static struct measure run_loop(const struct config *cfg, const struct plan *pl)
 		memset(p, 1, size);
 		if (cfg->variant == VAR_FORK_MIXED)
 			fork_and_mix(p, size);
+		if (cfg->variant == VAR_SHRINK) {
+			/* Nothing moves: the second half is unmapped in place. */
+			m.mremap_ns += pc_wl_timed_shrink(p, size, size / 2);
+			if (munmap(p, size / 2))
+				pc_wl_die("munmap() of the shrunk region");
+			continue;
+		}
 		m.mremap_ns += pc_wl_timed_move(p + pl->src_off, pl->move_len, base + pl->dst_off);
 		/* The partial variant leaves the cut ends behind at the source. */
 		if (pl->src_off && munmap(p, size))

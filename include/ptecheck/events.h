@@ -62,6 +62,7 @@ enum pc_stat_id {
 	PC_STAT_CP_FOLD,	 /* folds by tracked tasks */
 	PC_STAT_CP_UNFOLD,	 /* unfolds by tracked tasks */
 	PC_STAT_CP_YOUNG,	 /* contpte_test_and_clear_young_ptes calls (all tasks) */
+	PC_STAT_CALLS_IN_PLACE,	 /* mremap calls that moved nothing (shrink, grow in place) */
 	PC_STAT__COUNT,
 };
 

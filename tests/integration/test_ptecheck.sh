@@ -78,7 +78,7 @@ check "without root: exit 2 and says so" "[[ $? -eq 2 ]] && grep -q 'needs root'
 
 "$pc" watch -- "$build/workloads/mremap_folios" --iterations 200 >"$tmp/watch.txt" 2>&1
 check "watch of the reference workload exits 0" "[[ $? -eq 0 ]] && grep -q 'PASS  mremap/moved' $tmp/watch.txt"
-"$pc" hist --format json -- "$build/workloads/mremap_folios" --iterations 50 >"$tmp/hist.json" 2>/dev/null
+"$pc" hist --format json --output "$tmp/hist.json" -- "$build/workloads/mremap_folios" --iterations 50 >/dev/null 2>&1
 # Under --stress windows are disturbed: what they saw is inconclusive, not
 # judged, and each summary's numbers are the result's counters.
 "$pc" run --suite mremap --stress 4 --format json --output "$tmp/stress.json" >/dev/null 2>&1
@@ -105,7 +105,30 @@ OK) ok "--stress: entries of disturbed windows are inconclusive, not judged; sum
 SKIP*) ok "--stress: entries of disturbed windows are inconclusive # SKIP ${why#SKIP }" ;;
 *) nok "--stress: entries of disturbed windows are inconclusive, not judged: $why" ;;
 esac
-"$pc" hist -- true >"$tmp/hist.txt" 2>/dev/null
+# A shrink in place moves nothing: no entry judged as moved, none counted.
+"$pc" watch --format json --output "$tmp/shrink.json" -- "$build/workloads/mremap_folios" \
+	--variant shrink --size 2M --iterations 3 >/dev/null 2>&1
+why=$(python3 - "$tmp/shrink.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+moved = [r for r in d["results"] if r["check"] == "mremap/moved" and r["tier"] == "kernel:syscall-walk"][0]
+hist = [h for h in d["histograms"] if h["name"] == "mremap present PTEs moved per call"]
+if d["stats"].get("calls_in_place") != 3:
+    print(f"calls_in_place {d['stats'].get('calls_in_place')}, not 3")
+elif moved["checked"] or moved["status"] != "skip" or "3 moved nothing" not in moved["summary"]:
+    print(f"mremap/moved: {moved['status']}, {moved['checked']} judged: {moved['summary']}")
+elif hist and hist[0]["total"]:
+    print(f"{hist[0]['total']} calls counted as moves")
+else:
+    print("OK")
+PY
+)
+check "watch: a shrink in place is no move: nothing judged or counted as moved ($why)" "[[ \$why == OK ]]"
+# The report never shares stdout with the command's output.
+"$pc" watch -- sh -c 'echo data' >"$tmp/cmd.out" 2>"$tmp/cmd.err"
+check "watch -- CMD: CMD's stdout is its own, the report on stderr" \
+	"[[ \$(cat $tmp/cmd.out) == data ]] && grep -q 'kernel-log' $tmp/cmd.err"
+"$pc" hist -- true 2>"$tmp/hist.txt" >/dev/null
 check "hist text: no counts of checks it did not run" "! grep -q 'passed, ' $tmp/hist.txt && ! grep -q '^stats:' $tmp/hist.txt"
 for h in "mremap PTEs per batch" "fault-around PTEs per set_pte_range"; do
 	check "hist shows '$h' or says why not" \
