@@ -89,6 +89,24 @@ static const struct shape sh_shmem_64k_pte_dirty = {
 	.read_fault = true,
 	.pte_dirty = true,
 };
+/* The same 4 KiB off the folios' 64 KiB alignment, source and destination:
+   no contpte block can fold (arm64), whose read would gather the dirty bits
+   of all 16 entries; each PTE keeps its own, as on x86_64. */
+static const struct shape sh_shmem_64k_pte_dirty_unfolded = {
+	.measure = mr_measure_move,
+	.full_len = MIB,
+	.min_len = 256 * KIB,
+	.align = FOLIO_64K,
+	.src_off = 512 * KIB + 4 * KIB,
+	.dst_off = 256 * KIB + 4 * KIB,
+	.backing = B_SHMEM,
+	.advice = MADV_HUGEPAGE,
+	.folio_check = true,
+	.want_large = true,
+	.read_fault = true,
+	.pte_dirty = true,
+	.form_aligned = true,
+};
 static const struct shape sh_file_shared = {
 	.measure = mr_measure_move,
 	SH_1M,
@@ -170,6 +188,9 @@ static const struct pc_scenario scenarios[] = {
 	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
 	 "paged out, read back",
 	 0, run_shape, &sh_shmem_64k_pte_dirty},
+	{"shmem-64k-pte-dirty-unfolded",
+	 "the same, mapped 4 KiB off the folios' 64 KiB alignment: PTEs never folded (contpte)", 0,
+	 run_shape, &sh_shmem_64k_pte_dirty_unfolded},
 	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
 	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim", 0,
