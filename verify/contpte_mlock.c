@@ -31,6 +31,7 @@ struct lock_seen {
 	size_t cut;	/* large folios a locked range cut, seen while locked */
 	size_t unsure;	/* folios changed under the read or shared: not judged */
 	size_t mlocked; /* of the judged folios, mlocked where allowed */
+	size_t left;	/* mlocked after munlock */
 };
 
 /* ---- each folio's mlock bit (kpageflags) ---------------------------------- */
@@ -78,6 +79,7 @@ static int judge_folio(struct pc_oracle_msg *m, struct lock_seen *ls, struct fol
 	__u32 order;
 	uintptr_t fva;
 	bool held, mlocked;
+	const char *where;
 	int ret = pc_folio_of_pfn(f->pfn, &f->head, &order);
 
 	f->nr = 0;
@@ -100,11 +102,13 @@ static int judge_folio(struct pc_oracle_msg *m, struct lock_seen *ls, struct fol
 	m->checked++;
 	ls->cut += lo < hi && f->nr > 1 && !held;
 	ls->mlocked += mlocked && held;
-	if (pc_is_violation(pc_mlock_allowed(mlocked, held)))
-		pc_oracle_add_evidence(
-			m, PC_V_MLOCKED, fva, 0, 0, 1, "%s, %llu-page folio%s%s", phase,
-			(unsigned long long)f->nr, lo < hi ? " cut by the lock" : "",
-			ls->flags[0] & PC_KPF(KPF_UNEVICTABLE) ? ", unevictable" : "");
+	ls->left += mlocked && lo == hi;
+	if (!pc_is_violation(pc_mlock_allowed(mlocked, held)))
+		return 0;
+	where = lo == hi ? "" : f->nr > 1 ? " cut by the lock" : " outside the lock";
+	pc_oracle_add_evidence(m, PC_V_MLOCKED, fva, 0, 0, 1, "%s, %llu-page folio%s%s", phase,
+			       (unsigned long long)f->nr, where,
+			       ls->flags[0] & PC_KPF(KPF_UNEVICTABLE) ? ", unevictable" : "");
 	return 0;
 }
 
@@ -268,11 +272,10 @@ static void kpf_finish(struct pc_attempt *a, const struct cp_mlock *ml, struct l
 	m = &a->msg[ls->kpf_slot];
 	pc_slot_judge(a, ls->kpf_slot);
 	snprintf(m->summary, sizeof(m->summary),
-		 "%u rounds, each folio's mlock bit locked and after munlock: %llu folio reads, "
-		 "%llu against the rule; %zu mlocked where allowed, %zu cut by the lock, %zu not "
-		 "judged (changing or shared)",
-		 iters, (unsigned long long)m->checked, (unsigned long long)m->violations,
-		 ls->mlocked, ls->cut, ls->unsure);
+		 "%llu mlocked against the rule (%zu after munlock) of %llu folios read, %zu cut "
+		 "by the lock, %zu mlocked where allowed, %zu not judged; %u rounds",
+		 (unsigned long long)m->violations, ls->left, (unsigned long long)m->checked,
+		 ls->cut, ls->mlocked, ls->unsure, iters);
 	if (m->status == PC_STATUS_PASS && ml->misaligned && ls->cut == 0)
 		/* Liveness: no folio of the state the rule is about. */
 		pc_slot_skip(a, ls->kpf_slot,
