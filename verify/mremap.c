@@ -34,7 +34,8 @@ static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 /* ---- the scenarios -------------------------------------------------------- */
 
 /* 1 MiB at 2 MiB + 512 KiB, moved to 2 MiB + 256 KiB: PTE-level, 64 KiB aligned. */
-#define SH_1M .full_len = MIB, .min_len = 256 * KIB, .align = FOLIO_64K, .src_off = 512 * KIB
+#define SH_1M_AT(src) .full_len = MIB, .min_len = 256 * KIB, .align = FOLIO_64K, .src_off = (src)
+#define SH_1M	      SH_1M_AT(512 * KIB)
 
 static const struct shape sh_anon_64k = {
 	.measure = mr_measure_move,
@@ -76,10 +77,13 @@ static const struct shape sh_anon_64k_fork = {
 	.dst_off = 256 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
-/* memfd MAP_SHARED, 64 KiB shmem folios where shmem mTHP is on. */
-#define SH_SHMEM_64K                                                                               \
-	.measure = mr_measure_move, SH_1M, .backing = B_SHMEM, .dst_off = 256 * KIB,               \
-	.advice = MADV_HUGEPAGE, .folio_check = true, .want_large = true
+/* memfd MAP_SHARED, 64 KiB shmem folios where shmem mTHP is on, the
+   source at 2 MiB + 512 KiB + off, moved to 2 MiB + 256 KiB + off. */
+#define SH_SHMEM_64K_OFF(off)                                                                      \
+	.measure = mr_measure_move, SH_1M_AT(512 * KIB + (off)), .backing = B_SHMEM,               \
+	.dst_off = 256 * KIB + (off), .advice = MADV_HUGEPAGE, .folio_check = true,                \
+	.want_large = true
+#define SH_SHMEM_64K SH_SHMEM_64K_OFF(0)
 
 static const struct shape sh_shmem_64k = {SH_SHMEM_64K};
 /* Read in, written through the clean PTEs: only they know the data is
@@ -88,6 +92,15 @@ static const struct shape sh_shmem_64k_pte_dirty = {
 	SH_SHMEM_64K,
 	.read_fault = true,
 	.pte_dirty = true,
+};
+/* The same 4 KiB off the folios' 64 KiB alignment, source and destination:
+   no contpte block can fold (arm64), whose read would gather the dirty bits
+   of all 16 entries; each PTE keeps its own, as on x86_64. */
+static const struct shape sh_shmem_64k_pte_dirty_unfolded = {
+	SH_SHMEM_64K_OFF(4 * KIB),
+	.read_fault = true,
+	.pte_dirty = true,
+	.form_aligned = true,
 };
 static const struct shape sh_file_shared = {
 	.measure = mr_measure_move,
@@ -170,6 +183,9 @@ static const struct pc_scenario scenarios[] = {
 	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
 	 "paged out, read back",
 	 0, run_shape, &sh_shmem_64k_pte_dirty},
+	{"shmem-64k-pte-dirty-unfolded",
+	 "the same, mapped 4 KiB off the folios' 64 KiB alignment: PTEs never folded (contpte)", 0,
+	 run_shape, &sh_shmem_64k_pte_dirty_unfolded},
 	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
 	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim", 0,

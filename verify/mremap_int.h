@@ -48,6 +48,8 @@ struct shape {
 	bool want_large;    /* folio-intact needs large folios to mean anything */
 	bool read_fault;    /* the source is faulted in by reads, not filled by writes */
 	bool pte_dirty;	    /* then mr_pte_dirty_page()s written through the clean PTEs */
+	bool form_aligned;  /* src_off is off the folios' alignment: form them first through
+			       an aligned mapping (a fault there would map small pages) */
 	enum wprotect wp;   /* perms scenarios: how PTEs become read-only */
 	measure_fn measure; /* what the scenario does with the mapping */
 };

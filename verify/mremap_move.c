@@ -228,6 +228,11 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 			pc_oracle_appendf(&a->msg[s.folio], " (shmem mTHP not enabled)");
 	}
 	ret = s.data >= 0 ? judge_data_loss(sh, a, s.data, &pl, fd, len) : 0;
+	/* Which PTE-dirty variant ran: a batch spans a large folio only. */
+	if (!ret && sh->pte_dirty && a->msg[s.data].status != PC_STATUS_SKIP)
+		pc_oracle_appendf(&a->msg[s.data], "; %s%s",
+				  mr_folios_text(mr_folios_formed(&ms.before, &count)),
+				  sh->form_aligned ? ", 4 KiB off 64 KiB: never folded" : "");
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	mr_place_release(&pl);
