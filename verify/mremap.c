@@ -26,7 +26,7 @@ static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct p
 }
 
 /* Runs a scenario's measurement up to PC_ATTEMPTS times and reports. */
-static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
+int mr_run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, measure_shape, data);
 }
@@ -60,16 +60,22 @@ static const struct shape sh_anon_64k_misaligned = {
 	.want_large = true,
 };
 /* Moves [start + 8 KiB, end - 8 KiB): both ends inside a folio. */
-static const struct shape sh_anon_64k_partial = {
-	.measure = mr_measure_move,
-	SH_1M,
-	.dst_off = 256 * KIB + 8 * KIB,
-	.head = 8 * KIB,
-	.tail = 8 * KIB,
-	.advice = MADV_HUGEPAGE,
-	.folio_check = true,
-	.want_large = true,
-};
+#define SH_64K_PARTIAL                                                                             \
+	.measure = mr_measure_move, SH_1M, .dst_off = 256 * KIB + 8 * KIB, .head = 8 * KIB,        \
+	.tail = 8 * KIB, .advice = MADV_HUGEPAGE, .folio_check = true, .want_large = true
+
+static const struct shape sh_anon_64k_partial = {SH_64K_PARTIAL};
+/* The same partial move, the deferred-split shrinker run before the
+   folios are judged (mremap_shrink.c). */
+static const struct shape sh_anon_64k_partial_shrink = {SH_64K_PARTIAL, .shrink = true};
+/* Every other 64 KiB paged out to swap before the move (mremap_swap.c). */
+#define SH_SWAPPED(adv)                                                                            \
+	{                                                                                          \
+		.measure = mr_measure_swapped, SH_1M, .dst_off = 256 * KIB, .advice = adv          \
+	}
+
+static const struct shape sh_anon_64k_swapped = SH_SWAPPED(MADV_HUGEPAGE);
+static const struct shape sh_anon_4k_swapped = SH_SWAPPED(MADV_NOHUGEPAGE);
 static const struct shape sh_anon_64k_fork = {
 	.measure = mr_measure_fork,
 	SH_1M,
@@ -146,39 +152,47 @@ static const struct shape sh_perms_uffd = SH_PERMS(WP_UFFD);
 
 static const struct pc_scenario scenarios[] = {
 	{"anon-64k", "anonymous 1 MiB of 64 KiB folios moved to a 64 KiB-aligned address", 0,
-	 run_shape, &sh_anon_64k},
-	{"anon-4k", "anonymous 1 MiB of small pages (MADV_NOHUGEPAGE) moved", 0, run_shape,
+	 mr_run_shape, &sh_anon_64k},
+	{"anon-4k", "anonymous 1 MiB of small pages (MADV_NOHUGEPAGE) moved", 0, mr_run_shape,
 	 &sh_anon_4k},
-	{"anon-64k-misaligned", "64 KiB folios moved to 64 KiB alignment + 4 KiB", 0, run_shape,
+	{"anon-64k-misaligned", "64 KiB folios moved to 64 KiB alignment + 4 KiB", 0, mr_run_shape,
 	 &sh_anon_64k_misaligned},
 	{"anon-64k-partial", "64 KiB folios, [start+8K, end-8K) moved: ends inside folios", 0,
-	 run_shape, &sh_anon_64k_partial},
+	 mr_run_shape, &sh_anon_64k_partial},
+	{"anon-64k-partial-shrink",
+	 "anon-64k-partial, then the deferred-split shrinker (drop_caches 2): folios stay whole", 0,
+	 mr_run_shape, &sh_anon_64k_partial_shrink},
+	{"anon-64k-swapped",
+	 "64 KiB folios, every other 64 KiB paged out to swap, moved, read back", 0, mr_run_swapped,
+	 &sh_anon_64k_swapped},
+	{"anon-4k-swapped", "small pages, every other 64 KiB paged out to swap, moved, read back",
+	 0, mr_run_swapped, &sh_anon_4k_swapped},
 	{"anon-64k-fork", "64 KiB folios shared with a child, half COW-copied, moved, written", 0,
-	 run_shape, &sh_anon_64k_fork},
+	 mr_run_shape, &sh_anon_64k_fork},
 	{"perms-fork-exit", "2 MiB folio, fork whose child exited, 17 pages rewritten, moved twice",
-	 0, run_shape, &sh_perms_fork},
+	 0, mr_run_shape, &sh_perms_fork},
 	{"perms-file-notify",
 	 "block-fs file 2 MiB read, 17 pages written (page_mkwrite), moved twice", PC_NEEDS_BLOCKFS,
-	 run_shape, &sh_perms_notify},
+	 mr_run_shape, &sh_perms_notify},
 	{"perms-soft-dirty", "2 MiB folio after clear_refs 4, 17 pages rewritten, moved twice", 0,
-	 run_shape, &sh_perms_soft_dirty},
+	 mr_run_shape, &sh_perms_soft_dirty},
 	{"perms-uffd-wp", "2 MiB folio uffd-wp protected (EVENT_REMAP), 17 rewritten, moved twice",
-	 0, run_shape, &sh_perms_uffd},
-	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back", 0, run_shape,
-	 &sh_shmem_64k},
+	 0, mr_run_shape, &sh_perms_uffd},
+	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back", 0,
+	 mr_run_shape, &sh_shmem_64k},
 	{"shmem-64k-pte-dirty",
 	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
 	 "paged out, read back",
-	 0, run_shape, &sh_shmem_64k_pte_dirty},
-	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
+	 0, mr_run_shape, &sh_shmem_64k_pte_dirty},
+	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, mr_run_shape,
 	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim", 0,
-	 run_shape, &sh_anon_64k_dirty},
+	 mr_run_shape, &sh_anon_64k_dirty},
 	{"anon-64k-young", "clear_refs, touch every 4th page, move: Referenced covers them", 0,
-	 run_shape, &sh_anon_64k_young},
-	{"pmd-aligned", "8 MiB small pages, 2 MiB-aligned source and destination", 0, run_shape,
+	 mr_run_shape, &sh_anon_64k_young},
+	{"pmd-aligned", "8 MiB small pages, 2 MiB-aligned source and destination", 0, mr_run_shape,
 	 &sh_pmd_aligned},
-	{"pmd-misaligned", "8 MiB small pages, destination 2 MiB-aligned + 4 KiB", 0, run_shape,
+	{"pmd-misaligned", "8 MiB small pages, destination 2 MiB-aligned + 4 KiB", 0, mr_run_shape,
 	 &sh_pmd_misaligned},
 };
 
