@@ -168,8 +168,7 @@ static void swap_begin(void)
 	int err;
 
 	memset(&swap, 0, sizeof(swap));
-	swap.others = mr_swaps_on();
-	if (swap.others > 0)
+	if (mr_swaps_on() > 0)
 		return;
 	err = stress_zram_start(SWAP_ZRAM_BYTES);
 	if (!err) {
