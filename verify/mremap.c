@@ -18,7 +18,7 @@
 #include "mremap_int.h"
 
 /* A shape's own measurement, as the shared loop calls it. */
-static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
+int mr_measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
 	const struct shape *sh = data;
 
@@ -26,9 +26,9 @@ static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct p
 }
 
 /* Runs a scenario's measurement up to PC_ATTEMPTS times and reports. */
-int mr_run_shape(struct pc_scenario_ctx *ctx, const void *data)
+static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
-	return pc_attempts_run(ctx, measure_shape, data);
+	return pc_attempts_run(ctx, mr_measure_shape, data);
 }
 
 /* ---- the scenarios -------------------------------------------------------- */
@@ -152,47 +152,47 @@ static const struct shape sh_perms_uffd = SH_PERMS(WP_UFFD);
 
 static const struct pc_scenario scenarios[] = {
 	{"anon-64k", "anonymous 1 MiB of 64 KiB folios moved to a 64 KiB-aligned address", 0,
-	 mr_run_shape, &sh_anon_64k},
-	{"anon-4k", "anonymous 1 MiB of small pages (MADV_NOHUGEPAGE) moved", 0, mr_run_shape,
+	 run_shape, &sh_anon_64k},
+	{"anon-4k", "anonymous 1 MiB of small pages (MADV_NOHUGEPAGE) moved", 0, run_shape,
 	 &sh_anon_4k},
-	{"anon-64k-misaligned", "64 KiB folios moved to 64 KiB alignment + 4 KiB", 0, mr_run_shape,
+	{"anon-64k-misaligned", "64 KiB folios moved to 64 KiB alignment + 4 KiB", 0, run_shape,
 	 &sh_anon_64k_misaligned},
 	{"anon-64k-partial", "64 KiB folios, [start+8K, end-8K) moved: ends inside folios", 0,
-	 mr_run_shape, &sh_anon_64k_partial},
+	 run_shape, &sh_anon_64k_partial},
 	{"anon-64k-partial-shrink",
 	 "anon-64k-partial, then the deferred-split shrinker (drop_caches 2): folios stay whole", 0,
-	 mr_run_shape, &sh_anon_64k_partial_shrink},
+	 run_shape, &sh_anon_64k_partial_shrink},
 	{"anon-64k-swapped",
 	 "64 KiB folios, every other 64 KiB paged out to swap, moved, read back", 0, mr_run_swapped,
 	 &sh_anon_64k_swapped},
 	{"anon-4k-swapped", "small pages, every other 64 KiB paged out to swap, moved, read back",
 	 0, mr_run_swapped, &sh_anon_4k_swapped},
 	{"anon-64k-fork", "64 KiB folios shared with a child, half COW-copied, moved, written", 0,
-	 mr_run_shape, &sh_anon_64k_fork},
+	 run_shape, &sh_anon_64k_fork},
 	{"perms-fork-exit", "2 MiB folio, fork whose child exited, 17 pages rewritten, moved twice",
-	 0, mr_run_shape, &sh_perms_fork},
+	 0, run_shape, &sh_perms_fork},
 	{"perms-file-notify",
 	 "block-fs file 2 MiB read, 17 pages written (page_mkwrite), moved twice", PC_NEEDS_BLOCKFS,
-	 mr_run_shape, &sh_perms_notify},
+	 run_shape, &sh_perms_notify},
 	{"perms-soft-dirty", "2 MiB folio after clear_refs 4, 17 pages rewritten, moved twice", 0,
-	 mr_run_shape, &sh_perms_soft_dirty},
+	 run_shape, &sh_perms_soft_dirty},
 	{"perms-uffd-wp", "2 MiB folio uffd-wp protected (EVENT_REMAP), 17 rewritten, moved twice",
-	 0, mr_run_shape, &sh_perms_uffd},
-	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back", 0,
-	 mr_run_shape, &sh_shmem_64k},
+	 0, run_shape, &sh_perms_uffd},
+	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back", 0, run_shape,
+	 &sh_shmem_64k},
 	{"shmem-64k-pte-dirty",
 	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
 	 "paged out, read back",
-	 0, mr_run_shape, &sh_shmem_64k_pte_dirty},
-	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, mr_run_shape,
+	 0, run_shape, &sh_shmem_64k_pte_dirty},
+	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
 	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim", 0,
-	 mr_run_shape, &sh_anon_64k_dirty},
+	 run_shape, &sh_anon_64k_dirty},
 	{"anon-64k-young", "clear_refs, touch every 4th page, move: Referenced covers them", 0,
-	 mr_run_shape, &sh_anon_64k_young},
-	{"pmd-aligned", "8 MiB small pages, 2 MiB-aligned source and destination", 0, mr_run_shape,
+	 run_shape, &sh_anon_64k_young},
+	{"pmd-aligned", "8 MiB small pages, 2 MiB-aligned source and destination", 0, run_shape,
 	 &sh_pmd_aligned},
-	{"pmd-misaligned", "8 MiB small pages, destination 2 MiB-aligned + 4 KiB", 0, mr_run_shape,
+	{"pmd-misaligned", "8 MiB small pages, destination 2 MiB-aligned + 4 KiB", 0, run_shape,
 	 &sh_pmd_misaligned},
 };
 

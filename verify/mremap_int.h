@@ -62,10 +62,10 @@ int mr_measure_perms(struct pc_scenario_ctx *ctx, const struct shape *sh, struct
 /* A source partly paged out to swap, moved, read back (mremap_swap.c). */
 int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 
-/* A scenario's attempts with its shape's measure (mremap.c). */
-int mr_run_shape(struct pc_scenario_ctx *ctx, const void *data);
-/* mr_run_shape with a swap to page out to: the one on, else a zram swap
-   added for the scenario and removed after it (mremap_swap.c). */
+/* The shape's own measure, as pc_attempts_run calls it (mremap.c). */
+int mr_measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* The shape's attempts with a swap to page out to: the one on, else a zram
+   swap added for the scenario and removed after it (mremap_swap.c). */
 int mr_run_swapped(struct pc_scenario_ctx *ctx, const void *data);
 /* Swap devices on (/proc/swaps), or -errno. */
 int mr_swaps_on(void);

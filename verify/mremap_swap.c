@@ -184,7 +184,7 @@ int mr_run_swapped(struct pc_scenario_ctx *ctx, const void *data)
 	int ret, err;
 
 	swap_begin();
-	ret = mr_run_shape(ctx, data);
+	ret = pc_attempts_run(ctx, mr_measure_shape, data);
 	if (swap.added) {
 		err = stress_zram_stop();
 		if (err)
