@@ -18,7 +18,7 @@
 #include "mremap_int.h"
 
 /* A shape's own measurement, as the shared loop calls it. */
-static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
+int mr_measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
 	const struct shape *sh = data;
 
@@ -28,7 +28,7 @@ static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct p
 /* Runs a scenario's measurement up to PC_ATTEMPTS times and reports. */
 static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
-	return pc_attempts_run(ctx, measure_shape, data);
+	return pc_attempts_run(ctx, mr_measure_shape, data);
 }
 
 /* ---- the scenarios -------------------------------------------------------- */
@@ -61,16 +61,22 @@ static const struct shape sh_anon_64k_misaligned = {
 	.want_large = true,
 };
 /* Moves [start + 8 KiB, end - 8 KiB): both ends inside a folio. */
-static const struct shape sh_anon_64k_partial = {
-	.measure = mr_measure_move,
-	SH_1M,
-	.dst_off = 256 * KIB + 8 * KIB,
-	.head = 8 * KIB,
-	.tail = 8 * KIB,
-	.advice = MADV_HUGEPAGE,
-	.folio_check = true,
-	.want_large = true,
-};
+#define SH_64K_PARTIAL                                                                             \
+	.measure = mr_measure_move, SH_1M, .dst_off = 256 * KIB + 8 * KIB, .head = 8 * KIB,        \
+	.tail = 8 * KIB, .advice = MADV_HUGEPAGE, .folio_check = true, .want_large = true
+
+static const struct shape sh_anon_64k_partial = {SH_64K_PARTIAL};
+/* The same partial move, the deferred-split shrinker run before the
+   folios are judged (mremap_shrink.c). */
+static const struct shape sh_anon_64k_partial_shrink = {SH_64K_PARTIAL, .shrink = true};
+/* Every other 64 KiB paged out to swap before the move (mremap_swap.c). */
+#define SH_SWAPPED(adv)                                                                            \
+	{                                                                                          \
+		.measure = mr_measure_swapped, SH_1M, .dst_off = 256 * KIB, .advice = adv          \
+	}
+
+static const struct shape sh_anon_64k_swapped = SH_SWAPPED(MADV_HUGEPAGE);
+static const struct shape sh_anon_4k_swapped = SH_SWAPPED(MADV_NOHUGEPAGE);
 static const struct shape sh_anon_64k_fork = {
 	.measure = mr_measure_fork,
 	SH_1M,
@@ -166,6 +172,14 @@ static const struct pc_scenario scenarios[] = {
 	 &sh_anon_64k_misaligned},
 	{"anon-64k-partial", "64 KiB folios, [start+8K, end-8K) moved: ends inside folios", 0,
 	 run_shape, &sh_anon_64k_partial},
+	{"anon-64k-partial-shrink",
+	 "anon-64k-partial, then the deferred-split shrinker (drop_caches 2): folios stay whole", 0,
+	 run_shape, &sh_anon_64k_partial_shrink},
+	{"anon-64k-swapped",
+	 "64 KiB folios, every other 64 KiB paged out to swap, moved, read back", 0, mr_run_swapped,
+	 &sh_anon_64k_swapped},
+	{"anon-4k-swapped", "small pages, every other 64 KiB paged out to swap, moved, read back",
+	 0, mr_run_swapped, &sh_anon_4k_swapped},
 	{"anon-64k-fork", "64 KiB folios shared with a child, half COW-copied, moved, written", 0,
 	 run_shape, &sh_anon_64k_fork},
 	{"perms-fork-exit", "2 MiB folio, fork whose child exited, 17 pages rewritten, moved twice",
