@@ -48,6 +48,9 @@ struct shape {
 	bool want_large;    /* folio-intact needs large folios to mean anything */
 	bool read_fault;    /* the source is faulted in by reads, not filled by writes */
 	bool pte_dirty;	    /* then mr_pte_dirty_page()s written through the clean PTEs */
+	bool form_aligned;  /* src_off is off the folios' alignment: form them first through
+			       an aligned mapping (a fault there would map small pages) */
+	bool shrink;	    /* folio-intact judged after the deferred-split shrinker */
 	enum wprotect wp;   /* perms scenarios: how PTEs become read-only */
 	measure_fn measure; /* what the scenario does with the mapping */
 };
@@ -58,6 +61,16 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 int mr_measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_perms(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+/* A source partly paged out to swap, moved, read back (mremap_swap.c). */
+int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+
+/* The shape's own measure, as pc_attempts_run calls it (mremap.c). */
+int mr_measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* The shape's attempts with a swap to page out to: the one on, else a zram
+   swap added for the scenario and removed after it (mremap_swap.c). */
+int mr_run_swapped(struct pc_scenario_ctx *ctx, const void *data);
+/* Swap devices on (/proc/swaps), or -errno. */
+int mr_swaps_on(void);
 
 /* ---- placement (mremap_place.c) ---------------------------------------- */
 
@@ -157,6 +170,14 @@ void mr_judge_moved(struct pc_attempt *a, int slot, const struct snap *before,
 /* mremap/folio-intact into slot: the folio orders before and after. */
 void mr_judge_folios(struct pc_attempt *a, int slot, bool ctx_kpageflags, const struct snap *before,
 		     const struct snap *after, bool want_large, __u64 old_addr, __u64 new_addr);
+
+/*
+ * mremap/folio-intact into slot after the deferred-split shrinker ran
+ * (mremap_shrink.c): the orders at entry against the destination's then,
+ * judged only where a split can have no other cause.
+ */
+void mr_judge_folios_shrunk(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, int slot,
+			    const struct move_snaps *ms, __u64 old_addr, __u64 new_addr);
 
 /* ---- userfaultfd write protection (mremap_uffd.c) ------------------------ */
 
