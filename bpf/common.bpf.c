@@ -155,14 +155,42 @@ static __always_inline void busy_end(void)
 
 PC_DISTURB_EVENTS(DISTURBANCE, DISTURBANCE_SPAN)
 
+/* A new process forked by a process tracked with PC_TRACK_CHILDREN is
+   tracked too, with the same flags (watch and hist follow descendants, as
+   perf does).  A new thread needs nothing: targets are tgids. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(common_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid), f;
+	__u32 *flags;
+
+	if (ptgid == ctgid)
+		return 0;
+	flags = bpf_map_lookup_elem(&tracked, &ptgid);
+	if (!flags || !(*flags & PC_TRACK_CHILDREN))
+		return 0;
+	f = *flags;
+	bpf_map_update_elem(&tracked, &ctgid, &f, BPF_NOEXIST);
+	return 0;
+}
+
 /* A thread that exits leaves no span open: it no longer keeps windows
-   disturbed.  (Each path's part cleans its own per-thread state.) */
+   disturbed; a followed child that exits is tracked no more (its pid may
+   come back as another's).  (Each path's part cleans its own per-thread
+   state.) */
 SEC("tp/sched/sched_process_exit")
 int common_task_exit(void *ctx)
 {
-	__u32 tid = pc_tid(), one = 1;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 tid = pc_tid(), one = 1, tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *flags = NULL;
 	__u64 *busy;
 
+	/* The last thread out (do_exit() counted signal->live down first). */
+	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+		flags = bpf_map_lookup_elem(&tracked, &tgid);
+	if (flags && (*flags & PC_TRACK_CHILDREN))
+		bpf_map_delete_elem(&tracked, &tgid);
 	if (!bpf_map_lookup_elem(&busy_threads, &tid))
 		return 0;
 	busy = bpf_map_lookup_elem(&disturb, &one);

@@ -41,6 +41,7 @@ typedef struct {
 } atomic_t;
 
 struct signal_struct {
+	atomic_t live; /* threads not yet in do_exit() */
 	int nr_threads;
 };
 

@@ -41,8 +41,8 @@ static void usage(FILE *f, bool hist)
 
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C] [--duration S] [--format F]\n"
-		"                     [--output FILE] [--user U] [--log-rules FILE]\n"
-		"                     [-- CMD ARGS...]\n\n"
+		"                     [--output FILE] [--no-inherit] [--user U]\n"
+		"                     [--log-rules FILE] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
 		"  --comm C       only processes whose name is C\n"
@@ -50,8 +50,10 @@ static void usage(FILE *f, bool hist)
 		"  --format F     text (default), json, tap\n"
 		"  --output FILE  write the report to FILE (default: stdout, or stderr with\n"
 		"                 a command)\n"
-		"  -- CMD ARGS    start CMD and follow it (not its children); its stdout and\n"
-		"                 stderr stay its own, the report goes to stderr or FILE\n"
+		"  -- CMD ARGS    start CMD and follow it; its stdout and stderr stay its\n"
+		"                 own, the report goes to stderr or FILE\n"
+		"  --no-inherit   follow P or CMD only, not the processes they fork (by\n"
+		"                 default those are followed from their fork on)\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
 		"                 capabilities, as strace -u does (default: as root)\n"
 		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
@@ -85,6 +87,7 @@ struct watch_opts {
 	struct pc_klog_opts klog;
 	char **cmd;	    /* after --, or NULL */
 	const char *output; /* --output, or NULL */
+	bool no_inherit;    /* --no-inherit: not the targets' child processes */
 };
 
 /* A watch in progress: what it follows and what it has seen. */
@@ -152,6 +155,9 @@ static int take_option(int c, struct watch_opts *o)
 		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
 	case 'o':
 		o->output = optarg;
+		return -1;
+	case 'I':
+		o->no_inherit = true;
 		return -1;
 	case 'u':
 		err = pc_user_lookup(optarg, &o->user);
@@ -223,6 +229,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"duration", required_argument, NULL, 'd'},
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
+		{"no-inherit", no_argument, NULL, 'I'},
 		{"user", required_argument, NULL, 'u'},
 		PC_KLOG_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
@@ -246,6 +253,10 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	}
 	if ((o->pid || o->so.comm) && o->cmd) {
 		pc_err(0, "give either --pid/--comm or a command, not both");
+		return PC_EXIT_USAGE;
+	}
+	if (o->no_inherit && !o->pid && !o->cmd) {
+		pc_err(0, "--no-inherit applies to --pid or a command");
 		return PC_EXIT_USAGE;
 	}
 	if (o->pid && o->so.comm) {
@@ -315,10 +326,13 @@ static int start_command(struct watch *w, struct watch_opts *o)
 /* Tracks the targets and lets the command go. */
 static void track_targets(struct watch *w)
 {
+	/* Their children too, as perf does, unless --no-inherit. */
+	__u32 flags = w->o->no_inherit ? 0 : PC_TRACK_CHILDREN;
+
 	if (w->o->pid)
-		pc_session_track(&w->s, (int)w->o->pid, 0);
+		pc_session_track(&w->s, (int)w->o->pid, flags);
 	if (w->child > 0) {
-		pc_session_track(&w->s, w->child, 0);
+		pc_session_track(&w->s, w->child, flags);
 		if (write(w->go_fd, "g", 1) != 1)
 			pc_err(errno, "cannot start the command");
 		close(w->go_fd);

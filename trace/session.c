@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <ptecheck/disturb.h>
 #include <ptecheck/events.h>
@@ -13,6 +14,7 @@
 #include "report.h"
 #include "calib.h"
 #include "check_text.h"
+#include "probe.h"
 #include "session.h"
 #include "tracefs.h"
 
@@ -107,18 +109,35 @@ static void group_programs(const struct pc_session *s, int p, int g, struct pc_h
 	pc_trace_paths[p]->groups[g].programs(s->skel, out);
 }
 
+/* A BTF-typed tracepoint program (tp_btf/EVENT). */
+static bool raw_tp(const struct bpf_program *prog)
+{
+	return bpf_program__type(prog) == BPF_PROG_TYPE_TRACING &&
+	       bpf_program__expected_attach_type(prog) == BPF_TRACE_RAW_TP;
+}
+
+/* Whether prog's tracepoint is in this kernel: tracefs for tp/, the BTF
+   type of its arguments for tp_btf/. */
+static bool tracepoint_here(const struct bpf_program *prog)
+{
+	char type[128];
+
+	if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT)
+		return pc_tracepoint_exists(tp_event(prog));
+	snprintf(type, sizeof(type), "btf_trace_%s", tp_event(prog));
+	return raw_tp(prog) && pc_vmlinux_btf() &&
+	       btf__find_by_name_kind(pc_vmlinux_btf(), type, BTF_KIND_TYPEDEF) >= 0;
+}
+
 /* Tracepoint programs load when their tracepoint exists; hook programs
    when their group's chosen mechanism names them; nothing else loads. */
 static void select_programs(struct pc_session *s)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, s->skel->obj)
-	{
-		bpf_program__set_autoload(prog,
-					  bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT &&
-						  pc_tracepoint_exists(tp_event(prog)));
-	}
+	bpf_object__for_each_program(prog, s->skel->obj) bpf_program__set_autoload(
+		prog, (bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT || raw_tp(prog)) &&
+			      tracepoint_here(prog));
 	for (int p = 0; p < PC_N_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_progs all;
@@ -280,7 +299,7 @@ static void attach_tracepoints(struct pc_session *s)
 
 	bpf_object__for_each_program(prog, s->skel->obj)
 	{
-		if (bpf_program__type(prog) != BPF_PROG_TYPE_TRACEPOINT ||
+		if ((bpf_program__type(prog) != BPF_PROG_TYPE_TRACEPOINT && !raw_tp(prog)) ||
 		    !bpf_program__autoload(prog) || attach(s, prog))
 			continue;
 		pc_dbg("not attached: %s", tp_event(prog));

@@ -112,6 +112,7 @@ struct pc_violation_event {
 #define PC_TRACK_ENFORCE_PMD  (1U << 0) /* ptecheck's own scenario: no uffd */
 #define PC_TRACK_ENFORCE_EOF  (1U << 1) /* ... and no file changes size meanwhile */
 #define PC_TRACK_ENFORCE_RMAP (1U << 2) /* ... and one process maps the file */
+#define PC_TRACK_CHILDREN     (1U << 3) /* its child processes are tracked too (watch, hist) */
 
 /* Target selection for the BPF side (read-only data). */
 enum pc_filter_mode {

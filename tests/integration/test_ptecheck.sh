@@ -124,6 +124,15 @@ else:
 PY
 )
 check "watch: a shrink in place is no move: nothing judged or counted as moved ($why)" "[[ \$why == OK ]]"
+# Descendants are followed (perf's inherit), unless --no-inherit: sh's
+# child makes the 20 mremap calls.
+for x in inherit no-inherit; do
+	"$pc" hist $([[ $x == no-inherit ]] && echo --no-inherit) --format json --output "$tmp/$x.json" \
+		-- sh -c "$build/workloads/mremap_folios --iterations 20 >/dev/null" >/dev/null 2>&1
+done
+n_calls() { python3 -c 'import json,sys; print([h["total"] for h in json.load(open(sys.argv[1]))["histograms"] if h["name"] == "mremap latency"][0])' "$1"; }
+check "hist -- sh -c CMD: the child's 20 mremap calls are traced; with --no-inherit none" \
+	"[[ \$(n_calls $tmp/inherit.json) == 20 && \$(n_calls $tmp/no-inherit.json) == 0 ]]"
 # The report never shares stdout with the command's output.
 "$pc" watch -- sh -c 'echo data' >"$tmp/cmd.out" 2>"$tmp/cmd.err"
 check "watch -- CMD: CMD's stdout is its own, the report on stderr" \
