@@ -111,7 +111,10 @@ int main(void)
 	bpf_object__for_each_program(prog, skel->obj)
 	{
 		const char *name = bpf_program__name(prog);
-		bool tp = bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT;
+		/* Tracepoints, plain or BTF-typed (tp_btf/), attach on their own. */
+		bool tp = bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT ||
+			  (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING &&
+			   bpf_program__expected_attach_type(prog) == BPF_TRACE_RAW_TP);
 		int n = groups_naming(skel, prog);
 		bool whose = named_for(name, "disturb") || named_for(name, "common");
 
@@ -128,7 +131,8 @@ int main(void)
 			 n);
 	}
 	TAP_CHECK_EQ(stray, 0,
-		     "every program is a tracepoint program or in exactly one hook group");
+		     "every program is a tracepoint program (tp/ or tp_btf/) or in exactly one "
+		     "hook group");
 	TAP_CHECK_EQ(unnamed, 0, "every program's name says whose it is");
 	ptecheck_bpf__destroy(skel);
 	return tap_finish();
