@@ -467,6 +467,9 @@ struct pc_result *pc_session_result(struct pc_session *s, struct pc_report *r, _
 	return res;
 }
 
+/* What the inconclusive are, in every summary. */
+#define INCONCLUSIVE "inconclusive (disturbed, shared or unenforced windows), not judged"
+
 void pc_session_judge(struct pc_session *s, struct pc_result *res, __u32 check, __u32 tier,
 		      const char *what, const char *none_reason)
 {
@@ -483,23 +486,23 @@ void pc_session_judge(struct pc_session *s, struct pc_result *res, __u32 check, 
 		res->n_evidence = 0;
 	/* Each evaluation is in one counter (include/ptecheck/counts.h). */
 	if (c.violations)
-		pc_result_set(res, PC_STATUS_FAIL,
-			      "%llu of %llu %s judged violate the invariant; %llu more seen in "
-			      "disturbed windows, not judged",
-			      (unsigned long long)c.violations, (unsigned long long)c.checked, what,
-			      (unsigned long long)c.inconclusive);
+		pc_result_set(
+			res, PC_STATUS_FAIL,
+			"%llu of %llu %s judged violate the invariant; %llu more " INCONCLUSIVE,
+			(unsigned long long)c.violations, (unsigned long long)c.checked, what,
+			(unsigned long long)c.inconclusive);
 	else if (c.checked == 0 && c.inconclusive)
-		pc_result_set(res, PC_STATUS_SKIP, "%s (all %llu seen in disturbed windows)",
-			      none_reason, (unsigned long long)c.inconclusive);
+		pc_result_set(res, PC_STATUS_SKIP, "nothing judged: all %llu %s " INCONCLUSIVE,
+			      (unsigned long long)c.inconclusive, what);
 	else if (c.checked == 0)
 		pc_result_set(res, PC_STATUS_SKIP, "%s", none_reason);
 	else
-		pc_result_set(
-			res, PC_STATUS_PASS,
-			"%llu %s judged in quiet windows; %llu seen in disturbed windows, not "
-			"judged; %llu not applicable",
-			(unsigned long long)c.checked, what, (unsigned long long)c.inconclusive,
-			(unsigned long long)c.not_applicable);
+		pc_result_set(res, PC_STATUS_PASS,
+			      "%llu %s judged in quiet windows; %llu " INCONCLUSIVE
+			      "; %llu not applicable",
+			      (unsigned long long)c.checked, what,
+			      (unsigned long long)c.inconclusive,
+			      (unsigned long long)c.not_applicable);
 }
 
 void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc_trace_hist *h,

@@ -90,7 +90,7 @@ if not d["stats"].get("calls_disturbed"):
 for r in d["results"]:
     if r["tier"] != "kernel:syscall-walk" or r["status"] != "pass":
         continue
-    m = re.match(r"(\d+) .* judged in quiet windows; (\d+) seen in disturbed windows, not judged; (\d+) not applicable", r["summary"])
+    m = re.match(r"(\d+) .* judged in quiet windows; (\d+) inconclusive \(disturbed, shared or unenforced windows\), not judged; (\d+) not applicable", r["summary"])
     if not m:
         print(f"{r['check']}: summary '{r['summary']}'"); sys.exit(0)
     if (int(m[1]), int(m[2])) != (r["checked"], r["inconclusive"]):
