@@ -54,6 +54,19 @@ fail() {
 	sed 's/^/#   /' "$tmp/err" | tail -n 15
 }
 
+# ready DESC WHY [PATH]: false, the case skipped, when WHY says it cannot
+# run or PATH (a kernel, a modules tree) is not there.
+ready() {
+	if [ -n "$2" ]; then
+		skip "$1" "$2"
+		return 1
+	fi
+	if [ -n "${3:-}" ] && [ ! -e "$3" ]; then
+		skip "$1" "no $3"
+		return 1
+	fi
+}
+
 skip() {
 	nr=$((nr + 1))
 	nr_skip=$((nr_skip + 1))
@@ -287,14 +300,7 @@ t_hang() {
 # (Debian's trees have no modules.dep), decompressed and insmod'ed in order.
 t_modules() {
 	local d="--module zram loads zram after its dependency lz4hc_compress"
-	[ -z "$why_no_kernel" ] || {
-		skip "$d" "$why_no_kernel"
-		return
-	}
-	if [ ! -d "$kdir/modules/kernel" ]; then
-		skip "$d" "no modules tree in $kdir"
-		return
-	fi
+	ready "$d" "$why_no_kernel" "$kdir/modules/kernel" || return
 	vm "${K[@]}" --module zram --guest-cmd 'cat /etc/vmtest.modules; grep -q "^zram " /proc/modules'
 	if [ "$rc" -ne 0 ]; then
 		fail "$d" "exit $rc"
@@ -402,14 +408,7 @@ t_ptc() {
 	local which=$1 img=$2 d w
 	shift 2
 	d="page_table_check without a config next to the image: $which"
-	[ -z "$why_no_qemu" ] || {
-		skip "$d" "$why_no_qemu"
-		return
-	}
-	if [ ! -f "$img" ]; then
-		skip "$d" "no $img"
-		return
-	fi
+	ready "$d" "$why_no_qemu" "$img" || return
 	mkdir -p "$tmp/lone-$which"
 	cp "$img" "$tmp/lone-$which/image"
 	vm "$@" --kernel "$tmp/lone-$which/image" --accel tcg --timeout 120 --guest-cmd 'cat /proc/cmdline'
@@ -435,14 +434,7 @@ t_ptc() {
 t_ptc_off() {
 	local img=$1 d="--no-page-table-check boots without page_table_check=on" w
 	shift
-	[ -z "$why_no_qemu" ] || {
-		skip "$d" "$why_no_qemu"
-		return
-	}
-	if [ ! -f "$img" ]; then
-		skip "$d" "no $img"
-		return
-	fi
+	ready "$d" "$why_no_qemu" "$img" || return
 	vm "$@" --kernel "$img" --accel tcg --timeout 120 --no-page-table-check --guest-cmd 'cat /proc/cmdline'
 	w=$(workdir)
 	if [ "$rc" -ne 0 ]; then
