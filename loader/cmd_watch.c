@@ -340,6 +340,29 @@ static void track_targets(struct watch *w)
 	}
 }
 
+/* What is traced, on stderr once it is (libbpf-tools and perf say so). */
+static void banner(const struct watch *w)
+{
+	const struct watch_opts *o = w->o;
+	char who[96];
+
+	if (w->child > 0)
+		snprintf(who, sizeof(who), "%s (pid %d)%s", o->cmd[0], (int)w->child,
+			 o->no_inherit ? "" : " and its children");
+	else if (o->pid)
+		snprintf(who, sizeof(who), "pid %ld%s", o->pid,
+			 o->no_inherit ? "" : " and its children");
+	else if (o->so.comm)
+		snprintf(who, sizeof(who), "processes named %s", o->so.comm);
+	else
+		snprintf(who, sizeof(who), "every process");
+	fprintf(stderr, "ptecheck %s: %d programs attached; tracing %s", o->hist ? "hist" : "watch",
+		w->s.n_links, who);
+	if (o->duration > 0)
+		fprintf(stderr, " for %g s", o->duration);
+	fprintf(stderr, "%s\n", w->child > 0 ? "" : "; Ctrl-C to end");
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec now;
@@ -484,6 +507,7 @@ int pc_cmd_watch(int argc, char **argv)
 		return code;
 	}
 	track_targets(&w);
+	banner(&w);
 	watch_until_done(&w);
 	add_results(&w);
 	code = o.hist ? PC_EXIT_PASS : pc_report_exit_code(w.r);
