@@ -7,7 +7,8 @@
  *   contpte_ptep_get(ptep, orig)        gather: the block's bits at entry
  *                                       are in the result (contpte/gather)
  *   __contpte_try_fold(mm, addr, ptep, pte)   fold: all 16 CONT, consecutive,
- *                                       one permission, or none (contpte/fold)
+ *                                       one permission, or none; once folded,
+ *                                       no bit of the block lost (contpte/fold)
  *   __contpte_try_unfold(mm, addr, ptep, pte) unfold: no bit of the block lost
  *   contpte_test_and_clear_young_ptes(vma, addr, ptep, nr)
  *                                       young reported when an entry was young
@@ -63,7 +64,10 @@ struct cp_state {
 	/* __contpte_try_fold / __contpte_try_unfold */
 	bool fold_pending, unfold_pending;
 	__u64 fold_block, unfold_block;
-	struct pc_gather unfold_gather;
+	struct pc_gather fold_gather, unfold_gather;
+	/* the block cp_convert_entry judges, and its bits at entry */
+	__u64 conv_block;
+	struct pc_gather conv_gather;
 	/* contpte_test_and_clear_young_ptes */
 	bool young_pending;
 	__u8 young_seen;
@@ -279,9 +283,41 @@ int BPF_KPROBE(contpte_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 	if (!st)
 		return 0;
 	st->gen = disturb_gen();
-	st->fold_block = (__u64)ptep & ~PC_CONT_MASK;
+	cp_read_block(st, (__u64)ptep);
+	st->fold_block = st->block_base;
+	st->fold_gather = st->loop_gather;
 	st->fold_pending = true;
 	return 0;
+}
+
+/* contpte_convert's promise, entry k of conv_block: every bit of
+   conv_gather (the block at entry) kept. */
+static long cp_convert_entry(__u32 k, void *data)
+{
+	__u32 *tid = data;
+	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
+	__u64 raw = 0;
+
+	if (!st || k >= PC_CONT_PTES)
+		return 1;
+	if (read_entry(st->conv_block, k, &raw))
+		return 1;
+	cp_verdict(st, PC_CHK_CP_FOLD, pc_convert_entry(&st->conv_gather, k, pc_decode_pte(raw)),
+		   st->conv_block + (__u64)k * 8,
+		   ((__u64)st->conv_gather.any_young << 1) | st->conv_gather.any_dirty, raw,
+		   CP_WIN);
+	return 0;
+}
+
+/* Judges every entry of block against the bits gathered at entry. */
+static __always_inline void cp_judge_convert(struct cp_state *st, __u64 block,
+					     const struct pc_gather *at_entry)
+{
+	__u32 tid = pc_tid();
+
+	st->conv_block = block;
+	st->conv_gather = *at_entry;
+	bpf_loop(PC_CONT_PTES, cp_convert_entry, &tid, 0);
 }
 
 SEC("kretprobe/__contpte_try_fold")
@@ -298,23 +334,9 @@ int BPF_KRETPROBE(contpte_fold_kretprobe)
 	if (v != PC_NOT_APPLICABLE)
 		stat_add(PC_STAT_CP_FOLD, 1);
 	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont, CP_WIN);
-	return 0;
-}
-
-static long cp_unfold_entry(__u32 k, void *data)
-{
-	__u32 *tid = data;
-	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
-	__u64 raw = 0;
-
-	if (!st || k >= PC_CONT_PTES)
-		return 1;
-	if (read_entry(st->unfold_block, k, &raw))
-		return 1;
-	cp_verdict(st, PC_CHK_CP_FOLD, pc_unfold_entry(&st->unfold_gather, k, pc_decode_pte(raw)),
-		   st->unfold_block + (__u64)k * 8,
-		   ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw,
-		   CP_WIN);
+	/* Folded: the bits the 16 entries had apart are in every entry now. */
+	if (v == PC_OK)
+		cp_judge_convert(st, st->fold_block, &st->fold_gather);
 	return 0;
 }
 
@@ -336,14 +358,13 @@ int BPF_KPROBE(contpte_unfold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 SEC("kretprobe/__contpte_try_unfold")
 int BPF_KRETPROBE(contpte_unfold_kretprobe)
 {
-	__u32 tid = pc_tid();
 	struct cp_state *st = cp_get(false);
 
 	if (!st || !st->unfold_pending)
 		return 0;
 	st->unfold_pending = false;
 	stat_add(PC_STAT_CP_UNFOLD, 1);
-	bpf_loop(PC_CONT_PTES, cp_unfold_entry, &tid, 0);
+	cp_judge_convert(st, st->unfold_block, &st->unfold_gather);
 	return 0;
 }
 
