@@ -53,6 +53,15 @@ struct {
 /* A context refuted once is judged no more (any CPU may set it). */
 __u32 cp_refuted[PC_CP_CTX__COUNT];
 
+/* A fold or an unfold in flight: its block and the block's bits at entry. */
+enum { CP_CONV_FOLD, CP_CONV_UNFOLD, CP_CONV__COUNT };
+
+struct cp_conv {
+	__u64 block;
+	struct pc_gather gather;
+	bool pending;
+};
+
 struct cp_state {
 	bool locked_ctx; /* inside mlock/munlock/madvise of a tracked task */
 	__u64 gen;	 /* disturbance counter at entry */
@@ -62,12 +71,8 @@ struct cp_state {
 	__u64 get_orig, get_ptep;
 	int get_held; /* the block's lock word at entry: 1 held, 0 free, -1 unreadable */
 	/* __contpte_try_fold / __contpte_try_unfold */
-	bool fold_pending, unfold_pending;
-	__u64 fold_block, unfold_block;
-	struct pc_gather fold_gather, unfold_gather;
-	/* the block cp_convert_entry judges, and its bits at entry */
-	__u64 conv_block;
-	struct pc_gather conv_gather;
+	struct cp_conv conv[CP_CONV__COUNT];
+	__u32 judging; /* the conv cp_convert_entry judges */
 	/* contpte_test_and_clear_young_ptes */
 	bool young_pending;
 	__u8 young_seen;
@@ -275,96 +280,104 @@ static __always_inline bool cp_own_mm(void *mm)
 	return mm && (__u64)mm == (__u64)BPF_CORE_READ(task, mm);
 }
 
-SEC("kprobe/__contpte_try_fold")
-int BPF_KPROBE(contpte_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
+/* The entry of a fold or an unfold: the block around ptep read as it is
+   before contpte_convert; NULL for another mm. */
+static __always_inline struct cp_state *cp_convert_begin(void *mm, __u64 *ptep, __u32 which)
 {
 	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
 
-	if (!st)
-		return 0;
+	if (!st || which >= CP_CONV__COUNT)
+		return NULL;
 	st->gen = disturb_gen();
 	cp_read_block(st, (__u64)ptep);
-	st->fold_block = st->block_base;
-	st->fold_gather = st->loop_gather;
-	st->fold_pending = true;
-	return 0;
+	st->conv[which].block = st->block_base;
+	st->conv[which].gather = st->loop_gather;
+	st->conv[which].pending = true;
+	return st;
 }
 
-/* contpte_convert's promise, entry k of conv_block: every bit of
-   conv_gather (the block at entry) kept. */
+/* The return of a fold or an unfold: its state if one is pending. */
+static __always_inline struct cp_state *cp_convert_end(__u32 which)
+{
+	struct cp_state *st = cp_get(false);
+
+	if (!st || which >= CP_CONV__COUNT || !st->conv[which].pending)
+		return NULL;
+	st->conv[which].pending = false;
+	st->judging = which;
+	return st;
+}
+
+/* contpte_convert's promise, entry k of the block judged: every bit the
+   block had at entry kept. */
 static long cp_convert_entry(__u32 k, void *data)
 {
 	__u32 *tid = data;
 	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
+	struct cp_conv *cv;
 	__u64 raw = 0;
 
-	if (!st || k >= PC_CONT_PTES)
+	if (!st || k >= PC_CONT_PTES || st->judging >= CP_CONV__COUNT)
 		return 1;
-	if (read_entry(st->conv_block, k, &raw))
+	cv = &st->conv[st->judging];
+	if (read_entry(cv->block, k, &raw))
 		return 1;
-	cp_verdict(st, PC_CHK_CP_FOLD, pc_convert_entry(&st->conv_gather, k, pc_decode_pte(raw)),
-		   st->conv_block + (__u64)k * 8,
-		   ((__u64)st->conv_gather.any_young << 1) | st->conv_gather.any_dirty, raw,
-		   CP_WIN);
+	cp_verdict(st, PC_CHK_CP_FOLD, pc_convert_entry(&cv->gather, k, pc_decode_pte(raw)),
+		   cv->block + (__u64)k * 8,
+		   ((__u64)cv->gather.any_young << 1) | cv->gather.any_dirty, raw, CP_WIN);
 	return 0;
 }
 
-/* Judges every entry of block against the bits gathered at entry. */
-static __always_inline void cp_judge_convert(struct cp_state *st, __u64 block,
-					     const struct pc_gather *at_entry)
+SEC("kprobe/__contpte_try_fold")
+int BPF_KPROBE(contpte_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 {
-	__u32 tid = pc_tid();
-
-	st->conv_block = block;
-	st->conv_gather = *at_entry;
-	bpf_loop(PC_CONT_PTES, cp_convert_entry, &tid, 0);
+	cp_convert_begin(mm, ptep, CP_CONV_FOLD);
+	return 0;
 }
 
 SEC("kretprobe/__contpte_try_fold")
 int BPF_KRETPROBE(contpte_fold_kretprobe)
 {
-	struct cp_state *st = cp_get(false);
+	struct cp_state *st = cp_convert_end(CP_CONV_FOLD);
+	__u32 tid = pc_tid();
+	__u64 block;
 	int v;
 
-	if (!st || !st->fold_pending)
+	if (!st)
 		return 0;
-	st->fold_pending = false;
-	cp_read_block(st, st->fold_block);
+	block = st->conv[CP_CONV_FOLD].block;
+	cp_read_block(st, block);
 	v = pc_fold_result(&st->fold);
 	if (v != PC_NOT_APPLICABLE)
 		stat_add(PC_STAT_CP_FOLD, 1);
-	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont, CP_WIN);
+	cp_verdict(st, PC_CHK_CP_FOLD, v, block, st->fold.seen, st->fold.cont, CP_WIN);
 	/* Folded: the bits the 16 entries had apart are in every entry now. */
 	if (v == PC_OK)
-		cp_judge_convert(st, st->fold_block, &st->fold_gather);
+		bpf_loop(PC_CONT_PTES, cp_convert_entry, &tid, 0);
 	return 0;
 }
 
 SEC("kprobe/__contpte_try_unfold")
 int BPF_KPROBE(contpte_unfold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 {
-	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
+	struct cp_state *st = cp_convert_begin(mm, ptep, CP_CONV_UNFOLD);
 
-	if (!st)
-		return 0;
-	st->gen = disturb_gen();
-	cp_read_block(st, (__u64)ptep);
-	st->unfold_block = st->block_base;
-	st->unfold_gather = st->loop_gather;
-	st->unfold_pending = st->fold.cont == PC_CONT_PTES; /* a folded block at entry */
+	/* Judged only where the block was folded at entry. */
+	if (st)
+		st->conv[CP_CONV_UNFOLD].pending = st->fold.cont == PC_CONT_PTES;
 	return 0;
 }
 
 SEC("kretprobe/__contpte_try_unfold")
 int BPF_KRETPROBE(contpte_unfold_kretprobe)
 {
-	struct cp_state *st = cp_get(false);
+	struct cp_state *st = cp_convert_end(CP_CONV_UNFOLD);
+	__u32 tid = pc_tid();
 
-	if (!st || !st->unfold_pending)
+	if (!st)
 		return 0;
-	st->unfold_pending = false;
 	stat_add(PC_STAT_CP_UNFOLD, 1);
-	cp_judge_convert(st, st->unfold_block, &st->unfold_gather);
+	bpf_loop(PC_CONT_PTES, cp_convert_entry, &tid, 0);
 	return 0;
 }
 
