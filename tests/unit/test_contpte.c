@@ -241,18 +241,25 @@ static int clear_refs_verdict(__u32 ys, enum young_model m)
 
 static void check_clear_refs(void)
 {
-	CHECK_VERDICT(clear_refs_verdict(1U << 0, YM_CORRECT), PC_OK,
-		      "clear_refs, young in 0, correct: silent");
-	CHECK_VERDICT(clear_refs_verdict(1U << 7, YM_CORRECT), PC_OK,
-		      "clear_refs, young in 7, correct: silent");
-	CHECK_VERDICT(clear_refs_verdict(1U << 0, YM_LAST), PC_V_YOUNG_UNREPORTED,
-		      "clear_refs, young in 0, only the last entry's bit returned: fires");
-	CHECK_VERDICT(clear_refs_verdict(1U << 15, YM_LAST), PC_OK,
-		      "clear_refs, young in 15 (the last), last entry's bit: silent");
-	CHECK_VERDICT(clear_refs_verdict(1U << 7, YM_BLOCK_START), PC_V_YOUNG_UNREPORTED,
-		      "clear_refs, young in 7, testing from the block's start: fires");
-	CHECK_VERDICT(clear_refs_verdict(1U << 0, YM_BLOCK_START), PC_OK,
-		      "clear_refs, young in 0, testing from the block's start: silent");
+	static const struct {
+		const char *what;
+		__u32 ys;
+		enum young_model m;
+		int want;
+	} cases[] = {
+		{"young in 0, correct", 1U << 0, YM_CORRECT, PC_OK},
+		{"young in 7, correct", 1U << 7, YM_CORRECT, PC_OK},
+		{"young in 0, the last entry's bit returned", 1U << 0, YM_LAST,
+		 PC_V_YOUNG_UNREPORTED},
+		{"young in 15 (the last), the last entry's bit returned", 1U << 15, YM_LAST, PC_OK},
+		{"young in 7, tested from the block's start", 1U << 7, YM_BLOCK_START,
+		 PC_V_YOUNG_UNREPORTED},
+		{"young in 0, tested from the block's start", 1U << 0, YM_BLOCK_START, PC_OK},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		CHECK_VERDICT(clear_refs_verdict(cases[c].ys, cases[c].m), cases[c].want,
+			      "clear_refs, %s", cases[c].what);
 }
 
 /*
