@@ -424,8 +424,13 @@ int BPF_KRETPROBE(contpte_young_kretprobe, int ret)
 	if (!st || !st->young_pending)
 		return 0;
 	st->young_pending = false;
+	/* Every caller holds the lock of ptep's table (clear_refs_pte_range,
+	   folio_referenced_one and page_idle_clear_pte_refs_one through
+	   page_vma_mapped_walk, MGLRU's walk_pte_range and look-around, DAMON; v7.2):
+	   no thread clears a bit meanwhile, so the mm's users do not matter,
+	   and clear_refs holds one itself (get_task_mm) while it walks. */
 	cp_verdict(st, PC_CHK_CP_YOUNG, pc_young_reported(st->young_seen, ret & 1), st->young_ptep,
-		   st->young_seen, ret & 1, CP_WIN);
+		   st->young_seen, ret & 1, PC_WIN_GEN);
 	return 0;
 }
 

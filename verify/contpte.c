@@ -20,6 +20,15 @@
  *   all-young-dirty    control: both bits in every entry
  *
  * and judges with two userspace oracles (contpte/gather: contpte_gather.c).
+ * Three more put the aged blocks through the kernel's other block-wide
+ * operations, judged by the kernel tier (bpf/contpte.bpf.c) and by the
+ * same oracles after them:
+ *
+ *   refold-dirty-7-young-1  each block unfolded and refolded through page
+ *                           15, clean and old (contpte/fold: every bit kept)
+ *   clear-young-0, -7       clear_refs over blocks young only in entry 0
+ *                           (the last entry old) or only in entry 7 (a call
+ *                           inside the block): contpte/clear-young
  * The mlock scenarios replay the reference workload (contpte/mlock:
  * contpte_mlock.c).  This file holds the suite table; contpte_int.h says
  * where the rest is.
