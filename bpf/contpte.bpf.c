@@ -7,7 +7,8 @@
  *   contpte_ptep_get(ptep, orig)        gather: the block's bits at entry
  *                                       are in the result (contpte/gather)
  *   __contpte_try_fold(mm, addr, ptep, pte)   fold: all 16 CONT, consecutive,
- *                                       one permission, or none (contpte/fold)
+ *                                       one permission, or none; once folded,
+ *                                       no bit of the block lost (contpte/fold)
  *   __contpte_try_unfold(mm, addr, ptep, pte) unfold: no bit of the block lost
  *   contpte_test_and_clear_young_ptes(vma, addr, ptep, nr)
  *                                       young reported when an entry was young
@@ -52,6 +53,15 @@ struct {
 /* A context refuted once is judged no more (any CPU may set it). */
 __u32 cp_refuted[PC_CP_CTX__COUNT];
 
+/* A fold or an unfold in flight: its block and the block's bits at entry. */
+enum { CP_CONV_FOLD, CP_CONV_UNFOLD, CP_CONV__COUNT };
+
+struct cp_conv {
+	__u64 block;
+	struct pc_gather gather;
+	bool pending;
+};
+
 struct cp_state {
 	bool locked_ctx; /* inside mlock/munlock/madvise of a tracked task */
 	__u64 gen;	 /* disturbance counter at entry */
@@ -61,9 +71,8 @@ struct cp_state {
 	__u64 get_orig, get_ptep;
 	int get_held; /* the block's lock word at entry: 1 held, 0 free, -1 unreadable */
 	/* __contpte_try_fold / __contpte_try_unfold */
-	bool fold_pending, unfold_pending;
-	__u64 fold_block, unfold_block;
-	struct pc_gather unfold_gather;
+	struct cp_conv conv[CP_CONV__COUNT];
+	__u32 judging; /* the conv cp_convert_entry judges */
 	/* contpte_test_and_clear_young_ptes */
 	bool young_pending;
 	__u8 young_seen;
@@ -274,79 +283,104 @@ static __always_inline bool cp_own_mm(void *mm)
 	return mm && (__u64)mm == (__u64)BPF_CORE_READ(task, mm);
 }
 
-SEC("kprobe/__contpte_try_fold")
-int BPF_KPROBE(contpte_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
+/* The entry of a fold or an unfold: the block around ptep read as it is
+   before contpte_convert; NULL for another mm. */
+static __always_inline struct cp_state *cp_convert_begin(void *mm, __u64 *ptep, __u32 which)
 {
 	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
 
-	if (!st)
-		return 0;
+	if (!st || which >= CP_CONV__COUNT)
+		return NULL;
 	st->gen = disturb_gen();
-	st->fold_block = (__u64)ptep & ~PC_CONT_MASK;
-	st->fold_pending = true;
+	cp_read_block(st, (__u64)ptep);
+	st->conv[which].block = st->block_base;
+	st->conv[which].gather = st->loop_gather;
+	st->conv[which].pending = true;
+	return st;
+}
+
+/* The return of a fold or an unfold: its state if one is pending. */
+static __always_inline struct cp_state *cp_convert_end(__u32 which)
+{
+	struct cp_state *st = cp_get(false);
+
+	if (!st || which >= CP_CONV__COUNT || !st->conv[which].pending)
+		return NULL;
+	st->conv[which].pending = false;
+	st->judging = which;
+	return st;
+}
+
+/* contpte_convert's promise, entry k of the block judged: every bit the
+   block had at entry kept. */
+static long cp_convert_entry(__u32 k, void *data)
+{
+	__u32 *tid = data;
+	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
+	struct cp_conv *cv;
+	__u64 raw = 0;
+
+	if (!st || k >= PC_CONT_PTES || st->judging >= CP_CONV__COUNT)
+		return 1;
+	cv = &st->conv[st->judging];
+	if (read_entry(cv->block, k, &raw))
+		return 1;
+	cp_verdict(st, PC_CHK_CP_FOLD, pc_convert_entry(&cv->gather, k, pc_decode_pte(raw)),
+		   cv->block + (__u64)k * 8,
+		   ((__u64)cv->gather.any_young << 1) | cv->gather.any_dirty, raw, CP_WIN);
+	return 0;
+}
+
+SEC("kprobe/__contpte_try_fold")
+int BPF_KPROBE(contpte_fold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
+{
+	cp_convert_begin(mm, ptep, CP_CONV_FOLD);
 	return 0;
 }
 
 SEC("kretprobe/__contpte_try_fold")
 int BPF_KRETPROBE(contpte_fold_kretprobe)
 {
-	struct cp_state *st = cp_get(false);
+	struct cp_state *st = cp_convert_end(CP_CONV_FOLD);
+	__u32 tid = pc_tid();
+	__u64 block;
 	int v;
 
-	if (!st || !st->fold_pending)
+	if (!st)
 		return 0;
-	st->fold_pending = false;
-	cp_read_block(st, st->fold_block);
+	block = st->conv[CP_CONV_FOLD].block;
+	cp_read_block(st, block);
 	v = pc_fold_result(&st->fold);
 	if (v != PC_NOT_APPLICABLE)
 		stat_add(PC_STAT_CP_FOLD, 1);
-	cp_verdict(st, PC_CHK_CP_FOLD, v, st->fold_block, st->fold.seen, st->fold.cont, CP_WIN);
-	return 0;
-}
-
-static long cp_unfold_entry(__u32 k, void *data)
-{
-	__u32 *tid = data;
-	struct cp_state *st = bpf_map_lookup_elem(&cp_states, tid);
-	__u64 raw = 0;
-
-	if (!st || k >= PC_CONT_PTES)
-		return 1;
-	if (read_entry(st->unfold_block, k, &raw))
-		return 1;
-	cp_verdict(st, PC_CHK_CP_FOLD, pc_unfold_entry(&st->unfold_gather, k, pc_decode_pte(raw)),
-		   st->unfold_block + (__u64)k * 8,
-		   ((__u64)st->unfold_gather.any_young << 1) | st->unfold_gather.any_dirty, raw,
-		   CP_WIN);
+	cp_verdict(st, PC_CHK_CP_FOLD, v, block, st->fold.seen, st->fold.cont, CP_WIN);
+	/* Folded: the bits the 16 entries had apart are in every entry now. */
+	if (v == PC_OK)
+		bpf_loop(PC_CONT_PTES, cp_convert_entry, &tid, 0);
 	return 0;
 }
 
 SEC("kprobe/__contpte_try_unfold")
 int BPF_KPROBE(contpte_unfold_kprobe, void *mm, unsigned long addr, __u64 *ptep)
 {
-	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
+	struct cp_state *st = cp_convert_begin(mm, ptep, CP_CONV_UNFOLD);
 
-	if (!st)
-		return 0;
-	st->gen = disturb_gen();
-	cp_read_block(st, (__u64)ptep);
-	st->unfold_block = st->block_base;
-	st->unfold_gather = st->loop_gather;
-	st->unfold_pending = st->fold.cont == PC_CONT_PTES; /* a folded block at entry */
+	/* Judged only where the block was folded at entry. */
+	if (st)
+		st->conv[CP_CONV_UNFOLD].pending = st->fold.cont == PC_CONT_PTES;
 	return 0;
 }
 
 SEC("kretprobe/__contpte_try_unfold")
 int BPF_KRETPROBE(contpte_unfold_kretprobe)
 {
+	struct cp_state *st = cp_convert_end(CP_CONV_UNFOLD);
 	__u32 tid = pc_tid();
-	struct cp_state *st = cp_get(false);
 
-	if (!st || !st->unfold_pending)
+	if (!st)
 		return 0;
-	st->unfold_pending = false;
 	stat_add(PC_STAT_CP_UNFOLD, 1);
-	bpf_loop(PC_CONT_PTES, cp_unfold_entry, &tid, 0);
+	bpf_loop(PC_CONT_PTES, cp_convert_entry, &tid, 0);
 	return 0;
 }
 
@@ -393,8 +427,13 @@ int BPF_KRETPROBE(contpte_young_kretprobe, int ret)
 	if (!st || !st->young_pending)
 		return 0;
 	st->young_pending = false;
+	/* Every caller holds the lock of ptep's table (clear_refs_pte_range,
+	   folio_referenced_one and page_idle_clear_pte_refs_one through
+	   page_vma_mapped_walk, MGLRU's walk_pte_range and look-around, DAMON; v7.2):
+	   no thread clears a bit meanwhile, so the mm's users do not matter,
+	   and clear_refs holds one itself (get_task_mm) while it walks. */
 	cp_verdict(st, PC_CHK_CP_YOUNG, pc_young_reported(st->young_seen, ret & 1), st->young_ptep,
-		   st->young_seen, ret & 1, CP_WIN);
+		   st->young_seen, ret & 1, PC_WIN_GEN);
 	return 0;
 }
 

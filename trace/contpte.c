@@ -175,7 +175,8 @@ static void contpte_results(struct pc_session *s, struct pc_report *r)
 {
 	static const __u32 checks[] = {PC_CHK_CP_GATHER, PC_CHK_CP_FOLD, PC_CHK_CP_YOUNG};
 	static const char *const what[] = {"contpte_ptep_get calls in locked walks",
-					   "folds and unfolded entries", "clear-young calls"};
+					   "folds, folded and unfolded entries",
+					   "clear-young calls"};
 
 	pc_session_poll(s, 0);
 	if (pc_session_hook_live(s, &pc_contpte_trace, BLOCKS))

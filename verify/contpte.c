@@ -20,6 +20,15 @@
  *   all-young-dirty    control: both bits in every entry
  *
  * and judges with two userspace oracles (contpte/gather: contpte_gather.c).
+ * Three more put the aged blocks through the kernel's other block-wide
+ * operations, judged by the kernel tier (bpf/contpte.bpf.c) and by the
+ * same oracles after them:
+ *
+ *   refold-dirty-7-young-1  each block unfolded and refolded through page
+ *                           15, clean and old (contpte/fold: every bit kept)
+ *   clear-young-0, -7       clear_refs over blocks young only in entry 0
+ *                           (the last entry old) or only in entry 7 (a call
+ *                           inside the block): contpte/clear-young
  * The mlock scenarios replay the reference workload (contpte/mlock:
  * contpte_mlock.c).  This file holds the suite table; contpte_int.h says
  * where the rest is.
@@ -80,9 +89,9 @@ static void report_skip(struct pc_scenario_ctx *ctx, pc_measure_fn m, const void
 		report_skip_one(ctx, PC_CHK_CP_MLOCK, TIER_KPAGEFLAGS, why);
 		return;
 	}
-	if (p->dirty != PC_CP_NONE || p->young == PC_CP_NONE)
+	if (cp_judges_data(p))
 		report_skip_one(ctx, PC_CHK_CP_GATHER, TIER_DATA_LOSS, why);
-	if (p->young != PC_CP_NONE)
+	if (cp_judges_referenced(p))
 		report_skip_one(ctx, PC_CHK_CP_GATHER, TIER_REFERENCED, why);
 }
 
@@ -119,10 +128,21 @@ static const struct cp_mlock ml_aligned = {.full = 128, .iterations = 20};
 static const struct cp_mlock ml_misaligned = {.full = 128, .iterations = 20, .misaligned = true};
 static const struct cp_mlock ml_refold = {.full = 128, .iterations = 8, .refold = true};
 
+#define PROBE(d, y, pr)                                                                            \
+	(&(const struct cp_pattern){.dirty = (d), .young = (y), .full = 128, .probe = (pr)})
 #define PATTERN(name, dirty, young, what) {name, what, 0, run_pattern, PAT(dirty, young)},
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
 	PC_CONTPTE_PATTERNS(PATTERN)
+	{"refold-dirty-7-young-1", "dirty-7-young-1, then each block unfolded and refolded "
+	 "through page 15 (clean, old): no bit lost", 0, run_pattern,
+	 PROBE(7, 1, CP_PROBE_REFOLD)},
+	{"clear-young-0", "dirty in 15 (old), young in 0, then clear_refs: the call at "
+	 "entry 0 reports young although the last entry is old", 0, run_pattern,
+	 PROBE(15, 0, CP_PROBE_CLEAR_REFS)},
+	{"clear-young-7", "dirty in 15 (old), young in 7, then clear_refs: the call at "
+	 "entry 7, inside the block, reports its own young entry", 0, run_pattern,
+	 PROBE(15, 7, CP_PROBE_CLEAR_REFS)},
 	{"mlock", "mlock, read+write a byte per page, munlock, N times (64 KiB-aligned)",
 	 0, run_mlock, &ml_aligned},
 	{"mlock-misaligned", "the same, locking [start+4K, end-4K): VMAs split inside folios",

@@ -66,9 +66,9 @@ static struct gather_slots gather_slots_init(struct pc_scenario_ctx *ctx,
 {
 	struct gather_slots s = {-1, -1};
 
-	if (p->dirty != PC_CP_NONE || p->young == PC_CP_NONE)
+	if (cp_judges_data(p))
 		s.data = pc_slot_add(a, ctx, PC_CHK_CP_GATHER, TIER_DATA_LOSS);
-	if (p->young != PC_CP_NONE)
+	if (cp_judges_referenced(p))
 		s.ref = pc_slot_add(a, ctx, PC_CHK_CP_GATHER, TIER_REFERENCED);
 	return s;
 }
@@ -102,11 +102,26 @@ static int set_dirty(struct pc_attempt *a, const struct region *r, const struct 
 	return 0;
 }
 
+/* Reads the pattern's young pages of every pattern block; how many. */
+static size_t touch_young(const struct region *r, const struct cp_pattern *p)
+{
+	volatile const char *vp;
+	size_t n = 0;
+
+	for (size_t b = 0; b < r->nblocks && p->young != PC_CP_NONE; b += 2)
+		for (int k = 0; k < CONT; k++)
+			if (reads_page(p, k)) {
+				vp = cp_page_addr(r, b, k);
+				(void)vp[100];
+				n++;
+			}
+	return n;
+}
+
 /* The young half: MADV_COLD where the writes made young, then the pattern's reads. */
 static int set_young(struct pc_attempt *a, const struct region *r, const struct cp_pattern *p,
 		     bool ref, __u64 *ref_idle, size_t *touched)
 {
-	volatile const char *vp;
 	int ret;
 
 	if (needs_cold(p)) {
@@ -119,15 +134,45 @@ static int set_young(struct pc_attempt *a, const struct region *r, const struct 
 		if (ret)
 			return pc_skip_rest(a, "smaps", -ret);
 	}
-	*touched = 0;
-	for (size_t b = 0; b < r->nblocks && p->young != PC_CP_NONE; b += 2)
-		for (int k = 0; k < CONT; k++)
-			if (reads_page(p, k)) {
-				vp = cp_page_addr(r, b, k);
-				(void)vp[100];
-				(*touched)++;
-			}
+	*touched = touch_young(r, p);
 	return 0;
+}
+
+/*
+ * The probe between the aged state and the rewrite (enum cp_probe).
+ * REFOLD: page 15 read-only unfolds each block through an entry that is
+ * clean and old while others are dirty or young (the kernel tier judges
+ * that every bit is kept); clear_refs ages the unfolded entries one by
+ * one; page YOUNG is made young again (mprotected first: clear_refs keeps
+ * its TLB entry, through which a read would set no bit); page 15 writable
+ * again folds the block through that old entry (judged alike).  The
+ * oracles after it then see any bit lost on the way as lost data or
+ * Referenced.  CLEAR_REFS: clear_refs on the folded blocks, each call
+ * judged by the kernel tier.
+ */
+static int probe(struct pc_attempt *a, const struct region *r, const struct cp_pattern *p)
+{
+	int ret;
+
+	if (p->probe == CP_PROBE_NONE)
+		return 0;
+	if (p->probe == CP_PROBE_CLEAR_REFS) {
+		ret = pc_clear_refs();
+		return ret ? pc_skip_rest(a, "clear_refs", -ret) : 0;
+	}
+	ret = cp_region_protect_page(r, CP_REFOLD_PAGE, PROT_READ);
+	if (!ret)
+		ret = pc_clear_refs();
+	if (!ret && p->young >= 0 && p->young < CP_REFOLD_PAGE) {
+		ret = cp_region_protect_page(r, p->young, PROT_READ);
+		if (!ret)
+			ret = cp_region_protect_page(r, p->young, PROT_READ | PROT_WRITE);
+		if (!ret)
+			touch_young(r, p);
+	}
+	if (!ret)
+		ret = cp_region_protect_page(r, CP_REFOLD_PAGE, PROT_READ | PROT_WRITE);
+	return ret ? pc_skip_rest(a, "mprotect/clear_refs (refold)", -ret) : 0;
 }
 
 /* After the touches: the gather under test, whose lost young bit stays lost. */
@@ -263,6 +308,8 @@ int cp_measure_pattern(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	/* The aged state as it is, before any rewrite gathers it elsewhere. */
 	if (!ret && (ret = cp_region_locked_reads(&r)))
 		ret = pc_skip_rest(a, "smaps/pagemap", -ret);
+	if (!ret)
+		ret = probe(a, &r, p);
 	if (!ret && s.ref >= 0)
 		ret = young_rewrite(a, &r, s.ref, needs_cold(p), ref_idle, touched, &ref_after);
 	/* Our own MADV_PAGEOUT below is reclaim: not a disturbance. */

@@ -20,11 +20,37 @@
 #define CHUNK_OFF    (512 * KIB) /* chunk start past its 2 MiB boundary */
 #define MAX_CHUNKS   16
 
+/* What a pattern scenario does to the aged blocks before the rewrite. */
+enum cp_probe {
+	CP_PROBE_NONE,
+	/* page 15 read-only (unfold through a clean, old entry), clear_refs,
+	   page YOUNG touched again, page 15 writable (fold through it) */
+	CP_PROBE_REFOLD,
+	/* clear_refs: contpte_test_and_clear_young_ptes at each entry of the
+	   folded blocks (judged by the kernel tier; no smaps-referenced oracle) */
+	CP_PROBE_CLEAR_REFS,
+};
+
+#define CP_REFOLD_PAGE (CONT - 1) /* set_ptes tries a fold at a block's last entry only */
+
 struct cp_pattern {
 	int dirty;	   /* entry written after MADV_FREE: 0..15, PC_CP_ALL or PC_CP_NONE */
 	int young;	   /* entry young at the check: 0..15, PC_CP_ALL or PC_CP_NONE */
 	unsigned int full; /* blocks at scale 1 (half pattern, half control) */
+	enum cp_probe probe;
 };
+
+/* The userspace oracles of a pattern (contpte_gather.c): data-loss ... */
+static inline bool cp_judges_data(const struct cp_pattern *p)
+{
+	return p->dirty != PC_CP_NONE || p->young == PC_CP_NONE;
+}
+
+/* ... and smaps-referenced, which clear_refs would defeat. */
+static inline bool cp_judges_referenced(const struct cp_pattern *p)
+{
+	return p->young != PC_CP_NONE && p->probe != CP_PROBE_CLEAR_REFS;
+}
 
 struct cp_mlock {
 	unsigned int full;	 /* blocks at scale 1 */
@@ -64,6 +90,8 @@ void cp_region_release(struct region *r);
 int cp_region_madvise(const struct region *r, int advice);
 /* Every block rewritten from its gathered value (mprotect); 0 or -errno. */
 int cp_region_bounce(const struct region *r);
+/* mprotect page k of every pattern (even) block to prot; 0 or -errno. */
+int cp_region_protect_page(const struct region *r, int k, int prot);
 /* mlock (or munlock) every chunk, or all but a page at each end; 0 or -errno. */
 int cp_region_mlock(const struct region *r, bool lock, bool misaligned);
 /* smaps Locked over every VMA of the region, in kB; 0 or -errno. */

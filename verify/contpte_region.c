@@ -96,6 +96,14 @@ int cp_region_bounce(const struct region *r)
 	return 0;
 }
 
+int cp_region_protect_page(const struct region *r, int k, int prot)
+{
+	for (size_t b = 0; b < r->nblocks; b += 2)
+		if (mprotect(cp_page_addr(r, b, k), PAGE, prot))
+			return -errno;
+	return 0;
+}
+
 int cp_region_mlock(const struct region *r, bool lock, bool misaligned)
 {
 	for (int c = 0; c < r->nchunks; c++) {

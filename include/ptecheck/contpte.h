@@ -235,12 +235,16 @@ PC_INLINE int pc_fold_result(const struct pc_fold_state *f)
 }
 
 /*
- * contpte/fold, after an unfold: no access/dirty bit present in the block
- * before it is lost.  The kernel writes the block's gathered bits into
- * every entry (contpte_convert), so each entry k must map first_pfn + k
- * and carry every bit gathered at entry.
+ * contpte/fold, after a fold or an unfold (both are contpte_convert): no
+ * access/dirty bit present in the block at entry is lost.  The kernel
+ * clears the 16 entries, ORs the bits of every cleared entry into the
+ * template and writes the template into every entry, so each entry k must
+ * map first_pfn + k and carry every bit gathered at entry.  Hardware may
+ * only add bits meanwhile (the page-table lock is held).  A convert that
+ * takes the bits of the template entry alone (the entry being changed)
+ * drops those of the others: it shows where they are not the template's.
  */
-PC_INLINE int pc_unfold_entry(const struct pc_gather *g, __u32 k, struct pc_pte seen)
+PC_INLINE int pc_convert_entry(const struct pc_gather *g, __u32 k, struct pc_pte seen)
 {
 	if (!g->first_present)
 		return PC_NOT_APPLICABLE;

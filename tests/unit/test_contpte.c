@@ -117,16 +117,16 @@ static void check_contpte(void)
 	for (int i = 0; i < NR; i++)
 		pc_gather_add(&g, pc_decode_pte_arm64(block[i]));
 	CHECK_VERDICT(
-		pc_unfold_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 2, 1, 1, 1))),
+		pc_convert_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 2, 1, 1, 1))),
 		PC_OK, "unfold: entry 2 carries the block's young+dirty: silent");
 	CHECK_VERDICT(
-		pc_unfold_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 2, 1, 1, 0))),
+		pc_convert_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 2, 1, 1, 0))),
 		PC_V_DIRTY_LOST, "unfold: entry 11's dirty bit lost on entry 2: DIRTY_LOST");
 	CHECK_VERDICT(
-		pc_unfold_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 2, 1, 0, 1))),
+		pc_convert_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 2, 1, 0, 1))),
 		PC_V_YOUNG_LOST, "unfold: young lost: YOUNG_LOST");
 	CHECK_VERDICT(
-		pc_unfold_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 3, 1, 1, 1))),
+		pc_convert_entry(&g, 2, pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN + 3, 1, 1, 1))),
 		PC_V_PFN_CHANGED, "unfold: entry 2 maps page 3: PFN_CHANGED");
 
 	CHECK_VERDICT(pc_young_reported(1, true), PC_OK,
@@ -143,6 +143,130 @@ static void check_contpte(void)
 	CHECK_VERDICT(pc_mlock_allowed(false, false), PC_OK, "mlock: cut, not mlocked: silent");
 	CHECK_VERDICT(pc_mlock_allowed(true, false), PC_V_MLOCKED,
 		      "mlock: a folio the range cuts (or after munlock) mlocked: MLOCKED");
+}
+
+/*
+ * A model of arm64 contpte_convert() (fold and unfold): every entry of the
+ * block cleared, the bits ORed into the template (entry t, the one being
+ * changed), the template written into all 16.  own_dirty/own_young: the
+ * mutants that test the template's own bit instead of each cleared entry's.
+ */
+static void model_convert(const __u64 *in, __u64 *out, int t, bool own_dirty, bool own_young)
+{
+	struct pc_pte tp = pc_decode_pte_arm64(in[t]);
+	int young = tp.young, dirty = tp.dirty;
+
+	for (int i = 0; i < NR; i++) {
+		struct pc_pte e = pc_decode_pte_arm64(in[i]);
+
+		dirty |= !own_dirty && e.dirty;
+		young |= !own_young && e.young;
+	}
+	for (int i = 0; i < NR; i++)
+		out[i] = mkpte(ARM64, FOLIO_PFN + i, 1, young, dirty);
+}
+
+/* The worst verdict of pc_convert_entry over a converted block. */
+static int convert_verdict(const __u64 *in, const __u64 *out)
+{
+	struct pc_gather g = {0};
+	int worst = PC_OK;
+
+	for (int i = 0; i < NR; i++)
+		pc_gather_add(&g, pc_decode_pte_arm64(in[i]));
+	for (int i = 0; i < NR; i++) {
+		int v = pc_convert_entry(&g, (__u32)i, pc_decode_pte_arm64(out[i]));
+
+		if (v != PC_OK)
+			worst = v;
+	}
+	return worst;
+}
+
+/* The refold scenario's state: dirty in 7, young in 1, changed through 15. */
+static void check_convert(void)
+{
+	static const struct {
+		const char *what;
+		__u32 ys, ds;
+		int t;
+		bool own_dirty, own_young;
+		int want;
+	} cases[] = {
+		{"dirty 7, young 1, via 15: correct", 1U << 1, 1U << 7, 15, false, false, PC_OK},
+		{"dirty 7, young 1, via 15: template's dirty", 1U << 1, 1U << 7, 15, true, false,
+		 PC_V_DIRTY_LOST},
+		{"dirty 7, young 1, via 15: template's young", 1U << 1, 1U << 7, 15, false, true,
+		 PC_V_YOUNG_LOST},
+		{"dirty 7 via 7: template's dirty is the block's", 0, 1U << 7, 7, true, false,
+		 PC_OK},
+		{"all dirty and young, via 15: template's bits", 0xffff, 0xffff, 15, true, true,
+		 PC_OK},
+		{"all clean and old, via 15: template's bits", 0, 0, 15, true, true, PC_OK},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		__u64 in[NR], out[NR];
+
+		for (int i = 0; i < NR; i++)
+			in[i] = mkpte(ARM64, FOLIO_PFN + i, 1, (cases[c].ys >> i) & 1,
+				      (cases[c].ds >> i) & 1);
+		model_convert(in, out, cases[c].t, cases[c].own_dirty, cases[c].own_young);
+		CHECK_VERDICT(convert_verdict(in, out), cases[c].want, "convert, %s",
+			      cases[c].what);
+	}
+}
+
+/*
+ * A model of clear_refs over one folded block: contpte_test_and_clear_young_ptes
+ * (nr 1) at each entry in turn, each call widened to the whole block.  The
+ * mutants: LAST returns the last entry's bit alone, BLOCK_START tests nr
+ * entries from the block's start.  Returns the worst pc_young_reported
+ * verdict, the young bit of the call's own entry read at entry.
+ */
+enum young_model { YM_CORRECT, YM_LAST, YM_BLOCK_START };
+
+static int clear_refs_verdict(__u32 ys, enum young_model m)
+{
+	int worst = PC_OK;
+
+	for (int k = 0; k < NR; k++) {
+		__u8 seen = (ys >> k) & 1;
+		bool young = false;
+
+		for (int i = 0; i < (m == YM_BLOCK_START ? 1 : NR); i++) {
+			bool b = (ys >> i) & 1;
+
+			young = m == YM_LAST ? b : young || b;
+			ys &= ~(1U << i);
+		}
+		if (pc_young_reported(seen, young) != PC_OK)
+			worst = pc_young_reported(seen, young);
+	}
+	return worst;
+}
+
+static void check_clear_refs(void)
+{
+	static const struct {
+		const char *what;
+		__u32 ys;
+		enum young_model m;
+		int want;
+	} cases[] = {
+		{"young in 0, correct", 1U << 0, YM_CORRECT, PC_OK},
+		{"young in 7, correct", 1U << 7, YM_CORRECT, PC_OK},
+		{"young in 0, the last entry's bit returned", 1U << 0, YM_LAST,
+		 PC_V_YOUNG_UNREPORTED},
+		{"young in 15 (the last), the last entry's bit returned", 1U << 15, YM_LAST, PC_OK},
+		{"young in 7, tested from the block's start", 1U << 7, YM_BLOCK_START,
+		 PC_V_YOUNG_UNREPORTED},
+		{"young in 0, tested from the block's start", 1U << 0, YM_BLOCK_START, PC_OK},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		CHECK_VERDICT(clear_refs_verdict(cases[c].ys, cases[c].m), cases[c].want,
+			      "clear_refs, %s", cases[c].what);
 }
 
 /*
@@ -226,6 +350,8 @@ int main(void)
 	tap_plan(0);
 	check_contpte();
 	check_aged_gather();
+	check_convert();
+	check_clear_refs();
 	check_read_kind();
 	check_ptdesc();
 	return tap_finish();
