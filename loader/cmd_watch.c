@@ -41,7 +41,7 @@ static void usage(FILE *f, bool hist)
 
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C] [--duration S] [--format F]\n"
-		"                     [--output FILE] [--no-inherit] [--user U]\n"
+		"                     [--output FILE] [--no-inherit] [-i S] [--user U]\n"
 		"                     [--log-rules FILE] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
@@ -54,6 +54,9 @@ static void usage(FILE *f, bool hist)
 		"                 own, the report goes to stderr or FILE\n"
 		"  --no-inherit   follow P or CMD only, not the processes they fork (by\n"
 		"                 default those are followed from their fork on)\n"
+		"  -i, --interval S  every S seconds, the histograms of that interval on\n"
+		"                 stderr with a timestamp (the report at the end still\n"
+		"                 holds the whole run)\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
 		"                 capabilities, as strace -u does (default: as root)\n"
 		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
@@ -88,6 +91,7 @@ struct watch_opts {
 	char **cmd;	    /* after --, or NULL */
 	const char *output; /* --output, or NULL */
 	bool no_inherit;    /* --no-inherit: not the targets' child processes */
+	double interval;    /* -i: seconds between interval histograms, 0: none */
 };
 
 /* A watch in progress: what it follows and what it has seen. */
@@ -101,6 +105,7 @@ struct watch {
 	pc_klog_who_fn who; /* NULL when watching everything */
 	struct pc_session s;
 	struct pc_report *r;
+	struct pc_report *last; /* -i: the histograms at the last interval */
 };
 
 /* Names the processes a watch follows in kernel-log evidence. */
@@ -158,6 +163,14 @@ static int take_option(int c, struct watch_opts *o)
 		return -1;
 	case 'I':
 		o->no_inherit = true;
+		return -1;
+	case 'i':
+		errno = 0;
+		o->interval = strtod(optarg, &end);
+		if (errno || *end || o->interval < 0.1 || o->interval > 86400) {
+			pc_err(0, "--interval takes seconds (0.1 <= S <= 86400), not '%s'", optarg);
+			return PC_EXIT_USAGE;
+		}
 		return -1;
 	case 'u':
 		err = pc_user_lookup(optarg, &o->user);
@@ -230,6 +243,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"format", required_argument, NULL, 'f'},
 		{"output", required_argument, NULL, 'o'},
 		{"no-inherit", no_argument, NULL, 'I'},
+		{"interval", required_argument, NULL, 'i'},
 		{"user", required_argument, NULL, 'u'},
 		PC_KLOG_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
@@ -237,7 +251,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	};
 	int c, code;
 
-	while ((c = getopt_long(argc, argv, "+p:c:d:f:o:u:R:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:c:d:f:o:i:u:R:h", opts, NULL)) != -1) {
 		code = take_option(c, o);
 		if (code >= 0)
 			return code;
@@ -388,10 +402,32 @@ static bool command_ended(struct watch *w)
 	return true;
 }
 
+/* -i: the histograms of the interval since the last one, on stderr. */
+static void print_interval(struct watch *w)
+{
+	struct pc_report *now = pc_report_new("interval", "live");
+	char stamp[64];
+	struct tm tm;
+	time_t t = time(NULL);
+
+	if (!now)
+		return;
+	for (int k = 0; k < pc_n_paths; k++)
+		pc_paths[k].trace->hists(&w->s, now);
+	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime_r(&t, &tm));
+	snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), " (the last %g s)",
+		 w->o->interval);
+	if (pc_report_write_interval(now, w->last, stamp, stderr))
+		pc_err(errno, "cannot write the interval");
+	pc_report_free(w->last);
+	w->last = now;
+}
+
 /* Until the target ends, the duration is up or a signal comes. */
 static void watch_until_done(struct watch *w)
 {
 	struct timespec t0;
+	double next = w->o->interval;
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -409,7 +445,13 @@ static void watch_until_done(struct watch *w)
 		}
 		if (w->o->duration > 0 && seconds_since(&t0) >= w->o->duration)
 			break;
+		if (next > 0 && seconds_since(&t0) >= next) {
+			print_interval(w);
+			next += w->o->interval;
+		}
 	}
+	pc_report_free(w->last);
+	w->last = NULL;
 	if (stop) {
 		w->r->partial = true;
 		pc_report_note(w->r, "interrupted: results so far, marked partial");

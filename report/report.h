@@ -149,6 +149,10 @@ int pc_report_exit_code(const struct pc_report *r);
 const char *pc_report_skip_why(const struct pc_report *r);
 /* 0, or -errno if writing failed (-EINVAL: no such format). */
 int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out);
+/* One interval of watch/hist -i: a stamp line, then each histogram of now
+   less the same one in before (NULL: since the start), as text; 0 or -errno. */
+int pc_report_write_interval(const struct pc_report *now, const struct pc_report *before,
+			     const char *stamp, FILE *out);
 /* "text", "json", "tap" -> format; -1 if unknown. */
 int pc_format_parse(const char *s);
 /* --format ARG of run, watch and hist into *out; false, with the message

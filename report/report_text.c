@@ -76,6 +76,26 @@ void pc_text_hist(struct pc_out *o, const struct pc_hist_report *h, const char *
 	}
 }
 
+int pc_report_write_interval(const struct pc_report *now, const struct pc_report *before,
+			     const char *stamp, FILE *out)
+{
+	struct pc_out o = {.f = out};
+
+	pc_outf(&o, "\n%s\n", stamp);
+	for (int i = 0; i < now->n_hists; i++) {
+		struct pc_hist_report d = now->hists[i];
+		const struct pc_hist_report *b =
+			before ? pc_report_find_hist(before, d.name) : NULL;
+
+		/* Counters only grow: the interval's events are the difference. */
+		for (int k = 0; b && k < PC_HIST_SLOTS; k++)
+			d.slots[k] = d.slots[k] >= b->slots[k] ? d.slots[k] - b->slots[k] : 0;
+		pc_outf(&o, "\n");
+		pc_text_hist(&o, &d, "");
+	}
+	return pc_out_finish(&o);
+}
+
 void pc_text_stats(struct pc_out *o, const struct pc_report *r, const char *pfx)
 {
 	char buf[32];

@@ -80,6 +80,7 @@ sleep 1 &
 row "watch --pid of a process that exits mid-run (the kernel log alone judged: exit 4)" 4 "process $! exited" "$pc" watch --pid $!
 sleep 1 &
 row "hist --pid of a process that exits mid-run" 0 "process $! exited" "$pc" hist --pid $!
+row "hist -i 0" 2 "--interval takes seconds (0.1 <= S <= 86400), not '0'" "$pc" hist -i 0
 row "watch --no-inherit without --pid or a command" 2 "--no-inherit applies to --pid or a command" \
 	"$pc" watch --no-inherit --duration 1
 row "watch --pid and --comm: one or the other" 2 "give either --pid or --comm, not both" \

@@ -133,6 +133,11 @@ done
 n_calls() { python3 -c 'import json,sys; print([h["total"] for h in json.load(open(sys.argv[1]))["histograms"] if h["name"] == "mremap latency"][0])' "$1"; }
 check "hist -- sh -c CMD: the child's 20 mremap calls are traced; with --no-inherit none" \
 	"[[ \$(n_calls $tmp/inherit.json) == 20 && \$(n_calls $tmp/no-inherit.json) == 0 ]]"
+# -i: each interval's histograms on stderr with a timestamp, the report
+# (here JSON) untouched on stdout.
+"$pc" hist -i 1 --duration 2.5 --format json >"$tmp/iv.json" 2>"$tmp/iv.err"
+check "hist -i 1 --duration 2.5: two stamped intervals on stderr, the JSON report intact" \
+	"[[ \$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} \(the last 1 s\)$' $tmp/iv.err) == 2 ]] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' $tmp/iv.json"
 # The report never shares stdout with the command's output.
 "$pc" watch -- sh -c 'echo data' >"$tmp/cmd.out" 2>"$tmp/cmd.err"
 check "watch -- CMD: CMD's stdout is its own, the report on stderr" \
