@@ -19,6 +19,7 @@ const volatile __u32 filter_mode = PC_FILTER_TRACKED;
 const volatile char filter_comm[16];
 
 struct pc_tracked_map tracked SEC(".maps");
+struct pc_cgroup_map filter_cgroup SEC(".maps");
 struct pc_hists_map hists SEC(".maps");
 struct pc_counts_map counts SEC(".maps");
 struct pc_stats_map stats SEC(".maps");

@@ -34,6 +34,15 @@ struct pc_tracked_map {
 };
 extern struct pc_tracked_map tracked SEC(".maps");
 
+/* PC_FILTER_CGROUP: [0] is the cgroup (a directory's fd, set by the loader). */
+struct pc_cgroup_map {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+};
+extern struct pc_cgroup_map filter_cgroup SEC(".maps");
+
 /* PC_HIST__COUNT histograms of PC_HIST_SLOTS slots each. */
 struct pc_hists_map {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -210,6 +219,8 @@ static __always_inline __u32 target_flags(void)
 
 	if (filter_mode == PC_FILTER_ALL)
 		return 1;
+	if (filter_mode == PC_FILTER_CGROUP)
+		return bpf_current_task_under_cgroup(&filter_cgroup, 0) == 1;
 	if (filter_mode == PC_FILTER_COMM) {
 		char comm[16];
 

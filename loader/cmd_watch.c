@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,12 +42,14 @@ static void usage(FILE *f, bool hist)
 	const char *cmd = hist ? "hist" : "watch";
 
 	fprintf(f,
-		"Usage: ptecheck %s [--pid P | --comm C] [--duration S] [--format F]\n"
-		"                     [--output FILE] [--no-inherit] [-i S] [--user U]\n"
-		"                     [--log-rules FILE] [-- CMD ARGS...]\n\n"
+		"Usage: ptecheck %s [--pid P | --comm C | --cgroup PATH] [--duration S]\n"
+		"                     [--format F] [--output FILE] [--no-inherit] [-i S]\n"
+		"                     [--user U]"
+		" [--log-rules FILE] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
 		"  --comm C       only processes whose name is C\n"
+		"  --cgroup PATH  only tasks in the cgroup v2 directory PATH or below it\n"
 		"  --duration S   stop after S seconds (default: until CMD exits, or Ctrl-C)\n"
 		"  --format F     text (default), json, tap\n"
 		"  --output FILE  write the report to FILE (default: stdout, or stderr with\n"
@@ -92,6 +96,7 @@ struct watch_opts {
 	const char *output; /* --output, or NULL */
 	bool no_inherit;    /* --no-inherit: not the targets' child processes */
 	double interval;    /* -i: seconds between interval histograms, 0: none */
+	const char *cgroup; /* --cgroup: its path, or NULL */
 };
 
 /* A watch in progress: what it follows and what it has seen. */
@@ -118,6 +123,27 @@ static const char *who_is(int pid, void *ctx)
 	if (w->o->pid > 0 && pid == w->o->pid)
 		return "the watched process";
 	return NULL;
+}
+
+/* --cgroup PATH: a cgroup v2 directory; -1 to go on, else the exit code. */
+static int open_cgroup(const char *path, struct watch_opts *o)
+{
+	struct statfs sfs;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		pc_err(errno, "--cgroup %s", path);
+		return PC_EXIT_USAGE;
+	}
+	if (fstatfs(fd, &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		pc_err(0, "--cgroup %s: not a cgroup v2 directory (/sys/fs/cgroup/...)", path);
+		close(fd);
+		return PC_EXIT_USAGE;
+	}
+	o->cgroup = path;
+	o->so.cgroup_fd = fd;
+	o->so.filter_mode = PC_FILTER_CGROUP;
+	return -1;
 }
 
 /* One option into o; -1 to go on, else the exit code. */
@@ -164,6 +190,8 @@ static int take_option(int c, struct watch_opts *o)
 	case 'I':
 		o->no_inherit = true;
 		return -1;
+	case 'G':
+		return open_cgroup(optarg, o);
 	case 'i':
 		errno = 0;
 		o->interval = strtod(optarg, &end);
@@ -244,6 +272,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"no-inherit", no_argument, NULL, 'I'},
 		{"interval", required_argument, NULL, 'i'},
+		{"cgroup", required_argument, NULL, 'G'},
 		{"user", required_argument, NULL, 'u'},
 		PC_KLOG_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
@@ -273,8 +302,12 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		pc_err(0, "--no-inherit applies to --pid or a command");
 		return PC_EXIT_USAGE;
 	}
-	if (o->pid && o->so.comm) {
-		pc_err(0, "give either --pid or --comm, not both");
+	if (!!o->pid + !!o->so.comm + !!o->cgroup > 1) {
+		pc_err(0, "give one of --pid, --comm and --cgroup");
+		return PC_EXIT_USAGE;
+	}
+	if (o->cgroup && o->cmd) {
+		pc_err(0, "give either --cgroup or a command, not both");
 		return PC_EXIT_USAGE;
 	}
 	if (o->cmd && command_findable(o->cmd[0])) {
@@ -368,6 +401,8 @@ static void banner(const struct watch *w)
 			 o->no_inherit ? "" : " and its children");
 	else if (o->so.comm)
 		snprintf(who, sizeof(who), "processes named %s", o->so.comm);
+	else if (o->cgroup)
+		snprintf(who, sizeof(who), "the tasks of cgroup %s and below", o->cgroup);
 	else
 		snprintf(who, sizeof(who), "every process");
 	fprintf(stderr, "ptecheck %s: %d programs attached; tracing %s", o->hist ? "hist" : "watch",

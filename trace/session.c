@@ -163,8 +163,20 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	for (int p = 0; p < PC_N_PATHS; p++)
 		if (pc_trace_paths[p]->configure)
 			pc_trace_paths[p]->configure(s);
+	int err;
+
 	select_programs(s);
-	return ptecheck_bpf__load(s->skel);
+	err = ptecheck_bpf__load(s->skel);
+	if (err)
+		return err;
+	if (o->filter_mode == PC_FILTER_CGROUP) {
+		__u32 key = 0, fd = (__u32)o->cgroup_fd;
+
+		if (bpf_map__update_elem(s->skel->maps.filter_cgroup, &key, sizeof(key), &fd,
+					 sizeof(fd), BPF_ANY))
+			return -errno;
+	}
+	return 0;
 }
 
 /* Every hook group off, with the same reason. */

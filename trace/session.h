@@ -24,6 +24,7 @@ extern const struct pc_trace_path *const pc_trace_paths[PC_N_PATHS];
 struct pc_session_opts {
 	__u32 filter_mode; /* enum pc_filter_mode */
 	const char *comm;  /* for PC_FILTER_COMM */
+	int cgroup_fd;	   /* for PC_FILTER_CGROUP: the cgroup v2 directory */
 	bool want_walk;	   /* calibrate and enable the page-table walk */
 };
 

@@ -119,6 +119,7 @@ enum pc_filter_mode {
 	PC_FILTER_TRACKED = 0, /* only tgids in the tracked map */
 	PC_FILTER_ALL = 1,     /* every process */
 	PC_FILTER_COMM = 2,    /* processes whose comm equals filter_comm */
+	PC_FILTER_CGROUP = 3,  /* tasks in the cgroup v2 of filter_cgroup[0] or below it */
 };
 
 /* Page-table walk calibration, found at run time (see docs). */

@@ -80,10 +80,12 @@ sleep 1 &
 row "watch --pid of a process that exits mid-run (the kernel log alone judged: exit 4)" 4 "process $! exited" "$pc" watch --pid $!
 sleep 1 &
 row "hist --pid of a process that exits mid-run" 0 "process $! exited" "$pc" hist --pid $!
+row "watch --cgroup of a directory that is no cgroup" 2 "--cgroup /tmp: not a cgroup v2 directory" \
+	"$pc" watch --cgroup /tmp --duration 1
 row "hist -i 0" 2 "--interval takes seconds (0.1 <= S <= 86400), not '0'" "$pc" hist -i 0
 row "watch --no-inherit without --pid or a command" 2 "--no-inherit applies to --pid or a command" \
 	"$pc" watch --no-inherit --duration 1
-row "watch --pid and --comm: one or the other" 2 "give either --pid or --comm, not both" \
+row "watch --pid and --comm: one or the other" 2 "give one of --pid, --comm and --cgroup" \
 	"$pc" watch --pid 1 --comm init
 row "watch -- a directory" 2 "cannot run /tmp: Permission denied" "$pc" watch -- /tmp
 row "watch -- a command not on PATH" 2 "cannot run no-such-cmd-pc: No such file or directory" \

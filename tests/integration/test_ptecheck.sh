@@ -138,6 +138,27 @@ check "hist -- sh -c CMD: the child's 20 mremap calls are traced; with --no-inhe
 "$pc" hist -i 1 --duration 2.5 --format json >"$tmp/iv.json" 2>"$tmp/iv.err"
 check "hist -i 1 --duration 2.5: two stamped intervals on stderr, the JSON report intact" \
 	"[[ \$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2} \(the last 1 s\)$' $tmp/iv.err) == 2 ]] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' $tmp/iv.json"
+# --cgroup: the 20 mremap calls of a task in the cgroup count, the 7 of
+# one outside do not.  The banner says when the programs are attached.
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [[ -z $cgroot ]]; then
+	ok "hist --cgroup: only the cgroup's tasks # SKIP no cgroup v2 mounted"
+else
+	cg=$cgroot/ptecheck-test.$$
+	mkdir "$cg"
+	"$pc" hist --cgroup "$cg" --duration 5 --format json --output "$tmp/cg.json" 2>"$tmp/cg.err" &
+	hp=$!
+	for _ in $(seq 100); do
+		grep -q 'programs attached' "$tmp/cg.err" && break
+		sleep 0.1
+	done
+	sh -c "echo \$\$ >$cg/cgroup.procs && exec $build/workloads/mremap_folios --iterations 20 >/dev/null"
+	"$build/workloads/mremap_folios" --iterations 7 >/dev/null
+	wait $hp
+	rmdir "$cg"
+	check "hist --cgroup: the cgroup's task's 20 mremap calls, not the 7 of one outside" \
+		"[[ \$(n_calls $tmp/cg.json) == 20 ]]"
+fi
 # The report never shares stdout with the command's output.
 "$pc" watch -- sh -c 'echo data' >"$tmp/cmd.out" 2>"$tmp/cmd.err"
 check "watch -- CMD: CMD's stdout is its own, the report on stderr" \
