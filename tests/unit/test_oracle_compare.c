@@ -286,6 +286,13 @@ static void test_write_faults(void)
 		  "write-fault: evidence names the page, a fault expected, none seen");
 	TAP_CHECK(strncmp(m.evidence[1].detail, "page 31:", 8) == 0,
 		  "write-fault: evidence says which page of the range");
+	TAP_CHECK(strstr(m.evidence[0].detail, "read-only at the move,") != NULL,
+		  "write-fault: evidence says when the page was read-only");
+	m = msg(PC_CHK_PERMS, "oracle:write-fault");
+	pc_compare_write_faults(faults, ro, N, NEW, "after mprotect(PROT_READ)", &m);
+	TAP_CHECK(m.status == PC_STATUS_FAIL &&
+			  strstr(m.evidence[0].detail, "read-only after mprotect(PROT_READ),"),
+		  "write-fault: the same judgement after an mprotect, named so");
 
 	memset(ro, 0, sizeof(ro));
 	m = msg(PC_CHK_PERMS, "oracle:write-fault");
