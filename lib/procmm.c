@@ -126,6 +126,11 @@ int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out)
 	return read_u64s("/proc/kpagecount", pfn, n, out);
 }
 
+int pc_kpageflags_read(__u64 pfn, size_t n, __u64 *out)
+{
+	return read_u64s("/proc/kpageflags", pfn, n, out);
+}
+
 #define KPF_HEAD_BIT PC_KPF(KPF_COMPOUND_HEAD)
 #define KPF_TAIL_BIT PC_KPF(KPF_COMPOUND_TAIL)
 

@@ -45,9 +45,13 @@ size_t pc_pagemap_count_present(const __u64 *entries, size_t n);
 
 /* /proc/kpageflags bits: <linux/kernel-page-flags.h>, KPF_*. */
 #define PC_KPF(bit) (1ULL << (bit))
+/* Exported always (fs/proc/page.c) but defined outside the uapi header. */
+#define PC_KPF_MLOCKED 33
 
 /* Mapcounts of n consecutive PFNs from pfn (root). */
 int pc_kpagecount_read(__u64 pfn, size_t n, __u64 *out);
+/* KPF_* flags of n consecutive PFNs from pfn, in one read (root). */
+int pc_kpageflags_read(__u64 pfn, size_t n, __u64 *out);
 
 /* The folio search gives up past this many pages (order 10). */
 #define PC_FOLIO_MAX_PAGES 1024U

@@ -15,20 +15,21 @@
 
 #define GATE_JSON_MAX_BYTES (8u << 20)
 
-/* The first line of DIR/failed, which mutate/mutate writes when it has no
-   report to give (build or boot failed); false when there is none. */
-static bool read_failed(const char *dir, char *why, size_t sz)
+/* The first line of DIR/NAME, one of the files mutate/mutate writes beside
+   the reports: `failed` when it has none to give (build or boot failed),
+   `note` when they were had another way; false when there is none. */
+static bool read_line(const char *dir, const char *name, char *line, size_t sz)
 {
 	char path[4096], err[PC_GATE_ERR_MAX];
 	size_t len;
 	char *buf;
 
-	snprintf(path, sizeof(path), "%s/failed", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	buf = pc_gate_read_file(path, 65536, &len, err, sizeof(err));
 	if (!buf)
 		return false;
 	buf[strcspn(buf, "\n")] = '\0';
-	snprintf(why, sz, "%s", buf[0] ? buf : "failed (no reason given)");
+	snprintf(line, sz, "%s", buf[0] ? buf : "(no reason given)");
 	free(buf);
 	return true;
 }
@@ -104,8 +105,9 @@ static bool load_report(const char *dir, int k, struct pc_mutate_run *run)
 static void load_run(const char *dir, struct pc_mutate_run *run)
 {
 	memset(run, 0, sizeof(*run));
-	if (read_failed(dir, run->why, sizeof(run->why)))
+	if (read_line(dir, "failed", run->why, sizeof(run->why)))
 		return;
+	read_line(dir, "note", run->note, sizeof(run->note));
 	for (int k = 1; load_report(dir, k, run); k++)
 		;
 	run->have_report = run->n_reports > 0 && !run->why[0];

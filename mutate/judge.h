@@ -37,6 +37,9 @@ struct pc_mutate_failure {
 struct pc_mutate_run {
 	bool have_report;
 	char why[512]; /* no report: the reason (build, boot, parse) */
+	/* How the reports were had when not as asked: the first boot's
+	   page_table_check panic and the boot again without it (DIR/note). */
+	char note[512];
 	char release[65];
 	int n_reports;
 	int pass, fail, skip;

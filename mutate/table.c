@@ -34,6 +34,8 @@ static void row_text(struct pc_out *o, const struct pc_mutate_row *r)
 			r->run.failed[f].tier, r->run.failed[f].evidence);
 	if (r->gate_evidence[0])
 		pc_outf(o, "    gate: %s\n", r->gate_evidence);
+	if (r->run.note[0])
+		pc_outf(o, "    note: %s\n", r->run.note);
 	pc_outf(o, "    %s: %s\n", r->caught ? "caught by" : "missed", r->reason);
 }
 
@@ -75,6 +77,7 @@ static json_t *run_json(struct pc_jb *b, const struct pc_mutate_run *run)
 
 	pc_jset(b, o, "report", json_boolean(run->have_report));
 	pc_jset(b, o, "why", run->have_report ? json_null() : jtext(run->why));
+	pc_jset(b, o, "note", run->note[0] ? jtext(run->note) : json_null());
 	pc_jset(b, o, "kernel_release", jtext(run->release));
 	pc_jset(b, o, "runs", json_integer(run->n_reports));
 	pc_jset(b, o, "passed", json_integer(run->pass));

@@ -49,6 +49,7 @@ static const char *const verdict_text[PC_V__COUNT] = {
 	[PC_V_PARTIAL_FOLD] = "contpte block with CONT on some entries only",
 	[PC_V_FOLD_MISMATCH] = "folded entries differ in validity or permission",
 	[PC_V_YOUNG_UNREPORTED] = "a young entry reported as not young",
+	[PC_V_MLOCKED] = "folio mlocked outside a range locking all of it",
 };
 
 const char *pc_verdict_text(__u32 v)

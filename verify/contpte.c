@@ -77,6 +77,7 @@ static void report_skip(struct pc_scenario_ctx *ctx, pc_measure_fn m, const void
 
 	if (m == cp_measure_mlock) {
 		report_skip_one(ctx, PC_CHK_CP_MLOCK, TIER_DATA, why);
+		report_skip_one(ctx, PC_CHK_CP_MLOCK, TIER_KPAGEFLAGS, why);
 		return;
 	}
 	if (p->dirty != PC_CP_NONE || p->young == PC_CP_NONE)

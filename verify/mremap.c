@@ -19,7 +19,7 @@
 #include "mremap_int.h"
 
 /* A shape's own measurement, as the shared loop calls it. */
-static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
+int mr_measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
 	const struct shape *sh = data;
 
@@ -29,13 +29,14 @@ static int measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct p
 /* Runs a scenario's measurement up to PC_ATTEMPTS times and reports. */
 static int run_shape(struct pc_scenario_ctx *ctx, const void *data)
 {
-	return pc_attempts_run(ctx, measure_shape, data);
+	return pc_attempts_run(ctx, mr_measure_shape, data);
 }
 
 /* ---- the scenarios -------------------------------------------------------- */
 
 /* 1 MiB at 2 MiB + 512 KiB, moved to 2 MiB + 256 KiB: PTE-level, 64 KiB aligned. */
-#define SH_1M .full_len = MIB, .min_len = 256 * KIB, .align = FOLIO_64K, .src_off = 512 * KIB
+#define SH_1M_AT(src) .full_len = MIB, .min_len = 256 * KIB, .align = FOLIO_64K, .src_off = (src)
+#define SH_1M	      SH_1M_AT(512 * KIB)
 
 static const struct shape sh_anon_64k = {
 	.measure = mr_measure_move,
@@ -61,16 +62,22 @@ static const struct shape sh_anon_64k_misaligned = {
 	.want_large = true,
 };
 /* Moves [start + 8 KiB, end - 8 KiB): both ends inside a folio. */
-static const struct shape sh_anon_64k_partial = {
-	.measure = mr_measure_move,
-	SH_1M,
-	.dst_off = 256 * KIB + 8 * KIB,
-	.head = 8 * KIB,
-	.tail = 8 * KIB,
-	.advice = MADV_HUGEPAGE,
-	.folio_check = true,
-	.want_large = true,
-};
+#define SH_64K_PARTIAL                                                                             \
+	.measure = mr_measure_move, SH_1M, .dst_off = 256 * KIB + 8 * KIB, .head = 8 * KIB,        \
+	.tail = 8 * KIB, .advice = MADV_HUGEPAGE, .folio_check = true, .want_large = true
+
+static const struct shape sh_anon_64k_partial = {SH_64K_PARTIAL};
+/* The same partial move, the deferred-split shrinker run before the
+   folios are judged (mremap_shrink.c). */
+static const struct shape sh_anon_64k_partial_shrink = {SH_64K_PARTIAL, .shrink = true};
+/* Every other 64 KiB paged out to swap before the move (mremap_swap.c). */
+#define SH_SWAPPED(adv)                                                                            \
+	{                                                                                          \
+		.measure = mr_measure_swapped, SH_1M, .dst_off = 256 * KIB, .advice = adv          \
+	}
+
+static const struct shape sh_anon_64k_swapped = SH_SWAPPED(MADV_HUGEPAGE);
+static const struct shape sh_anon_4k_swapped = SH_SWAPPED(MADV_NOHUGEPAGE);
 static const struct shape sh_anon_64k_fork = {
 	.measure = mr_measure_fork,
 	SH_1M,
@@ -91,10 +98,13 @@ static const struct shape sh_perms_mprotect = {
 	.dst_off = 256 * KIB + 4 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
-/* memfd MAP_SHARED, 64 KiB shmem folios where shmem mTHP is on. */
-#define SH_SHMEM_64K                                                                               \
-	.measure = mr_measure_move, SH_1M, .backing = B_SHMEM, .dst_off = 256 * KIB,               \
-	.advice = MADV_HUGEPAGE, .folio_check = true, .want_large = true
+/* memfd MAP_SHARED, 64 KiB shmem folios where shmem mTHP is on, the
+   source at 2 MiB + 512 KiB + off, moved to 2 MiB + 256 KiB + off. */
+#define SH_SHMEM_64K_OFF(off)                                                                      \
+	.measure = mr_measure_move, SH_1M_AT(512 * KIB + (off)), .backing = B_SHMEM,               \
+	.dst_off = 256 * KIB + (off), .advice = MADV_HUGEPAGE, .folio_check = true,                \
+	.want_large = true
+#define SH_SHMEM_64K SH_SHMEM_64K_OFF(0)
 
 static const struct shape sh_shmem_64k = {SH_SHMEM_64K};
 /* Read in, written through the clean PTEs: only they know the data is
@@ -103,6 +113,15 @@ static const struct shape sh_shmem_64k_pte_dirty = {
 	SH_SHMEM_64K,
 	.read_fault = true,
 	.pte_dirty = true,
+};
+/* The same 4 KiB off the folios' 64 KiB alignment, source and destination:
+   no contpte block can fold (arm64), whose read would gather the dirty bits
+   of all 16 entries; each PTE keeps its own, as on x86_64. */
+static const struct shape sh_shmem_64k_pte_dirty_unfolded = {
+	SH_SHMEM_64K_OFF(4 * KIB),
+	.read_fault = true,
+	.pte_dirty = true,
+	.form_aligned = true,
 };
 static const struct shape sh_file_shared = {
 	.measure = mr_measure_move,
@@ -168,6 +187,14 @@ static const struct pc_scenario scenarios[] = {
 	 &sh_anon_64k_misaligned},
 	{"anon-64k-partial", "64 KiB folios, [start+8K, end-8K) moved: ends inside folios", 0,
 	 run_shape, &sh_anon_64k_partial},
+	{"anon-64k-partial-shrink",
+	 "anon-64k-partial, then the deferred-split shrinker (drop_caches 2): folios stay whole", 0,
+	 run_shape, &sh_anon_64k_partial_shrink},
+	{"anon-64k-swapped",
+	 "64 KiB folios, every other 64 KiB paged out to swap, moved, read back", 0, mr_run_swapped,
+	 &sh_anon_64k_swapped},
+	{"anon-4k-swapped", "small pages, every other 64 KiB paged out to swap, moved, read back",
+	 0, mr_run_swapped, &sh_anon_4k_swapped},
 	{"perms-fork-cow",
 	 "64 KiB folios shared with a live child: each side writes pages past the first, the "
 	 "other must not see it",
@@ -193,6 +220,9 @@ static const struct pc_scenario scenarios[] = {
 	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
 	 "paged out, read back",
 	 0, run_shape, &sh_shmem_64k_pte_dirty},
+	{"shmem-64k-pte-dirty-unfolded",
+	 "the same, mapped 4 KiB off the folios' 64 KiB alignment: PTEs never folded (contpte)", 0,
+	 run_shape, &sh_shmem_64k_pte_dirty_unfolded},
 	{"file-shared", "regular file MAP_SHARED 1 MiB moved, evicted, read back", 0, run_shape,
 	 &sh_file_shared},
 	{"anon-64k-dirty", "MADV_FREE data-loss probe: redirtied 3rd PTE survives move+reclaim", 0,

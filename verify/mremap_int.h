@@ -50,6 +50,9 @@ struct shape {
 	bool want_large;    /* folio-intact needs large folios to mean anything */
 	bool read_fault;    /* the source is faulted in by reads, not filled by writes */
 	bool pte_dirty;	    /* then mr_pte_dirty_page()s written through the clean PTEs */
+	bool form_aligned;  /* src_off is off the folios' alignment: form them first through
+			       an aligned mapping (a fault there would map small pages) */
+	bool shrink;	    /* folio-intact judged after the deferred-split shrinker */
 	enum wprotect wp;   /* perms scenarios: how PTEs become read-only */
 	measure_fn measure; /* what the scenario does with the mapping */
 };
@@ -63,6 +66,16 @@ int mr_measure_perms(struct pc_scenario_ctx *ctx, const struct shape *sh, struct
 /* The perms states without a move (mremap_cow.c, mremap_perms_mprotect.c). */
 int mr_measure_fork_cow(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_mprotect(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+/* A source partly paged out to swap, moved, read back (mremap_swap.c). */
+int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+
+/* The shape's own measure, as pc_attempts_run calls it (mremap.c). */
+int mr_measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* The shape's attempts with a swap to page out to: the one on, else a zram
+   swap added for the scenario and removed after it (mremap_swap.c). */
+int mr_run_swapped(struct pc_scenario_ctx *ctx, const void *data);
+/* Swap devices on (/proc/swaps), or -errno. */
+int mr_swaps_on(void);
 
 /* ---- placement (mremap_place.c) ---------------------------------------- */
 
@@ -197,6 +210,13 @@ void mr_sharer_stop(struct mr_sharer *s);
  */
 void mr_judge_cow(struct pc_attempt *a, int slot, const __u8 *expected, const __u8 *seen,
 		  size_t npages, size_t shared, __u64 addr, const char *when, enum folios_seen fs);
+/*
+ * mremap/folio-intact into slot after the deferred-split shrinker ran
+ * (mremap_shrink.c): the orders at entry against the destination's then,
+ * judged only where a split can have no other cause.
+ */
+void mr_judge_folios_shrunk(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, int slot,
+			    const struct move_snaps *ms, __u64 old_addr, __u64 new_addr);
 
 /* ---- userfaultfd write protection (mremap_uffd.c) ------------------------ */
 

@@ -221,13 +221,21 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 	if (sh->want_large)
 		pc_oracle_appendf(&a->msg[s.moved], "; %s",
 				  mr_folios_text(mr_folios_formed(&ms.before, &count)));
-	if (s.folio >= 0) {
+	if (s.folio >= 0 && sh->shrink) {
+		mr_judge_folios_shrunk(ctx, a, s.folio, &ms, (__u64)(uintptr_t)mv,
+				       (__u64)(uintptr_t)to);
+	} else if (s.folio >= 0) {
 		mr_judge_folios(a, s.folio, ctx->have_kpageflags, &ms.before, &ms.after,
 				sh->want_large, (__u64)(uintptr_t)mv, (__u64)(uintptr_t)to);
 		if (sh->backing == B_SHMEM && !ctx->mthp_shmem_64k && !a->judged[s.folio])
 			pc_oracle_appendf(&a->msg[s.folio], " (shmem mTHP not enabled)");
 	}
 	ret = s.data >= 0 ? judge_data_loss(sh, a, s.data, &pl, fd, len) : 0;
+	/* Which PTE-dirty variant ran: a batch spans a large folio only. */
+	if (!ret && sh->pte_dirty && a->msg[s.data].status != PC_STATUS_SKIP)
+		pc_oracle_appendf(&a->msg[s.data], "; %s%s",
+				  mr_folios_text(mr_folios_formed(&ms.before, &count)),
+				  sh->form_aligned ? ", 4 KiB off 64 KiB: never folded" : "");
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	mr_place_release(&pl);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,25 @@ void mr_place_release(struct place *pl)
 	pc_resv_release(&pl->resv);
 }
 
+/*
+ * The file's folios read in (clean) through a mapping at the 64 KiB
+ * boundary below src, which the kernel's fault wants congruent with the
+ * file offset, then that address space PROT_NONE again: 0 or -errno.
+ */
+static int form_aligned(const struct shape *sh, const struct place *pl, int fd)
+{
+	char *at = pl->src - (uintptr_t)pl->src % FOLIO_64K;
+	int ret = pc_map_fixed(at, pl->len, fd, sh->advice);
+
+	if (ret)
+		return ret;
+	mr_read_pages(at, pl->len / PAGE);
+	if (mmap(at, pl->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		return -errno;
+	return 0;
+}
+
 int mr_source_map(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a,
 		  struct place *pl, size_t dst_off, int fd, struct mthp_count *count)
 {
@@ -72,6 +92,9 @@ int mr_source_map(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc
 		return pc_skip_rest(a, "mmap reservation", -ret);
 	count->ok = pc_mthp_stat(count->name, &count->before) == 0;
 	pc_window_begin(ctx, &a->win, &a->disturbed);
+	ret = sh->form_aligned ? form_aligned(sh, pl, fd) : 0;
+	if (ret)
+		return pc_skip_rest(a, "mmap/madvise of the aligned mapping", -ret);
 	ret = pc_map_fixed(pl->src, len, fd, sh->advice);
 	if (ret)
 		return pc_skip_rest(a, "mmap/madvise source", -ret);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "stress.h"
+#include "stress_zram.h"
 
 #define KIB   1024UL
 #define MIB   (1024UL * KIB)
@@ -50,19 +51,5 @@ void stress_migrate(struct stress_slot *slot);
 void stress_forkexit(struct stress_slot *slot);
 void stress_mprotect(struct stress_slot *slot);
 void stress_touch(struct stress_slot *slot);
-
-/* ---- the zram swap (stress_zram.c) ------------------------------------------ */
-
-/* Adds a zram swap of bytes, with a janitor that removes it should ptecheck
-   die: 0, or -errno with the reason kept for stress_zram_note. */
-int stress_zram_start(size_t bytes);
-/* Removes the swap and dismisses the janitor: 0 or -errno.  Async-signal-safe. */
-int stress_zram_stop(void);
-/* A zram swap was on during the run. */
-bool stress_zram_was_on(void);
-/* Notes in r what became of the swap (err: stress_zram_stop's). */
-void stress_zram_note(struct pc_report *r, int err);
-/* Forgets the swap once noted. */
-void stress_zram_forget(void);
 
 #endif

@@ -52,21 +52,22 @@ static void sleep_ms(long ms)
 /* mkswap's work: a version-1 header and the signature, in the first page. */
 static int write_swap_header(const char *dev, size_t bytes)
 {
+	/* sysconf, not stress_env: the mremap suite swaps here without --stress. */
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct {
 		uint32_t version, last_page, nr_badpages;
-	} h = {1, (uint32_t)(bytes / stress_env.page_size - 1), 0};
-	char *buf = calloc(1, stress_env.page_size);
+	} h = {1, (uint32_t)(bytes / page - 1), 0};
+	char *buf = calloc(1, page);
 	int fd, err = 0;
 
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf + 1024, &h, sizeof(h));
-	memcpy(buf + stress_env.page_size - 10, "SWAPSPACE2", 10);
+	memcpy(buf + page - 10, "SWAPSPACE2", 10);
 	fd = open(dev, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		err = -errno;
-	else if (pwrite(fd, buf, stress_env.page_size, 0) != (ssize_t)stress_env.page_size ||
-		 fsync(fd))
+	else if (pwrite(fd, buf, page, 0) != (ssize_t)page || fsync(fd))
 		err = errno ? -errno : -EIO;
 	if (fd >= 0)
 		close(fd);
@@ -247,6 +248,11 @@ int stress_zram_stop(void)
 bool stress_zram_was_on(void)
 {
 	return zram.was_on;
+}
+
+const char *stress_zram_why(void)
+{
+	return zram.why;
 }
 
 void stress_zram_note(struct pc_report *r, int err)

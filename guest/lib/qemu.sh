@@ -4,7 +4,7 @@
 # guest/vmtest's QEMU: the command line, one run of it under a time limit,
 # and the KVM probe that decides --accel auto.  Sourced by guest/vmtest:
 # reads its globals (arch, qemu, console, memory, cpus, numa, append,
-# config, ptc, kernel, scratch_mb, work, accel), sets q_* and use_accel, uses
+# config, ptc, ptc_off, kernel, scratch_mb, work, accel), sets q_* and use_accel, uses
 # its log, die, sh_quote, stage and mkcpio.  QEMU options contain commas;
 # probe_stop and never are called by name.
 # shellcheck disable=SC2154,SC2034,SC2054,SC2317
@@ -40,8 +40,8 @@ qemu_cmd() {
 	# ~350 info lines of a boot do not (they cost ~1.5 s under TCG).
 	local cmdline="console=$console loglevel=5 panic=-1 oops=panic rdinit=/init"
 	# The checker's own BUG_ONs are worth having when the kernel may have
-	# them (ptc: y, n or unknown, set by vmtest).
-	[[ $ptc != n ]] && cmdline+=" page_table_check=on"
+	# them (ptc: y, n or unknown, set by vmtest; ptc_off: --no-page-table-check).
+	[[ $ptc != n && $ptc_off -eq 0 ]] && cmdline+=" page_table_check=on"
 	[[ -n $append ]] && cmdline+=" $append"
 	qcmd=("$qemu")
 	case $arch:$acc in

@@ -53,7 +53,8 @@ show_facts() {
 	log "guest facts: $work/facts"
 }
 
-crash_re='Kernel panic|Oops|BUG:|Unable to handle kernel|general protection fault'
+# 'kernel BUG at FILE:LINE' first: it names the BUG_ON that fired.
+crash_re='kernel BUG at|Kernel panic|Oops|BUG:|Unable to handle kernel|general protection fault'
 # crashed: the console shows a panic or an oops.
 crashed() { grep -qE "$crash_re" "$console_log"; }
 # The console's last 40 lines, stripped of the terminal escapes and CRs a

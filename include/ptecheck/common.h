@@ -45,6 +45,7 @@ enum pc_verdict {
 	PC_V_PARTIAL_FOLD,	  /* a contpte block with CONT on some entries only */
 	PC_V_FOLD_MISMATCH,	  /* folded entries differ in permission or validity */
 	PC_V_YOUNG_UNREPORTED,	  /* a young entry, but clear-young said "not young" */
+	PC_V_MLOCKED,		  /* a folio mlocked that no locked range covers whole */
 	PC_V__COUNT,
 };
 

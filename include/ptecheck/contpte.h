@@ -15,7 +15,8 @@
 	X(CP_YOUNG, "contpte/clear-young")
 
 #define PC_CONTPTE_EVIDENCE(E)                                                                     \
-	E(CP_MLOCK, MAPCOUNT, "smaps Locked did not return to 0 after munlock")
+	E(CP_MLOCK, MAPCOUNT, "smaps Locked did not return to 0 after munlock")                    \
+	E(CP_MLOCK, MLOCKED, "folio mlocked (kpageflags) that no locked range covers whole")
 
 /* The syscalls whose page walks hold the page-table lock: where the lock
    itself cannot be read, contpte_ptep_get is judged inside them
@@ -262,6 +263,19 @@ PC_INLINE int pc_unfold_entry(const struct pc_gather *g, __u32 k, struct pc_pte 
 PC_INLINE int pc_young_reported(__u8 any_young_at_entry, bool reported)
 {
 	return any_young_at_entry && !reported ? PC_V_YOUNG_UNREPORTED : PC_OK;
+}
+
+/*
+ * contpte/mlock [oracle:kpageflags]: mm/mlock.c mlocks a large folio only
+ * when the locked range covers all of it and maps it whole
+ * (allow_mlock_munlock; the rmap walks' "only mlock fully mapped pages"),
+ * and munlock unlocks every folio of its range.  So a folio may be mlocked
+ * only while a locked range holds it whole (a small one: the range holds
+ * its page).  The converse is not judged: the rule allows, never demands.
+ */
+PC_INLINE int pc_mlock_allowed(bool mlocked, bool held_whole)
+{
+	return mlocked && !held_whole ? PC_V_MLOCKED : PC_OK;
 }
 
 #endif

@@ -204,11 +204,19 @@ while [ \$# -gt 0 ]; do
 	case \$1 in
 	--kernel) img=\$2; shift ;;
 	--output) out=\$2; shift ;;
+	--no-page-table-check) noptc=1 ;;
 	--) break ;;
 	esac
 	shift
 done
+# The panic vmtest prints when page_table_check's BUG ends a suite.
+if grep -q "(fixture: ptc)" "\$img" && [ -z "\${noptc:-}" ]; then
+	printf 'vmtest: FAIL: the guest kernel crashed during suite mremap: %s\\n' \\
+		'kernel BUG at mm/page_table_check.c:118!' >&2
+	exit 5
+fi
 case \$(cat "\$img") in
+*"(fixture: ptc)"*) r=mutant-caught ;;
 *"(fixture: caught)"*) r=mutant-caught ;;
 *"(fixture: missed)"*) r=mutant-missed ;;
 *"(fixture: perf)"*) r=mutant-perf ;;
@@ -287,5 +295,13 @@ wait
 out=$(PTECHECK_CACHE=$tmp/cache2 FAKE_DROP=CONFIG_XFS_FS drive --only control 2>&1)
 expect "driver: an option Kconfig dropped is named: exit 8" 8 $? "$out" \
 	"Kconfig dropped 1 options of mutate/guest.config .*CONFIG_XFS_FS=y"
+out=$(drive --catalogue "$DATA/panic" 2>&1)
+expect "driver: a mutant page_table_check panicked is booted again without it, the table says so" \
+	0 $? "$out" "fixture-ptc \(arm64\): page_table_check panicked the guest in suite mremap \(BUG at mm/page_table_check.c:118\); booting again without it" \
+	"^fixture-ptc +caught" "    note: run 1: page_table_check panicked the guest in suite mremap \(BUG at mm/page_table_check.c:118\); booted again with --no-page-table-check" \
+	"^1 mutants: 1 caught, 0 missed; control clean; self-test OK"
+out=$(drive --catalogue "$DATA/panic" --format json 2>&1)
+expect "driver --format json: the run's note says how its report was had" 0 $? "$out" \
+	'"note": "run 1: page_table_check panicked the guest in suite mremap \(BUG at mm/page_table_check.c:118\); booted again'
 
 tap_end

@@ -63,6 +63,7 @@ static inline const char *verdict_name(int v)
 		[PC_V_PARTIAL_FOLD] = "PARTIAL_FOLD",
 		[PC_V_FOLD_MISMATCH] = "FOLD_MISMATCH",
 		[PC_V_YOUNG_UNREPORTED] = "YOUNG_UNREPORTED",
+		[PC_V_MLOCKED] = "MLOCKED",
 	};
 
 	if (v < 0 || v >= (int)(sizeof(names) / sizeof(names[0])) || !names[v])
