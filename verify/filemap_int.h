@@ -9,7 +9,6 @@
 #ifndef PTECHECK_FILEMAP_INT_H
 #define PTECHECK_FILEMAP_INT_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "attempt.h"
@@ -115,15 +114,6 @@ int fm_map_snapshot(const struct pc_scenario_ctx *ctx, struct fm_map *m, bool fo
 size_t fm_map_present(const struct fm_map *m);
 /* ---- faults (filemap_touch.c) ------------------------------------------------ */
 
-struct fm_probe_handlers {
-	struct sigaction bus, segv;
-};
-
-/* SIGBUS and SIGSEGV caught while installed, for fm_probe_read. */
-void fm_probe_install(struct fm_probe_handlers *old);
-void fm_probe_restore(const struct fm_probe_handlers *old);
-/* Reads *p; 0, or the signal (SIGBUS, SIGSEGV) the read raised. */
-int fm_probe_read(const volatile char *p);
 /* Reads one byte of each page in [from, to); a signal is a ptes-set violation. */
 void fm_touch_range(struct pc_attempt *a, const struct fm_map *m, size_t from, size_t to,
 		    bool *touched);

@@ -329,7 +329,7 @@ void fm_judge_sigbus(struct pc_attempt *a, const struct fm_run *r)
 			     f->shmem ? "EOF's folio" : "EOF");
 		return;
 	}
-	sig = fm_probe_read(m->addr + (at - m->first_idx) * PAGE);
+	sig = pc_probe_read(m->addr + (at - m->first_idx) * PAGE);
 	sb->checked++;
 	if (sig != SIGBUS)
 		pc_oracle_add_evidence(sb, PC_V_PAST_EOF, fm_va(m, at - m->first_idx), 0, SIGBUS,

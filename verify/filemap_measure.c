@@ -151,7 +151,7 @@ int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt 
 {
 	struct fm_run r = {.sh = data, .f = {.fd = -1, .pin = {-1, -1}}};
 	size_t len = pc_scaled_len(ctx, r.sh->full_len, r.sh->min_len, r.sh->granule), moff, mlen;
-	struct fm_probe_handlers oldh;
+	struct pc_probe_handlers oldh;
 	cpu_set_t oldmask;
 	int ret;
 
@@ -172,7 +172,7 @@ int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt 
 	r.rss_ok = fm_rss_exact(&r.calib37);
 	/* Our own code and stack resident and locked: only the test VMA faults. */
 	r.locked = mlockall(MCL_CURRENT) == 0;
-	fm_probe_install(&oldh);
+	pc_probe_install(&oldh);
 	ret = map_and_fault(ctx, a, &r, len, moff, mlen, r.pinned ? &oldmask : NULL);
 	if (ret)
 		goto out;
@@ -185,7 +185,7 @@ int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt 
 	ret = fm_judge_data(ctx, a, &r);
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
-	fm_probe_restore(&oldh);
+	pc_probe_restore(&oldh);
 	if (r.locked)
 		munlockall();
 	if (r.pinned)

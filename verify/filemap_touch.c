@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filemap suite's faults: SIGBUS-safe reads of the mapping, the
+ * The filemap suite's faults: reads of the mapping (pc_probe_read), the
  * truncation race, and the RSS calibration the rss-count oracle needs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <setjmp.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -13,53 +12,11 @@
 
 #include "filemap_int.h"
 
-/* ---- SIGBUS-safe reads ------------------------------------------------------ */
-
-static sigjmp_buf probe_env;
-static volatile sig_atomic_t probe_armed;
-
-static void probe_handler(int sig)
-{
-	if (probe_armed)
-		siglongjmp(probe_env, sig);
-	signal(sig, SIG_DFL); /* not ours: die as we would have */
-	raise(sig);
-}
-
-int fm_probe_read(const volatile char *p)
-{
-	int sig;
-
-	probe_armed = 1;
-	sig = sigsetjmp(probe_env, 1);
-	if (sig == 0)
-		(void)*p;
-	probe_armed = 0;
-	return sig;
-}
-
-void fm_probe_install(struct fm_probe_handlers *old)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = probe_handler;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGBUS, &sa, &old->bus);
-	sigaction(SIGSEGV, &sa, &old->segv);
-}
-
-void fm_probe_restore(const struct fm_probe_handlers *old)
-{
-	sigaction(SIGBUS, &old->bus, NULL);
-	sigaction(SIGSEGV, &old->segv, NULL);
-}
-
 void fm_touch_range(struct pc_attempt *a, const struct fm_map *m, size_t from, size_t to,
 		    bool *touched)
 {
 	for (size_t i = from; i < to; i++) {
-		int sig = fm_probe_read(m->addr + i * PAGE + (i * 64) % PAGE);
+		int sig = pc_probe_read(m->addr + i * PAGE + (i * 64) % PAGE);
 
 		touched[i] = true;
 		if (sig)
@@ -105,7 +62,7 @@ long fm_truncate_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, stru
 			break;
 		madvise(m->addr, m->len, MADV_DONTNEED);
 		for (size_t i = 0; i < full_pages && i < m->npages; i++)
-			sigbus += fm_probe_read(m->addr + i * PAGE) == SIGBUS;
+			sigbus += pc_probe_read(m->addr + i * PAGE) == SIGBUS;
 		++*rounds;
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st))

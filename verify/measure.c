@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <setjmp.h>
+#include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -61,4 +63,61 @@ int pc_map_fixed(char *addr, size_t len, int fd, int advice)
 	if (advice && madvise(addr, len, advice))
 		return -errno;
 	return 0;
+}
+
+/* ---- probed accesses: SIGBUS and SIGSEGV caught ---------------------------- */
+
+static sigjmp_buf probe_env;
+static volatile sig_atomic_t probe_armed;
+
+static void probe_handler(int sig)
+{
+	if (probe_armed)
+		siglongjmp(probe_env, sig);
+	signal(sig, SIG_DFL); /* not ours: die as we would have */
+	raise(sig);
+}
+
+/* One access to *p: a write of v, or a read when v < 0. */
+static int probe_access(volatile char *p, int v)
+{
+	int sig;
+
+	probe_armed = 1;
+	sig = sigsetjmp(probe_env, 1);
+	if (sig == 0) {
+		if (v < 0)
+			(void)*p;
+		else
+			*p = (char)v;
+	}
+	probe_armed = 0;
+	return sig;
+}
+
+int pc_probe_read(const volatile char *p)
+{
+	return probe_access((volatile char *)p, -1);
+}
+
+int pc_probe_write(volatile char *p, __u8 v)
+{
+	return probe_access(p, v);
+}
+
+void pc_probe_install(struct pc_probe_handlers *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = probe_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, &old->bus);
+	sigaction(SIGSEGV, &sa, &old->segv);
+}
+
+void pc_probe_restore(const struct pc_probe_handlers *old)
+{
+	sigaction(SIGBUS, &old->bus, NULL);
+	sigaction(SIGSEGV, &old->segv, NULL);
 }

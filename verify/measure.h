@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every suite's measurement uses: sizes, the oracles' tier names, the
- * bytes written to pages, CPU pinning, scaling and the PROT_NONE address
- * space a measurement places its mappings in.
+ * bytes written to pages, CPU pinning, scaling, the PROT_NONE address
+ * space a measurement places its mappings in and accesses that may fault.
  */
 #ifndef PTECHECK_MEASURE_H
 #define PTECHECK_MEASURE_H
 
 #include <sched.h> /* cpu_set_t: includers define _GNU_SOURCE first */
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <ptecheck/types.h>
@@ -58,5 +59,18 @@ void pc_resv_release(struct pc_resv *r);
 /* Maps len bytes read-write at addr (inside a reservation): fd shared, or
    anonymous private for fd < 0; then madvise(advice) unless 0.  0 or -errno. */
 int pc_map_fixed(char *addr, size_t len, int fd, int advice);
+
+/* The handlers replaced while probes are installed. */
+struct pc_probe_handlers {
+	struct sigaction bus, segv;
+};
+
+/* SIGBUS and SIGSEGV caught while installed, for pc_probe_read/write. */
+void pc_probe_install(struct pc_probe_handlers *old);
+void pc_probe_restore(const struct pc_probe_handlers *old);
+/* Reads *p, or writes v to *p: 0, or the signal (SIGBUS, SIGSEGV) the
+   access raised. */
+int pc_probe_read(const volatile char *p);
+int pc_probe_write(volatile char *p, __u8 v);
 
 #endif

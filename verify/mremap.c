@@ -4,7 +4,8 @@
  * chosen addresses, moves them with mremap(MREMAP_FIXED) and judges the
  * result with the userspace oracles: pagemap (moved), kpageflags
  * (folio-intact), data-loss probes (dirty bits), smaps Referenced (young
- * bits) and a COW probe (write permission).  This file holds the shapes
+ * bits), COW probes and write faults (write permission; the perms states
+ * fork and mprotect make are judged here too, with no move).  This file holds the shapes
  * and the suite table; mremap_int.h says where the rest is.
  *
  * Zero false positives: a measurement that shows a violation is repeated on
@@ -81,6 +82,20 @@ static const struct shape sh_anon_64k_fork = {
 	.measure = mr_measure_fork,
 	SH_1M,
 	.dst_off = 256 * KIB,
+	.advice = MADV_HUGEPAGE,
+};
+/* The perms states fork and mprotect make themselves, in 64 KiB folios
+   (mremap_cow.c, mremap_perms_mprotect.c: moved 4 KiB off alignment). */
+static const struct shape sh_perms_fork_cow = {
+	.measure = mr_measure_fork_cow,
+	SH_1M,
+	.dst_off = 256 * KIB,
+	.advice = MADV_HUGEPAGE,
+};
+static const struct shape sh_perms_mprotect = {
+	.measure = mr_measure_mprotect,
+	SH_1M,
+	.dst_off = 256 * KIB + 4 * KIB,
 	.advice = MADV_HUGEPAGE,
 };
 /* memfd MAP_SHARED, 64 KiB shmem folios where shmem mTHP is on, the
@@ -180,6 +195,14 @@ static const struct pc_scenario scenarios[] = {
 	 &sh_anon_64k_swapped},
 	{"anon-4k-swapped", "small pages, every other 64 KiB paged out to swap, moved, read back",
 	 0, mr_run_swapped, &sh_anon_4k_swapped},
+	{"perms-fork-cow",
+	 "64 KiB folios shared with a live child: each side writes pages past the first, the "
+	 "other must not see it",
+	 0, run_shape, &sh_perms_fork_cow},
+	{"perms-mprotect-ro",
+	 "64 KiB folios moved 4 KiB off alignment, TLB warmed, mprotect(PROT_READ) each, every "
+	 "page written: must fault",
+	 0, run_shape, &sh_perms_mprotect},
 	{"anon-64k-fork", "64 KiB folios shared with a child, half COW-copied, moved, written", 0,
 	 run_shape, &sh_anon_64k_fork},
 	{"perms-fork-exit", "2 MiB folio, fork whose child exited, 17 pages rewritten, moved twice",

@@ -3,13 +3,15 @@
  * What the mremap suite's files share: a scenario's shape, where its
  * mappings are placed (mremap_place.c), the pagemap/kpageflags snapshots
  * and the judgements made of them (mremap_snap.c), and the measurements
- * (mremap_move.c, mremap_probes.c) the suite table (mremap.c) runs.
+ * (mremap_move.c, mremap_probes.c, mremap_perms*.c, mremap_cow.c) the
+ * suite table (mremap.c) runs.
  */
 #ifndef PTECHECK_MREMAP_INT_H
 #define PTECHECK_MREMAP_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include "attempt.h"
 #include "measure.h"
 
@@ -61,6 +63,9 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 int mr_measure_dirty(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_young(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_perms(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+/* The perms states without a move (mremap_cow.c, mremap_perms_mprotect.c). */
+int mr_measure_fork_cow(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+int mr_measure_mprotect(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 /* A source partly paged out to swap, moved, read back (mremap_swap.c). */
 int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 
@@ -171,6 +176,40 @@ void mr_judge_moved(struct pc_attempt *a, int slot, const struct snap *before,
 void mr_judge_folios(struct pc_attempt *a, int slot, bool ctx_kpageflags, const struct snap *before,
 		     const struct snap *after, bool want_large, __u64 old_addr, __u64 new_addr);
 
+/* ---- a child sharing the pages across fork (mremap_cow.c) --------------- */
+
+struct mr_sharer {
+	pid_t pid;
+	int go[2], res[2]; /* go: parent -> child; res: child -> parent */
+};
+
+#define MR_SHARER_INIT                                                                             \
+	{                                                                                          \
+		-1, {-1, -1},                                                                      \
+		{                                                                                  \
+			-1, -1                                                                     \
+		}                                                                                  \
+	}
+
+/*
+ * Forks the child sharing npages pages at p.  Told to go, it reads each
+ * page (pc_block_seen of the SALT_A fill), then fills the pages
+ * child_writes() names (NULL: none) with SALT_B, then reports what it saw.
+ * 0, or -errno with *what naming the step.
+ */
+int mr_sharer_start(struct mr_sharer *s, char *p, size_t npages, bool (*child_writes)(size_t i),
+		    const char **what);
+/* Lets the child go; what it saw of each page in seen: npages, or -errno. */
+ssize_t mr_sharer_collect(struct mr_sharer *s, __u8 *seen, size_t npages);
+/* Ends the child (any part of mr_sharer_start done). */
+void mr_sharer_stop(struct mr_sharer *s);
+/*
+ * mremap/perms [oracle:cow] into slot: seen[i] (the other process's view
+ * of page i) against expected[i]; shared: the pages shared with the child
+ * `when` ("at the move"), none making the probe inconclusive (a retry).
+ */
+void mr_judge_cow(struct pc_attempt *a, int slot, const __u8 *expected, const __u8 *seen,
+		  size_t npages, size_t shared, __u64 addr, const char *when, enum folios_seen fs);
 /*
  * mremap/folio-intact into slot after the deferred-split shrinker ran
  * (mremap_shrink.c): the orders at entry against the destination's then,

@@ -389,7 +389,7 @@ static void judge(struct perms *p, enum folios_seen fs)
 	struct pc_oracle_msg *m = &p->a->msg[p->s_fault];
 	__u64 addr = (__u64)(uintptr_t)p->pl.src;
 
-	pc_compare_write_faults(p->faults, p->ro, p->n, addr, m);
+	pc_compare_write_faults(p->faults, p->ro, p->n, addr, "at the move", m);
 	p->a->judged[p->s_fault] = true;
 	pc_oracle_appendf(m, "; %s%s%s", wp_text[p->sh->wp], p->fs ? " on " : "",
 			  p->fs ? p->fs : "");

@@ -2,117 +2,29 @@
 /*
  * The mremap suite's probes of what a move must carry besides the PTEs:
  * write protection of pages shared with a child (fork: mremap/perms
- * [oracle:cow]), dirty bits (MADV_FREE + reclaim: mremap/ad-bits
+ * [oracle:cow], the child in mremap_cow.c), dirty bits (MADV_FREE + reclaim: mremap/ad-bits
  * [oracle:data-loss]) and young bits (clear_refs + smaps Referenced:
  * mremap/ad-bits [oracle:smaps-referenced]).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mremap_int.h"
-#include "fullio.h"
 #include "procmm.h"
 #include "report.h"
 
-/* ---- COW isolation across fork (perms) ------------------------------------ */
-
-/* The sharing child: waits, then reports what it sees of each page. */
-static void __attribute__((noreturn)) cow_child(const char *p, size_t npages, int go_fd, int res_fd)
-{
-	__u8 *seen = malloc(npages);
-	char c;
-
-	if (!seen || pc_read_full(go_fd, &c, 1) != 1)
-		_exit(1); /* parent gone or failed: say nothing */
-	for (size_t i = 0; i < npages; i++)
-		seen[i] = pc_block_seen((const __u8 *)p + i * PAGE, PAGE, pc_page_byte(i, SALT_A),
-					NULL);
-	/* _exit: no atexit handlers of the parent (settings restore) may run here */
-	_exit(pc_write_full(res_fd, seen, npages) ? 1 : 0);
-}
-
-struct sharer {
-	pid_t pid;
-	int go[2], res[2]; /* go: parent -> child; res: child -> parent */
-};
-
-/* Forks the child sharing p's pages.  0, or -errno with *what naming the step. */
-static int sharer_start(struct sharer *s, const char *p, size_t npages, const char **what)
-{
-	*what = "pipe";
-	if (pipe2(s->go, O_CLOEXEC) || pipe2(s->res, O_CLOEXEC))
-		return -errno;
-	*what = "fork";
-	s->pid = fork();
-	if (s->pid < 0)
-		return -errno;
-	if (s->pid == 0) {
-		close(s->go[1]);
-		close(s->res[0]);
-		cow_child(p, npages, s->go[0], s->res[1]);
-	}
-	close(s->go[0]);
-	close(s->res[1]);
-	s->go[0] = s->res[1] = -1;
-	return 0;
-}
-
-/* Lets the child look; what it saw of each page in seen: bytes, or -errno. */
-static ssize_t sharer_collect(struct sharer *s, __u8 *seen, size_t npages)
-{
-	int ret = pc_write_full(s->go[1], "g", 1);
-
-	return ret ? ret : pc_read_full(s->res[0], seen, npages);
-}
-
-static void sharer_stop(struct sharer *s)
-{
-	int status;
-
-	if (s->go[1] >= 0)
-		close(s->go[1]); /* EOF releases a child still waiting */
-	if (s->pid > 0)
-		while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
-			;
-	if (s->go[0] >= 0)
-		close(s->go[0]);
-	for (int i = 0; i < 2; i++)
-		if (s->res[i] >= 0)
-			close(s->res[i]);
-}
-
-/* mremap/perms [oracle:cow]: nothing the parent wrote after the move reached the child. */
-static void judge_cow(struct pc_attempt *a, int slot, const __u8 *expected, const __u8 *seen,
-		      size_t npages, size_t shared, const struct place *pl, enum folios_seen fs)
-{
-	struct pc_oracle_msg *m = &a->msg[slot];
-
-	pc_compare_cow(expected, seen, npages, (__u64)(uintptr_t)pl->src, PAGE, m);
-	a->judged[slot] = true;
-	if (shared == 0 && m->status == PC_STATUS_PASS) {
-		/* Without a shared PTE at the move there was nothing to isolate. */
-		pc_slot_skip(a, slot,
-			     "probe inconclusive: no page was shared with the child at the move "
-			     "(pagemap exclusive bit)");
-		a->retry = true;
-	} else {
-		pc_oracle_appendf(m, "; %zu of %zu shared at the move, %s", shared, npages,
-				  mr_folios_text(fs));
-	}
-}
+/* ---- COW isolation across fork and a move (perms) -------------------------- */
 
 int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
 {
 	const int s_cow = 0, s_moved = 1;
 	struct mthp_count count = {"anon_fault_alloc"};
-	struct sharer child = {-1, {-1, -1}, {-1, -1}};
+	struct mr_sharer child = MR_SHARER_INIT;
 	struct move_snaps ms = {0};
 	struct place pl = {0};
 	size_t npages = mr_len(ctx, sh) / PAGE, shared = 0;
@@ -131,7 +43,7 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 	ret = mr_source_map(ctx, sh, a, &pl, sh->dst_off, -1, &count);
 	if (ret)
 		goto out;
-	ret = sharer_start(&child, pl.src, npages, &what);
+	ret = mr_sharer_start(&child, pl.src, npages, NULL, &what);
 	if (ret) {
 		ret = pc_skip_rest(a, what, -ret);
 		goto out;
@@ -151,20 +63,20 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 		expected[i] = pc_page_byte(i, SALT_A);
 		shared += (ms.before.pm[i] & PC_PM_PRESENT) && !(ms.before.pm[i] & PC_PM_EXCLUSIVE);
 	}
-	got = sharer_collect(&child, seen, npages);
+	got = mr_sharer_collect(&child, seen, npages);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (got != (ssize_t)npages) {
 		ret = pc_skip_rest(a, "sharing child did not report", got < 0 ? (int)-got : EPIPE);
 		goto out;
 	}
-	judge_cow(a, s_cow, expected, seen, npages, shared, &pl,
-		  mr_folios_formed(&ms.after, &count));
+	mr_judge_cow(a, s_cow, expected, seen, npages, shared, (__u64)(uintptr_t)pl.src,
+		     "at the move", mr_folios_formed(&ms.after, &count));
 	mr_judge_moved(a, s_moved, &ms.before, &ms.after, &ms.vacated, (__u64)(uintptr_t)pl.src,
 		       (__u64)(uintptr_t)pl.dst);
 	ret = 0;
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
-	sharer_stop(&child);
+	mr_sharer_stop(&child);
 	mr_place_release(&pl);
 	free(expected);
 	free(seen);

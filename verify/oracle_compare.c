@@ -192,12 +192,12 @@ void pc_compare_cow(const __u8 *expected, const __u8 *seen, size_t n, __u64 addr
 	}
 	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary),
-		 "%llu pages of the sharing child checked: %llu show the parent's writes",
+		 "%llu shared pages checked: %llu show the other process's writes",
 		 (unsigned long long)m->checked, (unsigned long long)m->violations);
 }
 
 void pc_compare_write_faults(const __u32 *faults, const bool *readonly, size_t n, __u64 addr,
-			     struct pc_oracle_msg *m)
+			     const char *when, struct pc_oracle_msg *m)
 {
 	size_t writable = 0, writable_faulted = 0;
 
@@ -212,9 +212,8 @@ void pc_compare_write_faults(const __u32 *faults, const bool *readonly, size_t n
 		m->checked++;
 		if (pc_is_violation(v))
 			pc_oracle_add_evidence(m, v, addr + i * PC_PAGE_SIZE, 0, 1, faults[i],
-					       "page %zu: read-only at the move, written without "
-					       "a fault",
-					       i);
+					       "page %zu: read-only %s, written without a fault", i,
+					       when);
 	}
 	pc_oracle_judge(m);
 	snprintf(m->summary, sizeof(m->summary),

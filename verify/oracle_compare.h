@@ -68,18 +68,20 @@ void pc_compare_folio_orders(const __u32 *before, const __u32 *after, size_t n, 
 void pc_compare_written(const __u8 *written, const __u8 *seen, const bool *was_written, size_t n,
 			__u64 addr, __u64 stride, struct pc_oracle_msg *m);
 
-/* COW oracle: what the sharing child expected against what it saw. */
+/* COW oracle: what a process sharing the pages expected against what it saw
+   where the other process wrote. */
 void pc_compare_cow(const __u8 *expected, const __u8 *seen, size_t n, __u64 addr, __u64 stride,
 		    struct pc_oracle_msg *m);
 
 /*
  * Write-fault oracle (perms): faults[i] were counted around one write to
- * page i of the range at addr after the move; every page read-only at the
- * move (readonly[i]) must have faulted, with pc_write_faulted.  The
- * writable pages are the control: counted in the summary, not judged.
+ * page i of the range at addr after the operation `when` names ("at the
+ * move"); every page read-only then (readonly[i]) must have faulted, with
+ * pc_write_faulted.  The writable pages are the control: counted in the
+ * summary, not judged.
  */
 void pc_compare_write_faults(const __u32 *faults, const bool *readonly, size_t n, __u64 addr,
-			     struct pc_oracle_msg *m);
+			     const char *when, struct pc_oracle_msg *m);
 
 /*
  * Referenced oracle: the referenced pages of the VMA judged (at addr, or

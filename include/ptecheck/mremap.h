@@ -134,8 +134,8 @@ PC_INLINE int pc_referenced_covers(__u64 referenced_pages, __u64 touched_pages)
 }
 
 /*
- * COW oracle (perms): after fork and mremap in the parent, a parent's
- * write must not be visible to the child that shares the page.
+ * COW oracle (perms): after a fork (and mremap in the parent), a write of
+ * either process must not be visible to the other, which shares the page.
  */
 PC_INLINE int pc_cow_isolated(__u8 child_expected, __u8 child_seen)
 {
@@ -146,7 +146,9 @@ PC_INLINE int pc_cow_isolated(__u8 child_expected, __u8 child_seen)
  * Write-fault oracle (perms): after the move, a write to a page whose PTE
  * was read-only at the move must fault (a minor fault, a uffd-wp event):
  * a write that does not went through a PTE the move made writable.  A
- * page writable at the move proves nothing either way.
+ * page writable at the move proves nothing either way.  The same after
+ * mprotect(PROT_READ): a write that does not fault went through a stale
+ * writable TLB entry (a flush short of the batch).
  */
 PC_INLINE int pc_write_faulted(bool was_readonly, __u64 faults)
 {

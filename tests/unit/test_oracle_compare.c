@@ -259,7 +259,7 @@ static void test_write_faults(void)
 
 	craft_faults(faults, ro);
 	m = msg(PC_CHK_PERMS, "oracle:write-fault");
-	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	pc_compare_write_faults(faults, ro, N, NEW, "at the move", &m);
 	TAP_CHECK(m.status == PC_STATUS_PASS && m.checked == N - 17 && m.violations == 0,
 		  "write-fault: every read-only page faulted passes, writable ones not judged");
 	TAP_CHECK(strstr(m.summary, "15 read-only pages") && strstr(m.summary, "17 writable"),
@@ -268,7 +268,7 @@ static void test_write_faults(void)
 	/* Writable pages that fault (reclaim, migration) are the control only. */
 	faults[3] = faults[21] = 2;
 	m = msg(PC_CHK_PERMS, "oracle:write-fault");
-	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	pc_compare_write_faults(faults, ro, N, NEW, "at the move", &m);
 	TAP_CHECK(m.status == PC_STATUS_PASS && strstr(m.summary, "17 writable: 2 faulted"),
 		  "write-fault: writable pages that faulted do not fail");
 
@@ -277,7 +277,7 @@ static void test_write_faults(void)
 	faults[20] = 0;
 	faults[31] = 0;
 	m = msg(PC_CHK_PERMS, "oracle:write-fault");
-	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	pc_compare_write_faults(faults, ro, N, NEW, "at the move", &m);
 	TAP_CHECK(m.status == PC_STATUS_FAIL && m.violations == 2 && m.n_evidence == 2,
 		  "write-fault: read-only pages written without a fault fail, each counted");
 	TAP_CHECK(m.evidence[0].addr == NEW + 20 * PG &&
@@ -286,10 +286,17 @@ static void test_write_faults(void)
 		  "write-fault: evidence names the page, a fault expected, none seen");
 	TAP_CHECK(strncmp(m.evidence[1].detail, "page 31:", 8) == 0,
 		  "write-fault: evidence says which page of the range");
+	TAP_CHECK(strstr(m.evidence[0].detail, "read-only at the move,") != NULL,
+		  "write-fault: evidence says when the page was read-only");
+	m = msg(PC_CHK_PERMS, "oracle:write-fault");
+	pc_compare_write_faults(faults, ro, N, NEW, "after mprotect(PROT_READ)", &m);
+	TAP_CHECK(m.status == PC_STATUS_FAIL &&
+			  strstr(m.evidence[0].detail, "read-only after mprotect(PROT_READ),"),
+		  "write-fault: the same judgement after an mprotect, named so");
 
 	memset(ro, 0, sizeof(ro));
 	m = msg(PC_CHK_PERMS, "oracle:write-fault");
-	pc_compare_write_faults(faults, ro, N, NEW, &m);
+	pc_compare_write_faults(faults, ro, N, NEW, "at the move", &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_SKIP, "write-fault: no read-only page is no pass");
 }
 
