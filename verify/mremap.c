@@ -217,7 +217,8 @@ static const struct pc_scenario scenarios[] = {
 	{"shmem-64k", "memfd MAP_SHARED 1 MiB (64 KiB shmem folios) moved, read back", 0, run_shape,
 	 &sh_shmem_64k},
 	{"shmem-64k-pte-dirty",
-	 "memfd 64 KiB folios read in, 15 of 16 pages written without a fault, moved, unmapped, "
+	 "memfd 64 KiB folios read in, one page each (the last, second or a middle one) written "
+	 "without a fault, moved, unmapped, "
 	 "paged out, read back",
 	 0, run_shape, &sh_shmem_64k_pte_dirty},
 	{"shmem-64k-pte-dirty-unfolded",

@@ -99,9 +99,11 @@ void mr_fill_pages(char *p, size_t first, size_t npages, __u8 salt);
 /* Reads one byte of each of npages pages at p (read faults). */
 void mr_read_pages(const char *p, size_t npages);
 /*
- * The pages a pte_dirty shape writes after reading them in: all but the
- * first of each 64 KiB folio (so a batch that keeps only its first PTE's
- * dirty bit loses them), none of the last folio (the eviction's control).
+ * The pages a pte_dirty shape writes after reading them in: one of each
+ * 64 KiB folio, by turns its last, its second and a middle one (15, 1, 7),
+ * so that a batch keeping only its first PTE's dirty bit, or losing one
+ * position's, leaves a folio whose only dirty entry is lost; none of the
+ * last folio (the eviction's control).
  */
 bool mr_pte_dirty_page(size_t i, size_t npages);
 /*
