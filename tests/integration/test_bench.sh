@@ -17,6 +17,8 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+# shellcheck source=tests/integration/lib/wait.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/wait.sh"
 
 echo "TAP version 13"
 if [[ $(id -u) -ne 0 ]]; then
@@ -99,10 +101,7 @@ exec {lk}>/run/ptecheck.lock
 flock -x "$lk"
 "$pc" bench --quick --only load-attach >/dev/null 2>"$tmp/wait.err" {lk}>&- &
 bpid=$!
-for _ in $(seq 100); do
-	grep -q 'in progress; waiting' "$tmp/wait.err" && break
-	sleep 0.1
-done
+wait_for_line "$tmp/wait.err" 'in progress; waiting'
 kill -TERM "$bpid"
 wait "$bpid"
 rc=$?

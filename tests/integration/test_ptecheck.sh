@@ -14,6 +14,8 @@ fails=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+# shellcheck source=tests/integration/lib/wait.sh
+source "$src/tests/integration/lib/wait.sh"
 
 echo "TAP version 13"
 if [[ $(id -u) -ne 0 ]]; then
@@ -148,10 +150,7 @@ else
 	mkdir "$cg"
 	"$pc" hist --cgroup "$cg" --duration 5 --format json --output "$tmp/cg.json" 2>"$tmp/cg.err" &
 	hp=$!
-	for _ in $(seq 100); do
-		grep -q 'programs attached' "$tmp/cg.err" && break
-		sleep 0.1
-	done
+	wait_for_line "$tmp/cg.err" 'programs attached'
 	sh -c "echo \$\$ >$cg/cgroup.procs && exec $build/workloads/mremap_folios --iterations 20 >/dev/null"
 	"$build/workloads/mremap_folios" --iterations 7 >/dev/null
 	wait $hp
