@@ -146,6 +146,21 @@ static int open_cgroup(const char *path, struct watch_opts *o)
 	return -1;
 }
 
+/* Seconds for opt, above lo (lo_incl: lo or above) and at most a day; -1
+   to go on, else the exit code. */
+static int seconds_option(const char *opt, const char *arg, double lo, bool lo_incl, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(arg, &end);
+	if (!errno && !*end && (lo_incl ? *out >= lo : *out > lo) && *out <= 86400)
+		return -1;
+	pc_err(0, "%s takes seconds (%g %s S <= 86400), not '%s'", opt, lo, lo_incl ? "<=" : "<",
+	       arg);
+	return PC_EXIT_USAGE;
+}
+
 /* One option into o; -1 to go on, else the exit code. */
 static int take_option(int c, struct watch_opts *o)
 {
@@ -175,13 +190,7 @@ static int take_option(int c, struct watch_opts *o)
 		o->so.comm = optarg;
 		return -1;
 	case 'd':
-		errno = 0;
-		o->duration = strtod(optarg, &end);
-		if (errno || *end || o->duration <= 0 || o->duration > 86400) {
-			pc_err(0, "--duration takes seconds (0 < S <= 86400), not '%s'", optarg);
-			return PC_EXIT_USAGE;
-		}
-		return -1;
+		return seconds_option("--duration", optarg, 0, false, &o->duration);
 	case 'f':
 		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
 	case 'o':
@@ -193,13 +202,7 @@ static int take_option(int c, struct watch_opts *o)
 	case 'G':
 		return open_cgroup(optarg, o);
 	case 'i':
-		errno = 0;
-		o->interval = strtod(optarg, &end);
-		if (errno || *end || o->interval < 0.1 || o->interval > 86400) {
-			pc_err(0, "--interval takes seconds (0.1 <= S <= 86400), not '%s'", optarg);
-			return PC_EXIT_USAGE;
-		}
-		return -1;
+		return seconds_option("--interval", optarg, 0.1, true, &o->interval);
 	case 'u':
 		err = pc_user_lookup(optarg, &o->user);
 		if (err) {
@@ -278,7 +281,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
-	int c, code;
+	int c, code, err;
 
 	while ((c = getopt_long(argc, argv, "+p:c:d:f:o:i:u:R:h", opts, NULL)) != -1) {
 		code = take_option(c, o);
@@ -310,8 +313,9 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		pc_err(0, "give either --cgroup or a command, not both");
 		return PC_EXIT_USAGE;
 	}
-	if (o->cmd && command_findable(o->cmd[0])) {
-		pc_err(command_findable(o->cmd[0]), "cannot run %s", o->cmd[0]);
+	err = o->cmd ? command_findable(o->cmd[0]) : 0;
+	if (err) {
+		pc_err(err, "cannot run %s", o->cmd[0]);
 		return PC_EXIT_USAGE;
 	}
 	if (!o->pid && !o->so.comm && !o->cmd && o->duration == 0) {

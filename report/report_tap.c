@@ -58,6 +58,7 @@ void pc_report_write_tap(struct pc_out *o, const void *what)
 {
 	const struct pc_report *r = what;
 	int i, pass, fail, skip;
+	const char *why;
 
 	pc_outf(o, "TAP version 13\n");
 	pc_outf(o, "1..%d\n", r->n_results);
@@ -78,6 +79,7 @@ void pc_report_write_tap(struct pc_out *o, const void *what)
 	/* What is counted, no more: a report has no xfail, xpass or error. */
 	pc_report_count(r, &pass, &fail, &skip);
 	pc_outf(o, "# Totals: pass:%d fail:%d skip:%d\n", pass, fail, skip);
-	if (pc_report_skip_why(r))
-		pc_outf(o, "# %s\n", pc_report_skip_why(r));
+	why = pc_report_skip_why(r);
+	if (why)
+		pc_outf(o, "# %s\n", why);
 }

@@ -219,6 +219,7 @@ void pc_report_write_text(struct pc_out *o, const void *what)
 {
 	const struct pc_report *r = what;
 	int i, pass, fail, skip, wname = 0, wtier = 0;
+	const char *why;
 
 	pc_outf(o, "ptecheck %.*s suite %.*s on %.*s %.*s\n", FLD(r->command), FLD(r->suite),
 		FLD(r->kernel_release), FLD(r->machine));
@@ -252,7 +253,8 @@ void pc_report_write_text(struct pc_out *o, const void *what)
 	if (!r->n_results && !strcmp(r->command, "hist"))
 		return;
 	pc_outf(o, "\n%d passed, %d failed, %d skipped\n", pass, fail, skip);
-	if (pc_report_skip_why(r))
-		pc_outf(o, "%s\n", pc_report_skip_why(r));
+	why = pc_report_skip_why(r);
+	if (why)
+		pc_outf(o, "%s\n", why);
 	pc_text_stats(o, r, "");
 }
