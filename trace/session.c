@@ -116,6 +116,11 @@ static bool raw_tp(const struct bpf_program *prog)
 	       bpf_program__expected_attach_type(prog) == BPF_TRACE_RAW_TP;
 }
 
+bool pc_session_tracepoint_prog(const struct bpf_program *prog)
+{
+	return bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT || raw_tp(prog);
+}
+
 /* Whether prog's tracepoint is in this kernel: tracefs for tp/, the BTF
    type of its arguments for tp_btf/. */
 static bool tracepoint_here(const struct bpf_program *prog)
@@ -125,7 +130,7 @@ static bool tracepoint_here(const struct bpf_program *prog)
 	if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT)
 		return pc_tracepoint_exists(tp_event(prog));
 	snprintf(type, sizeof(type), "btf_trace_%s", tp_event(prog));
-	return raw_tp(prog) && pc_vmlinux_btf() &&
+	return pc_vmlinux_btf() &&
 	       btf__find_by_name_kind(pc_vmlinux_btf(), type, BTF_KIND_TYPEDEF) >= 0;
 }
 
@@ -136,8 +141,7 @@ static void select_programs(struct pc_session *s)
 	struct bpf_program *prog;
 
 	bpf_object__for_each_program(prog, s->skel->obj) bpf_program__set_autoload(
-		prog, (bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT || raw_tp(prog)) &&
-			      tracepoint_here(prog));
+		prog, pc_session_tracepoint_prog(prog) && tracepoint_here(prog));
 	for (int p = 0; p < PC_N_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_progs all;
@@ -154,6 +158,8 @@ static void select_programs(struct pc_session *s)
 /* Opens and loads the object; 0 or -errno. */
 static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 {
+	int err;
+
 	s->skel = ptecheck_bpf__open();
 	if (!s->skel)
 		return -errno;
@@ -163,8 +169,6 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	for (int p = 0; p < PC_N_PATHS; p++)
 		if (pc_trace_paths[p]->configure)
 			pc_trace_paths[p]->configure(s);
-	int err;
-
 	select_programs(s);
 	err = ptecheck_bpf__load(s->skel);
 	if (err)
@@ -311,8 +315,8 @@ static void attach_tracepoints(struct pc_session *s)
 
 	bpf_object__for_each_program(prog, s->skel->obj)
 	{
-		if ((bpf_program__type(prog) != BPF_PROG_TYPE_TRACEPOINT && !raw_tp(prog)) ||
-		    !bpf_program__autoload(prog) || attach(s, prog))
+		if (!pc_session_tracepoint_prog(prog) || !bpf_program__autoload(prog) ||
+		    attach(s, prog))
 			continue;
 		pc_dbg("not attached: %s", tp_event(prog));
 		list_add(s->missing_tracepoints, sizeof(s->missing_tracepoints), tp_event(prog));

@@ -111,10 +111,7 @@ int main(void)
 	bpf_object__for_each_program(prog, skel->obj)
 	{
 		const char *name = bpf_program__name(prog);
-		/* Tracepoints, plain or BTF-typed (tp_btf/), attach on their own. */
-		bool tp = bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT ||
-			  (bpf_program__type(prog) == BPF_PROG_TYPE_TRACING &&
-			   bpf_program__expected_attach_type(prog) == BPF_TRACE_RAW_TP);
+		bool tp = pc_session_tracepoint_prog(prog);
 		int n = groups_naming(skel, prog);
 		bool whose = named_for(name, "disturb") || named_for(name, "common");
 
