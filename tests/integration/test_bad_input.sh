@@ -17,10 +17,8 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 
 echo "TAP version 13"
 if [[ $(id -u) -ne 0 ]]; then
@@ -36,10 +34,10 @@ row() {
 	timeout 120 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	rc=$?
 	if [[ $rc -ne $want ]]; then
-		nok "$desc: exit $rc, wanted $want"
+		not_ok "$desc: exit $rc, wanted $want"
 		head -c 400 "$tmp/err" | sed 's/^/# /'
 	elif [[ -n $sub ]] && ! grep -qF -- "$sub" "$tmp/err" "$tmp/out"; then
-		nok "$desc: exit $rc but no '$sub'"
+		not_ok "$desc: exit $rc but no '$sub'"
 		head -c 400 "$tmp/err" | sed 's/^/# /'
 	else
 		ok "$desc (exit $rc)"
@@ -137,7 +135,7 @@ row "run --output under sudo into a directory the user cannot write" 2 \
 	"cannot open /root/ptecheck-badinput.txt: Permission denied" \
 	env SUDO_UID=65534 SUDO_GID=65534 "$pc" run --suite mremap --output /root/ptecheck-badinput.txt
 if [[ -e /root/ptecheck-badinput.txt ]]; then
-	nok "the refused report was created by root anyway"
+	not_ok "the refused report was created by root anyway"
 	rm -f /root/ptecheck-badinput.txt
 fi
 
@@ -175,13 +173,13 @@ sig_row() {
 	rc=$?
 	after=$(mthp_state)
 	if [[ $rc -ne $want ]]; then
-		nok "SIG$sig after ${delay}s: exit $rc, wanted $want"
+		not_ok "SIG$sig after ${delay}s: exit $rc, wanted $want"
 		grep -A6 '^FAIL' "$tmp/sig.txt" | sed 's/^/# /'
 		tail -3 "$tmp/sig.err" | sed 's/^/# /'
 	elif ! grep -q 'interrupted: partial results' "$tmp/sig.txt"; then
-		nok "SIG$sig after ${delay}s: report not marked partial"
+		not_ok "SIG$sig after ${delay}s: report not marked partial"
 	elif [[ $before != "$after" ]]; then
-		nok "SIG$sig after ${delay}s: mTHP settings not restored"
+		not_ok "SIG$sig after ${delay}s: mTHP settings not restored"
 	else
 		ok "SIG$sig after ${delay}s: exit $rc, partial, mTHP restored"
 	fi
@@ -201,7 +199,7 @@ rc=$?
 if [[ $rc -eq 4 || $rc -eq 0 ]] && grep -q 'interrupted: partial results' "$tmp/w.txt"; then
 	ok "watch SIGINT: exit $rc, report marked partial"
 else
-	nok "watch SIGINT: exit $rc, partial: $(grep -c 'interrupted: partial' "$tmp/w.txt")"
+	not_ok "watch SIGINT: exit $rc, partial: $(grep -c 'interrupted: partial' "$tmp/w.txt")"
 fi
 
 # --- a second run at the same time ------------------------------------------------
@@ -228,10 +226,9 @@ if [[ $rc -eq 4 && $((SECONDS - t0)) -le 2 ]] && grep -q 'nothing was run' "$tmp
 	grep -q 'interrupted: partial results' "$tmp/wait.txt"; then
 	ok "SIGTERM while waiting on the lock: ends the wait, exit 4, empty report marked partial"
 else
-	nok "SIGTERM while waiting on the lock: exit $rc after $((SECONDS - t0)) s"
+	not_ok "SIGTERM while waiting on the lock: exit $rc after $((SECONDS - t0)) s"
 fi
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 
-echo "1..$n"
-[[ $fails -eq 0 ]]
+tap_end

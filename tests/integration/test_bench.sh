@@ -12,11 +12,8 @@ build=${1:?usage: test_bench.sh BUILD_DIR}
 pc=$build/ptecheck
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 # shellcheck source=tests/integration/lib/wait.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/wait.sh"
 
@@ -85,7 +82,7 @@ assert doc["exit_code"] == rc == (3 if skipped else 0), "exit %d, %d skipped" % 
 EOF
 	ok "bench JSON well formed: every row measured or skipped with a reason"
 else
-	nok "bench JSON well formed: every row measured or skipped with a reason"
+	not_ok "bench JSON well formed: every row measured or skipped with a reason"
 fi
 sed 's/^/# /' "$tmp/check.out"
 
@@ -114,5 +111,4 @@ after=$(cat $mthp/hugepages-64kB/enabled $mthp/hugepages-64kB/shmem_enabled \
 check "mTHP settings restored" "[[ \"$before\" == \"$after\" ]]"
 check "no scratch filesystem left mounted" "! grep -q ptecheck-bench /proc/self/mounts"
 
-echo "1..$n"
-[[ $fails -eq 0 ]]
+tap_end

@@ -24,12 +24,9 @@
 
 set -u
 
-if [ -z "${1:-}" ]; then
-	echo "usage: bash $0 BUILD_DIR" >&2
-	exit 2
-fi
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PTECHECK=$(cd "$1" 2>/dev/null && pwd)/ptecheck
+# shellcheck source=tests/integration/lib/args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/args.sh"
+test_args test_gate_e2e "$@"
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 if [ ! -x "$PTECHECK" ] || ! "$PTECHECK" gate --help >/dev/null 2>&1; then
@@ -40,8 +37,6 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP QEMU not installed (scripts/install-deps --guest)"
 	exit 4
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_e2e.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 
 for spec in 6.1 7; do
 	if ! "$ROOT/guest/kernel-fetch" fetch --arch amd64 "$spec" >/dev/null 2>"$tmp/fetch-$spec.err"; then

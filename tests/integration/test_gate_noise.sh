@@ -20,18 +20,13 @@
 
 set -u
 
-if [ -z "${1:-}" ]; then
-	echo "usage: bash $0 BUILD_DIR" >&2
-	exit 2
-fi
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PTECHECK=$(cd "$1" 2>/dev/null && pwd)/ptecheck
+# shellcheck source=tests/integration/lib/args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/args.sh"
+test_args test_gate_noise "$@"
 DATA=$ROOT/tests/data/noise
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_noise.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 
 # edit IN OUT HISTOGRAM PYTHON-EXPR: rewrites one histogram's buckets of a
 # report, slots as {low: count}, keeping "total" and "summary" consistent.

@@ -19,17 +19,12 @@
 
 set -u
 
-if [ -z "${1:-}" ]; then
-	echo "usage: bash $0 BUILD_DIR" >&2
-	exit 2
-fi
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PTECHECK=$(cd "$1" 2>/dev/null && pwd)/ptecheck
+# shellcheck source=tests/integration/lib/args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/args.sh"
+test_args test_gate_variants "$@"
 DATA=$ROOT/tests/data/variants
 EXT4=$DATA/x86_64-7-filemap-ext4.json
 NONE=$DATA/x86_64-7-filemap-no-scratch.json
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_variants.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 TAP_LOG=$tmp/out

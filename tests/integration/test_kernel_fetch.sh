@@ -13,11 +13,8 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 kf=$src/guest/kernel-fetch
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 # Shows a command's stderr as TAP diagnostics.
 diag() { sed 's/^/# /' "$1" | head -n "${2:-20}"; }
 
@@ -150,5 +147,4 @@ else
 		"[[ \$(od -An -tx1 -N4 \"\$bb\" | tr -d ' ') == 7f454c46 && \$(od -An -tx1 -j18 -N1 \"\$bb\" | tr -d ' ') == b7 ]]"
 fi
 
-echo "1..$n"
-((fails == 0))
+tap_end

@@ -19,15 +19,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() {
-	n=$((n + 1))
-	fails=$((fails + 1))
-	echo "not ok $n - $1"
-	[[ -n ${2:-} && -s $2 ]] && grep -E -A6 '^(FAIL|SKIP).*kernel-log' "$2" | sed 's/^/# /'
-}
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
+# splat REPORT: its kernel-log results, for a failure's diagnostics.
+kmsg_results() { grep -E -A6 '^(FAIL|SKIP).*kernel-log' "$1"; }
 
 echo "TAP version 13"
 if [[ $(id -u) -ne 0 ]]; then
@@ -55,7 +50,7 @@ for suite in mremap filemap contpte; do
 	if [[ $st == pass ]]; then
 		ok "$suite/kernel-log passes on this kernel"
 	else
-		nok "$suite/kernel-log passes on this kernel (got $st)"
+		not_ok "$suite/kernel-log passes on this kernel (got $st)"
 	fi
 done
 
@@ -65,7 +60,7 @@ inject "$splat"
 	>/dev/null 2>&1
 st=$(status "$tmp/before.json" mremap/kernel-log)
 [[ $st == pass ]] && ok "a splat from before the run is not blamed" ||
-	nok "a splat from before the run is not blamed (got $st)"
+	not_ok "a splat from before the run is not blamed (got $st)"
 
 # 3. A splat during the run fails the suite, with the line as evidence; its
 #    text reaches stderr live.  --stress keeps the suite busy for 4 s.
@@ -85,10 +80,10 @@ if [[ $rc -eq 1 ]] && grep -q '^FAIL  mremap/kernel-log' "$tmp/inj.txt" &&
 	grep -qF "| $splat" "$tmp/inj.txt"; then
 	ok "an injected splat fails mremap/kernel-log with its line (exit 1)"
 else
-	nok "an injected splat fails mremap/kernel-log with its line (exit $rc)" "$tmp/inj.txt"
+	not_ok "an injected splat fails mremap/kernel-log with its line (exit $rc)" "$(kmsg_results "$tmp/inj.txt")"
 fi
 grep -qF 'bad-page-map: ' "$tmp/inj.txt" && ok "the evidence names the rule" ||
-	nok "the evidence names the rule" "$tmp/inj.txt"
+	not_ok "the evidence names the rule" "$(kmsg_results "$tmp/inj.txt")"
 
 # 4. Without --log-user-lines, text user space writes is not the kernel's.
 run_injected "$tmp/user"
@@ -96,7 +91,7 @@ rc=$?
 if [[ $rc -eq 0 ]] && grep -q '^PASS  mremap/kernel-log' "$tmp/user.txt"; then
 	ok "a user-space line is not a kernel splat by default (exit 0)"
 else
-	nok "a user-space line is not a kernel splat by default (exit $rc)" "$tmp/user.txt"
+	not_ok "a user-space line is not a kernel splat by default (exit $rc)" "$(kmsg_results "$tmp/user.txt")"
 fi
 
 # 5. A user rule that ignores it wins over the default.
@@ -107,7 +102,7 @@ rc=$?
 if [[ $rc -eq 0 ]] && grep -q '^PASS  mremap/kernel-log.*1 lines matched ignore rules' "$tmp/ign.txt"; then
 	ok "--log-rules: a user 'ignore' rule comes before the defaults"
 else
-	nok "--log-rules: a user 'ignore' rule comes before the defaults (exit $rc)" "$tmp/ign.txt"
+	not_ok "--log-rules: a user 'ignore' rule comes before the defaults (exit $rc)" "$(kmsg_results "$tmp/ign.txt")"
 fi
 
 # 6. A bad rule file is a usage error naming file:line; nothing runs.
@@ -117,12 +112,12 @@ rc=$?
 if [[ $rc -eq 2 ]] && grep -qF "$tmp/bad:2" "$tmp/bad.err" && [[ ! -s $tmp/bad.out ]]; then
 	ok "a bad --log-rules file: exit 2, file:line named, no report"
 else
-	nok "a bad --log-rules file: exit 2, file:line named (exit $rc: $(head -c 200 "$tmp/bad.err"))"
+	not_ok "a bad --log-rules file: exit 2, file:line named (exit $rc: $(head -c 200 "$tmp/bad.err"))"
 fi
 "$pc" run --suite mremap --log-rules /nonexistent/rules >/dev/null 2>"$tmp/miss.err"
 rc=$?
 [[ $rc -eq 2 ]] && ok "a missing --log-rules file: exit 2 ($(head -c 120 "$tmp/miss.err"))" ||
-	nok "a missing --log-rules file: exit 2 (exit $rc)"
+	not_ok "a missing --log-rules file: exit 2 (exit $rc)"
 
 # 7. watch: the splat is shown live on stderr and fails watch's check.
 "$pc" watch --duration 6 --log-user-lines >"$tmp/w.txt" 2>"$tmp/w.err" &
@@ -134,15 +129,14 @@ sleep 3.5
 if grep -qF 'kernel log: bad-rss-counter: pid 4321 (victim)' "$tmp/w.err"; then
 	ok "watch shows the splat live, before it ends"
 else
-	nok "watch shows the splat live, before it ends"
+	not_ok "watch shows the splat live, before it ends"
 fi
 wait "$p"
 rc=$?
 if [[ $rc -eq 1 ]] && grep -q '^FAIL  kernel-log' "$tmp/w.txt"; then
 	ok "watch: the splat fails its kernel-log check (exit 1)"
 else
-	nok "watch: the splat fails its kernel-log check (exit $rc)" "$tmp/w.txt"
+	not_ok "watch: the splat fails its kernel-log check (exit $rc)" "$(kmsg_results "$tmp/w.txt")"
 fi
 
-echo "1..$n"
-[[ $fails -eq 0 ]]
+tap_end

@@ -9,11 +9,8 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 pc=$build/ptecheck
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 # shellcheck source=tests/integration/lib/wait.sh
 source "$src/tests/integration/lib/wait.sh"
 
@@ -105,7 +102,7 @@ PY
 case $why in
 OK) ok "--stress: entries of disturbed windows are inconclusive, not judged; summaries match the counters" ;;
 SKIP*) ok "--stress: entries of disturbed windows are inconclusive # SKIP ${why#SKIP }" ;;
-*) nok "--stress: entries of disturbed windows are inconclusive, not judged: $why" ;;
+*) not_ok "--stress: entries of disturbed windows are inconclusive, not judged: $why" ;;
 esac
 # A shrink in place moves nothing: no entry judged as moved, none counted.
 "$pc" watch --format json --output "$tmp/shrink.json" -- "$build/workloads/mremap_folios" \
@@ -171,5 +168,4 @@ done
 check "hist --format json validates" \
 	"python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' $tmp/hist.json $src/docs/report-schema.json"
 
-echo "1..$n"
-[[ $fails -eq 0 ]]
+tap_end

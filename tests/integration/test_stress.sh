@@ -12,11 +12,8 @@ build=${1:?usage: test_stress.sh BUILD_DIR}
 pc=$build/ptecheck
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else nok "$1"; fi; }
+# shellcheck source=tests/integration/lib/tap.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 
 echo "TAP version 13"
 if [[ $(id -u) -ne 0 ]]; then
@@ -109,5 +106,4 @@ for d in $(ls -d /tmp/ptecheck.* 2>/dev/null); do
 done
 check "after SIGKILL and the cleanup: settings as before" "[[ \"\$(state)\" == \"\$before\" ]]"
 
-echo "1..$n"
-[[ $fails -eq 0 ]]
+tap_end

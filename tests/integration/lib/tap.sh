@@ -29,3 +29,8 @@ tap_end() {
 	[ "$nr_fail" -gt 0 ] && exit 1
 	exit 0
 }
+
+# check NAME EXPR: ok NAME when EXPR (eval'd) holds, else not_ok NAME.
+check() {
+	if eval "$2"; then ok "$1"; else not_ok "$1"; fi
+}
