@@ -537,6 +537,9 @@ static int open_session(struct watch *w)
 	pc_tracefs_ensure();
 	err = pc_session_open(&w->s, &w->o->so);
 	w->s.report = w->r;
+	/* The filter map holds the cgroup now (or nothing will trace). */
+	if (w->o->so.filter_mode == PC_FILTER_CGROUP)
+		close(w->o->so.cgroup_fd);
 	if (!err)
 		return 0;
 	pc_err(err, "cannot trace: %s", w->s.load_error);
