@@ -14,6 +14,7 @@
 #include "report.h"
 #include "calib.h"
 #include "check_text.h"
+#include "detach.h"
 #include "probe.h"
 #include "session.h"
 #include "tracefs.h"
@@ -380,8 +381,7 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 
 void pc_session_close(struct pc_session *s)
 {
-	for (int i = 0; i < s->n_links; i++)
-		bpf_link__destroy(s->links[i].link);
+	pc_links_destroy(s->links, s->n_links);
 	free(s->links);
 	s->links = NULL;
 	s->n_links = 0;
