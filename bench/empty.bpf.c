@@ -14,7 +14,7 @@
 char LICENSE[] SEC("license") = "GPL";
 
 #define EMPTY_NAMED(name, category, event)                                                         \
-	SEC("tp/" #category "/" #event)                                                            \
+	SEC(PC_TP_SEC(category, event))                                                            \
 	int empty_##name(void *ctx)                                                                \
 	{                                                                                          \
 		return 0;                                                                          \

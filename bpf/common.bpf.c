@@ -131,7 +131,7 @@ static __always_inline void busy_end(void)
 }
 
 #define DISTURBANCE(category, event)                                                               \
-	SEC("tp/" #category "/" #event)                                                            \
+	SEC(PC_TP_SEC(category, event))                                                            \
 	int disturb_##event(void *ctx)                                                             \
 	{                                                                                          \
 		disturb_bump();                                                                    \
@@ -141,13 +141,13 @@ static __always_inline void busy_end(void)
 /* A long operation's begin and end, on the same thread: the whole span is
  * disturbed, not just its first event. */
 #define DISTURBANCE_SPAN(category, begin, end)                                                     \
-	SEC("tp/" #category "/" #begin)                                                            \
+	SEC(PC_TP_SEC(category, begin))                                                            \
 	int disturb_##begin(void *ctx)                                                             \
 	{                                                                                          \
 		busy_begin();                                                                      \
 		return 0;                                                                          \
 	}                                                                                          \
-	SEC("tp/" #category "/" #end)                                                              \
+	SEC(PC_TP_SEC(category, end))                                                              \
 	int disturb_##end(void *ctx)                                                               \
 	{                                                                                          \
 		busy_end();                                                                        \
@@ -179,7 +179,7 @@ int BPF_PROG(common_fork, struct task_struct *parent, struct task_struct *child)
    disturbed; a followed child that exits is tracked no more (its pid may
    come back as another's).  (Each path's part cleans its own per-thread
    state.) */
-SEC("tp/sched/sched_process_exit")
+SEC(PC_TP_SEC(sched, sched_process_exit))
 int common_task_exit(void *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();

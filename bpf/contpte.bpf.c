@@ -28,6 +28,7 @@
  * one themselves while they walk).
  */
 #include "common.bpf.h"
+#include <ptecheck/tp_sec.h>
 
 #define PC_CONT_MASK (PC_CONT_PTES * 8ULL - 1) /* a block's 16 entries: 128 bytes */
 
@@ -464,7 +465,7 @@ static __always_inline void cp_locked_ctx(bool on)
 PC_CONTPTE_LOCKED_SYSCALLS(LOCKED_SYSCALL)
 
 /* A thread that exits leaves no state a reused thread id could inherit. */
-SEC("tp/sched/sched_process_exit")
+SEC(PC_TP_SEC(sched, sched_process_exit))
 int contpte_task_exit(void *ctx)
 {
 	__u32 tid = pc_tid();

@@ -22,6 +22,7 @@
  * the file (PC_TRACK_ENFORCE_RMAP); elsewhere a violation is inconclusive.
  */
 #include "common.bpf.h"
+#include <ptecheck/tp_sec.h>
 
 #define PC_TMPFS_MAGIC	  0x01021994UL /* shmem/tmpfs and memfd */
 #define PC_MAPPING_ANON	  0x1UL	       /* folio->mapping tag of anon folios */
@@ -449,7 +450,7 @@ int filemap_window(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
 }
 
 /* A thread that exits leaves no state a reused thread id could inherit. */
-SEC("tp/sched/sched_process_exit")
+SEC(PC_TP_SEC(sched, sched_process_exit))
 int filemap_task_exit(void *ctx)
 {
 	__u32 tid = pc_tid();

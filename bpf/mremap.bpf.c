@@ -21,6 +21,7 @@
  */
 #include "mremap.bpf.h"
 #include "ptwalk.h"
+#include <ptecheck/tp_sec.h>
 
 #define PC_UNCOVERED (~0ULL) /* slot under a huge mapping or unread */
 #define MAX_ERRNO    4095
@@ -531,7 +532,7 @@ int mremap_tlb_flush(struct trace_event_raw_tlb_flush *ctx)
 }
 
 /* A thread that exits leaves no state a reused thread id could inherit. */
-SEC("tp/sched/sched_process_exit")
+SEC(PC_TP_SEC(sched, sched_process_exit))
 int mremap_task_exit(void *ctx)
 {
 	__u64 key = call_key(pc_tid(), KIND_SYSCALL);

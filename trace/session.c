@@ -111,7 +111,7 @@ static void group_programs(const struct pc_session *s, int p, int g, struct pc_h
 }
 
 /* A BTF-typed tracepoint program (tp_btf/EVENT). */
-static bool raw_tp(const struct bpf_program *prog)
+static bool btf_tp(const struct bpf_program *prog)
 {
 	return bpf_program__type(prog) == BPF_PROG_TYPE_TRACING &&
 	       bpf_program__expected_attach_type(prog) == BPF_TRACE_RAW_TP;
@@ -119,20 +119,24 @@ static bool raw_tp(const struct bpf_program *prog)
 
 bool pc_session_tracepoint_prog(const struct bpf_program *prog)
 {
-	return bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT || raw_tp(prog);
+	enum bpf_prog_type t = bpf_program__type(prog);
+
+	return t == BPF_PROG_TYPE_TRACEPOINT || t == BPF_PROG_TYPE_RAW_TRACEPOINT || btf_tp(prog);
 }
 
 /* Whether prog's tracepoint is in this kernel: tracefs for tp/, the BTF
-   type of its arguments for tp_btf/. */
+   type of its arguments for tp_btf/ and raw_tp/ (raw_tp/ without BTF:
+   attaching tells, and a failure is noted like any other). */
 static bool tracepoint_here(const struct bpf_program *prog)
 {
 	char type[128];
 
 	if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT)
 		return pc_tracepoint_exists(tp_event(prog));
+	if (!pc_vmlinux_btf())
+		return !btf_tp(prog);
 	snprintf(type, sizeof(type), "btf_trace_%s", tp_event(prog));
-	return pc_vmlinux_btf() &&
-	       btf__find_by_name_kind(pc_vmlinux_btf(), type, BTF_KIND_TYPEDEF) >= 0;
+	return btf__find_by_name_kind(pc_vmlinux_btf(), type, BTF_KIND_TYPEDEF) >= 0;
 }
 
 /* Tracepoint programs load when their tracepoint exists; hook programs

@@ -13,6 +13,8 @@
 #ifndef PTECHECK_DISTURB_H
 #define PTECHECK_DISTURB_H
 
+#include <ptecheck/tp_sec.h>
+
 #define PC_DISTURB_EVENTS(EV, SPAN)                                                                \
 	EV(vmscan, mm_vmscan_lru_isolate)                                                          \
 	EV(vmscan, mm_vmscan_reclaim_pages)                                                        \
