@@ -50,7 +50,8 @@ assert doc["schema"] == "ptecheck-bench" and doc["schema_version"] == 1, "schema
 assert doc["options"]["quick"] is True and doc["options"]["repeat"] == 3, doc["options"]
 assert doc["platform"]["kind"] in ("host", "virtualized", "emulated"), doc["platform"]
 rows = {r["name"]: r for r in doc["rows"]}
-want = ["mremap-folios", "mremap-pmd", "filemap-fault", "contpte-mlock", "load-attach"]
+want = ["mremap-folios", "mremap-pmd", "filemap-fault", "contpte-mlock", "load-attach",
+        "start-exit-hist", "start-exit-watch"]
 want += ["overhead-%s-%s" % (w, t) for w in ("mremap-folios", "filemap-fault")
          for t in ("hist", "watch", "empty-bpf", "bpftrace")]
 missing = [w for w in want if w not in rows]
