@@ -40,6 +40,7 @@ static void test_outputs(void)
 	struct pc_result *res;
 	struct gate g;
 	char *s;
+	const char *batch;
 	json_t *root;
 
 	gate_init(&g);
@@ -109,6 +110,16 @@ static void test_outputs(void)
 	TAP_CHECK(s && strstr(s, "<td>mremap/moved</td><td>oracle:pagemap</td><td "
 				 "class=\"pass\">pass</td><td class=\"fail\">fail</td>"),
 		  "html: checks table, baseline vs candidate");
+	TAP_CHECK(s && strstr(s,
+			      "<td class=\"skip\">skip<div class=\"why\">no fexit here</div></td>"),
+		  "html: a skip with its reason");
+	batch = s ? strstr(s, "<section class=\"hists batch\">") : NULL;
+	TAP_CHECK(batch && strstr(batch, "<h4>" BATCH_NAME "</h4>") &&
+			  strstr(batch, "<div class=\"chart baseline\">") &&
+			  strstr(batch, "<div class=\"chart candidate\">") &&
+			  strstr(batch, "<section class=\"hists latency\">") >
+				  strstr(batch, "<div class=\"chart candidate\">"),
+		  "html: the batch histogram in the batch section, both sides");
 	free(s);
 	gate_free(&g);
 }
