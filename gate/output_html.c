@@ -24,18 +24,19 @@ static const char html_style[] =
 	"col.name{width:14em}"
 	".hist{margin:1em 0 1.5em}.hist h4{margin:.2em 0}.hist p{margin:.2em 0;color:#555}"
 	".pair{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:24px}"
-	".chart{min-width:0}.chart svg{display:block;width:100%;height:auto}"
+	".chart{min-width:0;overflow-x:auto}.chart svg{display:block;width:100%;height:auto}"
 	".cap{font-size:90%;margin-bottom:2px}.judged{color:#1a5fb4;font-size:85%}"
 	".side{font-weight:bold}li.problem{color:#c62828}.ev{color:#555;font-family:monospace}";
 
 /* Chart geometry, in viewBox units (about px at the page's usual width). */
-#define CH_W	    600 /* the width a chart aims at; more when bars need it */
-#define CH_FS	    13	/* axis label font size */
-#define CH_EM	    0.7 /* estimated label width per character, in em */
-#define CH_PLOT_H   200
-#define CH_TOP	    10
-#define CH_SLOT_MIN 22 /* a slot's width at least */
-#define CH_BAR_MAX  56 /* a bar's width at most: few slots fill the plot */
+#define CH_W	     600 /* the width a chart aims at; more when bars need it */
+#define CH_FS	     13	 /* axis label font size */
+#define CH_EM	     0.7 /* estimated label width per character, in em */
+#define CH_PLOT_H    200
+#define CH_TOP	     10
+#define CH_MIN_SCALE 0.8 /* px per viewBox unit of a wide chart, at least */
+#define CH_SLOT_MIN  22	 /* a slot's width at least */
+#define CH_BAR_MAX   56	 /* a bar's width at most: few slots fill the plot */
 
 struct chart {
 	__u32 kind;
@@ -158,8 +159,12 @@ static void svg_hist(struct pc_out *o, const struct chart *c, const struct pc_hi
 
 	pc_outf(o,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
-		"font-family=\"sans-serif\" role=\"img\">",
+		"font-family=\"sans-serif\" role=\"img\"",
 		c->w, base + c->bottom);
+	/* Many slots: the chart scrolls rather than shrink its labels unreadable. */
+	if (c->w > CH_W)
+		pc_outf(o, " style=\"min-width:%.0fpx\"", c->w * CH_MIN_SCALE);
+	pc_outf(o, ">");
 	svg_axes(o, c);
 	for (int i = 0; i < c->n; i++) {
 		int slot = c->first + i;
