@@ -29,14 +29,13 @@ static const char html_style[] =
 	".side{font-weight:bold}li.problem{color:#c62828}.ev{color:#555;font-family:monospace}";
 
 /* Chart geometry, in viewBox units (about px at the page's usual width). */
-#define CH_W	     600 /* the width a chart aims at; more when bars need it */
-#define CH_FS	     13	 /* axis label font size */
-#define CH_EM	     0.7 /* estimated label width per character, in em */
-#define CH_PLOT_H    200
-#define CH_TOP	     10
-#define CH_MIN_SCALE 0.8 /* px per viewBox unit of a wide chart, at least */
-#define CH_SLOT_MIN  22	 /* a slot's width at least */
-#define CH_BAR_MAX   56	 /* a bar's width at most: few slots fill the plot */
+#define CH_W	    600 /* the width a chart aims at; more when bars need it */
+#define CH_FS	    13	/* axis label font size */
+#define CH_EM	    0.7 /* estimated label width per character, in em */
+#define CH_PLOT_H   200
+#define CH_TOP	    10
+#define CH_SLOT_MIN 22 /* a slot's width at least */
+#define CH_BAR_MAX  56 /* a bar's width at most: few slots fill the plot */
 
 struct chart {
 	__u32 kind;
@@ -99,7 +98,7 @@ static void chart_range(struct chart *c, const struct pc_hist_report *h)
 		if (!h->slots[i])
 			continue;
 		c->first = i < c->first ? i : c->first;
-		c->last = i;
+		c->last = i > c->last ? i : c->last;
 		c->ymax = share(h, i) > c->ymax ? share(h, i) : c->ymax;
 	}
 }
@@ -163,7 +162,7 @@ static void svg_hist(struct pc_out *o, const struct chart *c, const struct pc_hi
 		c->w, base + c->bottom);
 	/* Many slots: the chart scrolls rather than shrink its labels unreadable. */
 	if (c->w > CH_W)
-		pc_outf(o, " style=\"min-width:%.0fpx\"", c->w * CH_MIN_SCALE);
+		pc_outf(o, " style=\"min-width:%.0fpx\"", c->w);
 	pc_outf(o, ">");
 	svg_axes(o, c);
 	for (int i = 0; i < c->n; i++) {

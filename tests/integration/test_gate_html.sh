@@ -11,7 +11,8 @@
 #   (c) measured in the browser (a copy of the page with a test-side
 #       script, which writes its findings into the DOM): no SVG text
 #       outside its viewBox, no caption wider than its box, every chart at
-#       least 400 px wide with labels of 9 px or more;
+#       least 400 px wide with labels of 11 px or more, and as many
+#       events in its bars (their tooltips) as its caption says;
 #   (d) "Batch histograms" holds every histogram of the reports not counted
 #       in time (mremap, fault-around, contpte), each with one baseline and
 #       one candidate chart side by side; mremap latency is in "Latency
@@ -116,7 +117,8 @@ import sys
 p = sys.argv[1]
 js = r"""
 (function () {
-  var v = {clipped: [], narrow: [], small: [], capwide: [], batch: {}, latency: [], why: []};
+  var v = {clipped: [], narrow: [], small: [], lost: [], capwide: [], batch: {}, latency: [],
+           why: []};
   function corners(t, m) {
     var b = t.getBBox();
     return [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height],
@@ -139,11 +141,19 @@ js = r"""
                          Math.round(p.y) + " outside " + vb.width + "x" + vb.height);
       });
       var px = parseFloat(t.getAttribute("font-size")) * scale;
-      if (px < 9) v.small.push(i + ": '" + t.textContent + "' " + px.toFixed(1) + " px");
+      if (px < 11) v.small.push(i + ": '" + t.textContent + "' " + px.toFixed(1) + " px");
     });
   });
   document.querySelectorAll(".cap").forEach(function (c) {
     if (c.scrollWidth > c.clientWidth + 1) v.capwide.push(c.textContent);
+  });
+  document.querySelectorAll(".chart").forEach(function (c) {
+    var m = /: (\d+) events/.exec(c.querySelector(".cap").textContent), sum = 0;
+    c.querySelectorAll("rect title").forEach(function (t) {
+      sum += parseInt(/: (\d+) \(/.exec(t.textContent)[1], 10);
+    });
+    if (m && parseInt(m[1], 10) != sum)
+      v.lost.push(c.querySelector(".cap").textContent + ": " + sum + " in the bars");
   });
   document.querySelectorAll("section.batch .hist").forEach(function (h) {
     var name = h.querySelector("h4").textContent;
@@ -202,8 +212,8 @@ check "browser: no SVG text outside its viewBox, no caption cut" '
 for k in ("clipped", "capwide"):
     for x in v[k][:10]:
         print(k, x)'
-check "browser: every chart 400 px wide or more, labels 9 px or more" '
-for k in ("narrow", "small"):
+check "browser: every chart 400 px wide or more, labels 11 px or more, every event in a bar" '
+for k in ("narrow", "small", "lost"):
     for x in v[k][:10]:
         print(k, x)'
 check "browser: Batch histograms: every non-time histogram, baseline and candidate side by side" '
