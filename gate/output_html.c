@@ -6,9 +6,10 @@
  * and the checks with the reasons of skips.
  *
  * Titles and captions are HTML, laid out by the browser; an SVG holds only
- * bars and axis labels, whose widths are estimated generously (0.7 em a
- * character, wider than any digit, '+' or unit letter of a sans-serif
- * font) so that no label leaves its viewBox.
+ * bars and axis labels, whose widths are estimated generously so that no
+ * label leaves its viewBox: 0.7 em a digit, 1 em anything else (DejaVu
+ * Sans, the sans-serif of Debian's Chromium, has digits of 0.64 em, '+'
+ * of 0.84, 'M' of 0.86, '%' of 0.95).
  */
 #include "gate_output.h"
 
@@ -31,7 +32,6 @@ static const char html_style[] =
 /* Chart geometry, in viewBox units (about px at the page's usual width). */
 #define CH_W	    600 /* the width a chart aims at; more when bars need it */
 #define CH_FS	    13	/* axis label font size */
-#define CH_EM	    0.7 /* estimated label width per character, in em */
 #define CH_PLOT_H   200
 #define CH_TOP	    10
 #define CH_SLOT_MIN 22 /* a slot's width at least */
@@ -73,6 +73,16 @@ static const char *short_num(__u64 v, char *buf, size_t sz)
 	return buf;
 }
 
+/* The estimated width of a label, in viewBox units. */
+static double label_width(const char *s)
+{
+	double em = 0;
+
+	for (; *s; s++)
+		em += *s >= '0' && *s <= '9' ? 0.7 : 1.0;
+	return em * CH_FS;
+}
+
 /* "17+" for a slot holding 17..31, "4" for one holding 4 only. */
 static const char *slot_label(__u32 kind, int slot, char *buf, size_t sz)
 {
@@ -106,12 +116,12 @@ static void chart_range(struct chart *c, const struct pc_hist_report *h)
 /* Bar width, margins and label orientation from the longest label. */
 static void chart_layout(struct chart *c)
 {
-	double lw = 0, ylw = 4 * CH_EM * CH_FS; /* "100%" */
+	double lw = 0, ylw = label_width("100%");
 	char num[32];
 
 	c->n = c->last - c->first + 1;
 	for (int i = c->first; i <= c->last; i++) {
-		double w = (double)strlen(slot_label(c->kind, i, num, sizeof(num))) * CH_EM * CH_FS;
+		double w = label_width(slot_label(c->kind, i, num, sizeof(num)));
 
 		lw = w > lw ? w : lw;
 	}
@@ -201,12 +211,15 @@ static void html_side(struct pc_out *o, const char *which, const struct pc_gate_
 	char rel[512];
 
 	pc_gate_releases(side, rel, sizeof(rel));
-	pc_outf(o, "<div class=\"chart %s\"><div class=\"cap\"><span class=\"side\">%s</span> %s: ",
-		which, which, ESC_XML(rel));
-	if (h)
-		pc_outf(o, "%llu events", (unsigned long long)pc_hist_report_total(h));
+	pc_outf(o, "<div class=\"chart %s\"><div class=\"cap\"><span class=\"side\">%s</span>",
+		which, which);
+	if (!side->n_runs) /* allow_no_baseline */
+		pc_outf(o, ": none");
+	else if (h)
+		pc_outf(o, " %s: %llu events", ESC_XML(rel),
+			(unsigned long long)pc_hist_report_total(h));
 	else
-		pc_outf(o, "no such histogram in its reports");
+		pc_outf(o, " %s: no such histogram in its reports", ESC_XML(rel));
 	pc_outf(o, "</div>");
 	svg_hist(o, c, h);
 	pc_outf(o, "</div>\n");
