@@ -1,20 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptecheck gate, HTML: one self-contained page (no scripts, no external
- * resources) with the decision, the rules, the batch and latency
- * histograms of both sides as inline SVG, and the checks.
+ * resources) with the decision, the rules, per group every histogram of
+ * both sides as inline SVG bar charts (batch histograms, then latency),
+ * and the checks with the reasons of skips.
+ *
+ * Titles and captions are HTML, laid out by the browser; an SVG holds only
+ * bars and axis labels, whose widths are estimated generously so that no
+ * label leaves its viewBox: 0.7 em a digit, 1 em anything else (DejaVu
+ * Sans, the sans-serif of Debian's Chromium, has digits of 0.64 em, '+'
+ * of 0.84, 'M' of 0.86, '%' of 0.95).
  */
 #include "gate_output.h"
 
 static const char html_style[] =
-	"body{font-family:sans-serif;margin:1.5em;color:#222}"
+	"body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}"
 	"h1.ship{color:#1a7f37}h1.noship{color:#c62828}"
 	"table{border-collapse:collapse;margin:.5em 0}"
-	"td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;font-size:90%}"
+	"td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;font-size:90%;"
+	"vertical-align:top}"
 	".pass{background:#e6f4ea}.fail{background:#fde7e9}.warn{background:#fff4ce}"
 	".skip,.missing,.not-judged{background:#eee}"
-	".charts{display:flex;flex-wrap:wrap;gap:1.5em}.chart{font-size:85%}"
-	"li.problem{color:#c62828}.ev{color:#555;font-family:monospace}";
+	".why{color:#555;font-size:90%}table.checks{width:100%;table-layout:fixed}"
+	"col.name{width:14em}"
+	".hist{margin:1em 0 1.5em}.hist h4{margin:.2em 0}.hist p{margin:.2em 0;color:#555}"
+	".pair{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:24px}"
+	".chart{min-width:0;overflow-x:auto}.chart svg{display:block;width:100%;height:auto}"
+	".cap{font-size:90%;margin-bottom:2px}.judged{color:#1a5fb4;font-size:85%}"
+	".side{font-weight:bold}li.problem{color:#c62828}.ev{color:#555;font-family:monospace}";
+
+/* Chart geometry, in viewBox units (about px at the page's usual width). */
+#define CH_W	    600 /* the width a chart aims at; more when bars need it */
+#define CH_FS	    13	/* axis label font size */
+#define CH_PLOT_H   200
+#define CH_TOP	    10
+#define CH_SLOT_MIN 22 /* a slot's width at least */
+#define CH_BAR_MAX  56 /* a bar's width at most: few slots fill the plot */
+
+struct chart {
+	__u32 kind;
+	int first, last, n; /* the slots drawn */
+	double ymax;	    /* % of the y axis's top, both sides alike */
+	double bw, left, bottom, w;
+	bool rotate; /* x labels at -45 degrees */
+};
+
+static bool is_time_unit(const char *unit)
+{
+	static const char *const units[] = {"ns", "us", "\xc2\xb5s", "ms", "s"};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i]))
+			return true;
+	return false;
+}
 
 static const char *short_num(__u64 v, char *buf, size_t sz)
 {
@@ -34,85 +73,197 @@ static const char *short_num(__u64 v, char *buf, size_t sz)
 	return buf;
 }
 
-/* One side's bars as shares of its total, over the slots [first, last] both sides use. */
-static void svg_hist(struct pc_out *o, const char *title, const struct pc_hist_report *h,
-		     __u32 kind, int first, int last, double ymax)
+/* The estimated width of a label, in viewBox units. */
+static double label_width(const char *s)
 {
-	const int bw = 22, ph = 120, top = 20, bottom = 44, left = 36;
-	int n = last - first + 1, i, w = left + n * bw + 10;
+	double em = 0;
+
+	for (; *s; s++)
+		em += *s >= '0' && *s <= '9' ? 0.7 : 1.0;
+	return em * CH_FS;
+}
+
+/* "17+" for a slot holding 17..31, "4" for one holding 4 only. */
+static const char *slot_label(__u32 kind, int slot, char *buf, size_t sz)
+{
+	__u64 lo = pc_hist_slot_low(kind, slot), hi = pc_hist_slot_high(kind, slot);
+
+	short_num(lo, buf, sz);
+	if (hi > lo)
+		snprintf(buf + strlen(buf), sz - strlen(buf), "+");
+	return buf;
+}
+
+static double share(const struct pc_hist_report *h, int slot)
+{
 	__u64 t = pc_hist_report_total(h);
+
+	return h && t ? 100.0 * (double)h->slots[slot] / (double)t : 0;
+}
+
+/* The slots with events of h into c->first/last (widened), the top share into c->ymax. */
+static void chart_range(struct chart *c, const struct pc_hist_report *h)
+{
+	for (int i = 0; h && i < PC_HIST_SLOTS; i++) {
+		if (!h->slots[i])
+			continue;
+		c->first = i < c->first ? i : c->first;
+		c->last = i > c->last ? i : c->last;
+		c->ymax = share(h, i) > c->ymax ? share(h, i) : c->ymax;
+	}
+}
+
+/* Bar width, margins and label orientation from the longest label. */
+static void chart_layout(struct chart *c)
+{
+	double lw = 0, ylw = label_width("100%");
+	char num[32];
+
+	c->n = c->last - c->first + 1;
+	for (int i = c->first; i <= c->last; i++) {
+		double w = label_width(slot_label(c->kind, i, num, sizeof(num)));
+
+		lw = w > lw ? w : lw;
+	}
+	c->left = ylw + 10;
+	c->bw = (CH_W - c->left - 10) / c->n;
+	c->bw = c->bw < CH_SLOT_MIN ? CH_SLOT_MIN : c->bw;
+	c->rotate = lw + 6 > c->bw;
+	if (c->rotate) {
+		/* A label ends at its bar's centre and runs down-left at 45 degrees. */
+		double reach = lw * 0.71 + CH_FS * 0.71;
+
+		if (reach - c->bw / 2 + 4 > c->left)
+			c->left = reach - c->bw / 2 + 4;
+		c->bottom = reach + CH_FS + 8;
+	} else {
+		c->bottom = CH_FS * 2 + 8;
+	}
+	c->w = c->left + c->n * c->bw + 10;
+	if (c->w < CH_W)
+		c->w = CH_W;
+}
+
+static void svg_axes(struct pc_out *o, const struct chart *c)
+{
+	const double base = CH_TOP + CH_PLOT_H, right = c->left + c->n * c->bw;
+
+	for (int k = 0; k <= 2; k++) {
+		double y = base - CH_PLOT_H * k / 2.0;
+
+		pc_outf(o,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" "
+			"text-anchor=\"end\">%.0f%%</text>",
+			c->left, y, right, y, k ? "#ddd" : "#888", c->left - 6, y + CH_FS * 0.35,
+			CH_FS, c->ymax * k / 2);
+	}
+}
+
+/* One side's bars as shares of its total; the page's test measures every <text>. */
+static void svg_hist(struct pc_out *o, const struct chart *c, const struct pc_hist_report *h)
+{
+	const double base = CH_TOP + CH_PLOT_H;
 	char num[32];
 
 	pc_outf(o,
-		"<div class=\"chart\"><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" role=\"img\"><title>%s</title>",
-		w, top + ph + bottom, ESC_XML(title));
-	pc_outf(o, "<text x=\"%d\" y=\"14\" font-size=\"12\">%s (%llu events)</text>", left,
-		ESC_XML(title), (unsigned long long)t);
-	pc_outf(o, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#888\"/>", left,
-		top + ph, w - 5, top + ph);
-	pc_outf(o, "<text x=\"2\" y=\"%d\" font-size=\"10\">%.0f%%</text>", top + 8, ymax);
-	pc_outf(o, "<text x=\"2\" y=\"%d\" font-size=\"10\">0%%</text>", top + ph);
-	for (i = 0; i < n; i++) {
-		int slot = first + i;
-		__u64 cnt = h ? h->slots[slot] : 0;
-		double share = t ? 100.0 * (double)cnt / (double)t : 0;
-		int bh = ymax > 0 ? (int)(share / ymax * ph + 0.5) : 0;
-		__u64 lo = pc_hist_slot_low(kind, slot), hi = pc_hist_slot_high(kind, slot);
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+		"font-family=\"sans-serif\" role=\"img\"",
+		c->w, base + c->bottom);
+	/* Many slots: the chart scrolls rather than shrink its labels unreadable. */
+	if (c->w > CH_W)
+		pc_outf(o, " style=\"min-width:%.0fpx\"", c->w);
+	pc_outf(o, ">");
+	svg_axes(o, c);
+	for (int i = 0; i < c->n; i++) {
+		int slot = c->first + i;
+		double s = share(h, slot), x = c->left + i * c->bw, cx = x + c->bw / 2;
+		double bh = c->ymax > 0 ? s / c->ymax * CH_PLOT_H : 0;
+		double bw = c->bw - 4 > CH_BAR_MAX ? CH_BAR_MAX : c->bw - 4;
 
-		if (cnt && bh < 1)
+		if (h && h->slots[slot] && bh < 1)
 			bh = 1;
+		slot_label(c->kind, slot, num, sizeof(num));
 		pc_outf(o,
-			"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#3b6fb6\">"
-			"<title>%llu%s: %llu (%.1f%%)</title></rect>",
-			left + i * bw + 2, top + ph - bh, bw - 4, bh, (unsigned long long)lo,
-			hi > lo ? "+" : "", (unsigned long long)cnt, share);
-		pc_outf(o,
-			"<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\" "
-			"transform=\"rotate(-60 %d %d)\">%s%s</text>",
-			left + i * bw + bw / 2 + 3, top + ph + 12, left + i * bw + bw / 2 + 3,
-			top + ph + 12, short_num(lo, num, sizeof(num)), hi > lo ? "+" : "");
+			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"#3b6fb6\">"
+			"<title>%s: %llu (%.1f%%)</title></rect>",
+			cx - bw / 2, base - bh, bw, bh, num,
+			(unsigned long long)(h ? h->slots[slot] : 0), s);
+		if (c->rotate)
+			pc_outf(o,
+				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"end\" "
+				"transform=\"rotate(-45 %.1f %.1f)\">%s</text>",
+				cx, base + CH_FS, CH_FS, cx, base + CH_FS, num);
+		else
+			pc_outf(o,
+				"<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" "
+				"text-anchor=\"middle\">%s</text>",
+				cx, base + CH_FS + 4, CH_FS, num);
 	}
-	pc_outf(o, "</svg></div>\n");
+	pc_outf(o, "</svg>");
 }
 
-static void html_hist_pair(struct pc_out *o, const struct pc_gate_group *grp, const char *name)
+/* One side: its caption (HTML, so the browser lays it out) over its chart. */
+static void html_side(struct pc_out *o, const char *which, const struct pc_gate_side *side,
+		      const struct pc_hist_report *h, const struct chart *c)
+{
+	char rel[512];
+
+	pc_gate_releases(side, rel, sizeof(rel));
+	pc_outf(o, "<div class=\"chart %s\"><div class=\"cap\"><span class=\"side\">%s</span>",
+		which, which);
+	if (!side->n_runs) /* allow_no_baseline */
+		pc_outf(o, ": none");
+	else if (h)
+		pc_outf(o, " %s: %llu events", ESC_XML(rel),
+			(unsigned long long)pc_hist_report_total(h));
+	else
+		pc_outf(o, " %s: no such histogram in its reports", ESC_XML(rel));
+	pc_outf(o, "</div>");
+	svg_hist(o, c, h);
+	pc_outf(o, "</div>\n");
+}
+
+/* Both sides on one y scale, and on one x axis unless the kinds differ. */
+static void html_hist_pair(struct pc_out *o, const struct pc_gate_policy *pol,
+			   const struct pc_gate_group *grp, const char *name)
 {
 	const struct pc_hist_report *bh = pc_report_find_hist(grp->base.merged, name);
 	const struct pc_hist_report *ch = pc_report_find_hist(grp->cand.merged, name);
 	const struct pc_hist_report *any = ch ? ch : bh;
-	int first = PC_HIST_SLOTS, last = -1, i;
-	double ymax = 0;
-	char title[160];
+	struct chart cb = {.kind = bh ? bh->kind : any->kind, .first = PC_HIST_SLOTS, .last = -1};
+	struct chart cc = {.kind = any->kind, .first = PC_HIST_SLOTS, .last = -1};
 
-	if (!any)
-		return;
-	/* Both sides on one x axis; a kind mismatch draws each on the candidate's. */
-	for (i = 0; i < PC_HIST_SLOTS; i++) {
-		__u64 t;
-
-		if ((bh && bh->slots[i]) || (ch && ch->slots[i])) {
-			first = i < first ? i : first;
-			last = i;
-		}
-		t = pc_hist_report_total(bh);
-		if (bh && t && 100.0 * (double)bh->slots[i] / (double)t > ymax)
-			ymax = 100.0 * (double)bh->slots[i] / (double)t;
-		t = pc_hist_report_total(ch);
-		if (ch && t && 100.0 * (double)ch->slots[i] / (double)t > ymax)
-			ymax = 100.0 * (double)ch->slots[i] / (double)t;
+	chart_range(&cb, bh);
+	chart_range(&cc, ch);
+	if (cb.kind == cc.kind) {
+		chart_range(&cc, bh);
+		cb = cc;
 	}
-	pc_outf(o, "<h4>%s (%s)</h4>\n", ESC_XML(name), ESC_XML(any->unit));
-	if (last < 0) {
-		pc_outf(o, "<p>no events on either side</p>\n");
+	/* A side without events still gets its axes: the pair stays side by side. */
+	if (cb.last < 0)
+		cb = cc;
+	if (cc.last < 0)
+		cc = cb;
+	cb.ymax = cc.ymax = cb.ymax > cc.ymax ? cb.ymax : cc.ymax;
+	pc_outf(o, "<div class=\"hist\"><h4>%s</h4><p>x: %s (%s); y: share of each side's events",
+		ESC_XML(name), ESC_XML(any->unit), ESC_XML(any->source));
+	if (pc_gate_is_batch_hist(pol, name))
+		pc_outf(o, " <span class=\"judged\">judged by batching-regression</span>");
+	else if (!strcmp(name, pol->latency_histogram))
+		pc_outf(o, " <span class=\"judged\">judged by performance-regression</span>");
+	pc_outf(o, "</p>\n");
+	if (cc.last < 0) {
+		pc_outf(o, "<p>no events on either side</p></div>\n");
 		return;
 	}
-	pc_outf(o, "<div class=\"charts\">\n");
-	snprintf(title, sizeof(title), "baseline%s", bh ? "" : ": absent");
-	svg_hist(o, title, bh, any->kind, first, last, ymax);
-	snprintf(title, sizeof(title), "candidate%s", ch ? "" : ": absent");
-	svg_hist(o, title, ch, any->kind, first, last, ymax);
-	pc_outf(o, "</div>\n");
+	chart_layout(&cb);
+	chart_layout(&cc);
+	pc_outf(o, "<div class=\"pair\">\n");
+	html_side(o, "baseline", &grp->base, bh, &cb);
+	html_side(o, "candidate", &grp->cand, ch, &cc);
+	pc_outf(o, "</div></div>\n");
 }
 
 static void html_rule(struct pc_out *o, const struct pc_gate_rule_result *rr)
@@ -168,34 +319,70 @@ static void html_summary(struct pc_out *o, const struct pc_gate_result *g)
 	pc_outf(o, "</ul>\n");
 }
 
-/* The batch histograms and the latency one: the candidate's names first,
-   then those only the baseline has. */
+/*
+ * One section of histograms, batch (every unit but time: PTEs, pages,
+ * orders, ...) or latency (time units), in report order, which follows the
+ * paths: the candidate's names first, then those only the baseline has.
+ */
 static void html_hists(struct pc_out *o, const struct pc_gate_policy *pol,
-		       const struct pc_gate_group *grp)
+		       const struct pc_gate_group *grp, bool latency)
 {
 	const struct pc_report *names[2] = {grp->cand.merged, grp->base.merged};
-	int s, k;
+	int s, k, shown = 0;
 
-	pc_outf(o, "<h3>Batch histograms</h3>\n");
+	pc_outf(o, "<section class=\"hists %s\"><h3>%s</h3>\n", latency ? "latency" : "batch",
+		latency ? "Latency histograms" : "Batch histograms");
 	for (s = 0; s < 2; s++) {
 		for (k = 0; names[s] && k < names[s]->n_hists; k++) {
-			const char *name = names[s]->hists[k].name;
+			const struct pc_hist_report *h = &names[s]->hists[k];
 
-			if (!pc_gate_is_batch_hist(pol, name) &&
-			    strcmp(name, pol->latency_histogram) != 0)
+			if (is_time_unit(h->unit) != latency ||
+			    (s == 1 && pc_report_find_hist(grp->cand.merged, h->name)))
 				continue;
-			if (s == 1 && pc_report_find_hist(grp->cand.merged, name))
-				continue;
-			html_hist_pair(o, grp, name);
+			html_hist_pair(o, pol, grp, h->name);
+			shown++;
 		}
 	}
+	if (!shown)
+		pc_outf(o, "<p>none in the reports of either side</p>\n");
+	pc_outf(o, "</section>\n");
+}
+
+/* A side's status of a check; a skip with its reason, as the report gave it. */
+static void html_status(struct pc_out *o, const struct pc_gate_side *side, bool has,
+			const struct pc_gate_check_row *row, enum pc_gate_status st)
+{
+	const char *name = has ? pc_gate_status_name(st) : "-";
+	const struct pc_result *res =
+		has ? pc_report_find_result(side->merged, row->check, row->tier) : NULL;
+
+	pc_outf(o, "<td class=\"%s\">%s", name, name);
+	if (st == PC_GATE_ST_SKIP && res && res->summary[0])
+		pc_outf(o, "<div class=\"why\">%s</div>", ESC_XML(res->summary));
+	pc_outf(o, "</td>");
+}
+
+static void html_checks(struct pc_out *o, const struct pc_gate_group *grp)
+{
+	pc_outf(o, "<h3>Checks</h3>\n<table class=\"checks\"><colgroup><col class=\"name\">"
+		   "<col class=\"name\"><col><col></colgroup><tr><th>check</th><th>tier</th>"
+		   "<th>baseline</th><th>candidate</th></tr>\n");
+	for (int k = 0; k < grp->n_rows; k++) {
+		const struct pc_gate_check_row *row = &grp->rows[k];
+
+		pc_outf(o, "<tr><td>%s</td><td>%s</td>", ESC_XML(row->check), ESC_XML(row->tier));
+		html_status(o, &grp->base, grp->has_baseline, row, row->base);
+		html_status(o, &grp->cand, true, row, row->cand);
+		pc_outf(o, "</tr>\n");
+	}
+	pc_outf(o, "</table>\n");
 }
 
 static void html_group(struct pc_out *o, const struct pc_gate_policy *pol,
 		       const struct pc_gate_group *grp)
 {
 	char label[160], rel[512];
-	int r, k;
+	int r;
 
 	pc_gate_group_label(grp, label, sizeof(label));
 	pc_outf(o, "<h2>%s</h2>\n", ESC_XML(label));
@@ -211,20 +398,9 @@ static void html_group(struct pc_out *o, const struct pc_gate_policy *pol,
 	for (r = 0; r < PC_GATE_RULE__COUNT; r++)
 		html_rule(o, &grp->rules[r]);
 	pc_outf(o, "</table>\n");
-	html_hists(o, pol, grp);
-	pc_outf(o, "<h3>Checks</h3>\n<table><tr><th>check</th><th>tier</th>"
-		   "<th>baseline</th><th>candidate</th></tr>\n");
-	for (k = 0; k < grp->n_rows; k++) {
-		const struct pc_gate_check_row *row = &grp->rows[k];
-		const char *bs = grp->has_baseline ? pc_gate_status_name(row->base) : "-";
-		const char *cs = pc_gate_status_name(row->cand);
-
-		pc_outf(o,
-			"<tr><td>%s</td><td>%s</td><td class=\"%s\">%s</td>"
-			"<td class=\"%s\">%s</td></tr>\n",
-			ESC_XML(row->check), ESC_XML(row->tier), bs, bs, cs, cs);
-	}
-	pc_outf(o, "</table>\n");
+	html_hists(o, pol, grp, false);
+	html_hists(o, pol, grp, true);
+	html_checks(o, grp);
 }
 
 void pc_gate_write_html(struct pc_out *o, const void *what)

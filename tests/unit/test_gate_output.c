@@ -40,13 +40,16 @@ static void test_outputs(void)
 	struct pc_result *res;
 	struct gate g;
 	char *s;
+	const char *batch, *latency;
 	json_t *root;
 
 	gate_init(&g);
 	b = mk("aarch64", "mremap", 1);
 	add_batch_hist(b, BATCH_NAME, b16, 17);
+	add_latency(b, 20, 5);
 	c = mk("aarch64", "mremap", 1);
 	add_batch_hist(c, BATCH_NAME, c8, 17);
+	add_latency(c, 21, 5);
 	res = pc_report_find_result(c, "mremap/moved", "oracle:pagemap");
 	pc_result_set(res, PC_STATUS_FAIL, "<b>&\"x'\n# fake\nok 99 forged # line");
 	add_base(&g, b);
@@ -109,6 +112,20 @@ static void test_outputs(void)
 	TAP_CHECK(s && strstr(s, "<td>mremap/moved</td><td>oracle:pagemap</td><td "
 				 "class=\"pass\">pass</td><td class=\"fail\">fail</td>"),
 		  "html: checks table, baseline vs candidate");
+	TAP_CHECK(s && strstr(s,
+			      "<td class=\"skip\">skip<div class=\"why\">no fexit here</div></td>"),
+		  "html: a skip with its reason");
+	batch = s ? strstr(s, "<section class=\"hists batch\">") : NULL;
+	TAP_CHECK(batch && strstr(batch, "<h4>" BATCH_NAME "</h4>") &&
+			  strstr(batch, "<div class=\"chart baseline\">") &&
+			  strstr(batch, "<div class=\"chart candidate\">") &&
+			  strstr(batch, "<section class=\"hists latency\">") >
+				  strstr(batch, "<div class=\"chart candidate\">"),
+		  "html: the batch histogram in the batch section, both sides");
+	latency = batch ? strstr(batch, "<section class=\"hists latency\">") : NULL;
+	TAP_CHECK(latency && strstr(latency, "<h4>mremap latency</h4>") &&
+			  strstr(batch, "<h4>mremap latency</h4>") > latency,
+		  "html: the latency histogram in its own section only");
 	free(s);
 	gate_free(&g);
 }
