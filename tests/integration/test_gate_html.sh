@@ -26,12 +26,9 @@
 
 set -u
 
-if [ -z "${1:-}" ]; then
-	echo "usage: bash $0 BUILD_DIR" >&2
-	exit 2
-fi
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PTECHECK=$(cd "$1" 2>/dev/null && pwd)/ptecheck
+# shellcheck source=tests/integration/lib/args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/args.sh"
+test_args test_gate_html "$@"
 DATA=$ROOT/tests/data/noise
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
@@ -40,8 +37,6 @@ if ! command -v chromium >/dev/null; then
 	echo "1..0 # SKIP chromium not installed (scripts/install-deps installs it)"
 	exit 4
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_html.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
 TAP_LOG=$tmp/log
 W=1280 H=2000
 
