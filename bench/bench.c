@@ -105,6 +105,8 @@ static void print_row(FILE *f, const json_t *row)
 		print_side(f, ", B", json_object_get(row, "b"));
 		fprintf(f, " (medians; timing: %s)\n", jstr(row, "timing"));
 	}
+	if (*jstr(row, "invalid"))
+		fprintf(f, "  %-34s INVALID, not an overhead: %s\n", "", jstr(row, "invalid"));
 	if (*jstr(row, "reference"))
 		fprintf(f, "  %-34s reference: %s\n", "", jstr(row, "reference"));
 	if (*jstr(row, "note"))

@@ -154,6 +154,34 @@ static void judge_below_bpftrace(struct pc_bench *b, const char *wname,
 			json_boolean(json_is_true(below) && res[PC_BENCH_HIST].median <= 1.05));
 }
 
+/* Below this, the floor says the traced runs ran faster than the bare ones:
+   the two sides were not the same experiment, and no ratio of them is an
+   overhead. */
+#define FLOOR_MIN 0.97
+
+/* Every row of the workload invalid when its floor reads below FLOOR_MIN. */
+static void judge_floor(struct pc_bench *b, const char *wname, const struct tracer_result *res)
+{
+	char name[96], why[200];
+	json_t *row;
+
+	if (!res[PC_BENCH_EMPTY].measured || res[PC_BENCH_EMPTY].median >= FLOOR_MIN)
+		return;
+	snprintf(why, sizeof(why),
+		 "the floor (empty BPF programs) reads %.2f, below %.2f: traced runs faster "
+		 "than bare ones, so the sides differ by more than the tracer",
+		 res[PC_BENCH_EMPTY].median, FLOOR_MIN);
+	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++) {
+		snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
+		row = find_row(b, name);
+		if (!row)
+			continue;
+		json_object_set_new(row, "invalid", json_string(why));
+		if (json_object_get(row, "target_met"))
+			json_object_set_new(row, "target_met", json_null());
+	}
+}
+
 /* The rows of one workload (cmd, its figure metric), bare against each tracer. */
 static void overhead_workload(struct pc_bench *b, const char *wname,
 			      const struct pc_bench_argv *cmd, const char *metric, bool rate)
@@ -180,6 +208,7 @@ static void overhead_workload(struct pc_bench *b, const char *wname,
 	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++)
 		overhead_row(b, wname, &bare, (enum pc_bench_wrap)w, &res[w]);
 	judge_below_bpftrace(b, wname, res);
+	judge_floor(b, wname, res);
 	json_decref(bare.wl);
 }
 

@@ -69,7 +69,12 @@ for r in doc["rows"]:
         for side in ("a", "b"):
             if side in r:
                 assert r[side]["median"] > 0 and r[side]["label"], (name, side)
-        print("%-36s %s %.3f [%.3f..%.3f]" % (name, r["kind"], r["median"], r["min"], r["max"]))
+        if r.get("invalid"):
+            assert r["table"] == "overhead" and r.get("target_met") is None, name
+        if name.endswith("-empty-bpf") and r["median"] < 0.97:
+            assert r.get("invalid"), "%s: a floor below 0.97 not invalid" % name
+        print("%-36s %s %.3f [%.3f..%.3f]%s" % (name, r["kind"], r["median"], r["min"], r["max"],
+                                                " INVALID" if r.get("invalid") else ""))
     elif st in ("skipped", "not-applicable"):
         assert r.get("reason"), "%s: %s without a reason" % (name, st)
         skipped += st == "skipped"
