@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		   "(with the reason), then the histograms.\n\n"
 		   "  --suite NAME    mremap, filemap, contpte or all (default: all)\n"
 		   "  --format F      text (default), json (schema docs/report-schema.json), tap,\n"
-		   "                  junit (JUnit XML for CI test reporters, docs/ci.md)\n"
+		   "                  junit (JUnit XML for CI test reporters, docs/ci/README.md)\n"
 		   "  --scale N       divide workload sizes by N (slow emulated guests)\n"
 		   "  --output FILE   write the report to FILE instead of stdout\n"
 		   "  --fs-dir DIR    a directory on a block filesystem (ext4, xfs, ...) for\n"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The JUnit XML writer, for the test reporters of Jenkins and GitLab
- * (docs/ci.md, "JUnit"): one testcase per result (check and tier), a
+ * (docs/ci/README.md, "JUnit"): one testcase per result (check and tier), a
  * skipped element with the reason, a failure element with the evidence;
  * with -v a second testsuite with a testcase per scenario variant.  The
  * subset written is tests/data/junit.xsd.  Every string is cleaned to XML
@@ -56,8 +56,8 @@ static struct counts variant_counts(const struct pc_report *r)
  * The testcase's classname and name: "mremap/moved" in tier
  * "oracle:pagemap" is class "ptecheck.mremap", test "moved
  * [oracle:pagemap]" (reporters group tests by class); a name without a
- * path is of the report's suite.  Unique in a report: a result is its
- * name and tier.
+ * path is of the report's suite.  Unique as the results' (name, tier)
+ * are; stable across runs, so reporters keep each check's history.
  */
 static void open_case(struct pc_out *o, const struct pc_report *r, const struct pc_result *res,
 		      const char *scenario)

@@ -12,7 +12,7 @@ same report, which another writer produced:
   junit_check.py --gate GATE.json FILE.xml
       `ptecheck gate --format junit`: a testcase per rule per group and one
       per check of the group, with verdicts and statuses; a warning is
-      first in its testcase's output.
+      first in its testcase's output; failures only when it does not ship.
 
 Always: each testsuite's tests/failures/errors/skipped are its testcases'
 counts, the testsuites' are their sums, (classname, name) is unique,
@@ -105,7 +105,10 @@ GATE_CASE = {"pass": "pass", "warn": "pass", "fail": "fail", "not-judged": "skip
 CHECK_CASE = {"pass": "pass", "fail": "fail", "skip": "skip", "missing": "skip"}
 
 
-def check_gate(cases, gate):
+def check_gate(xml, cases, gate):
+    # A check fails only where invariant-failure does: no failure, ship.
+    ship = gate["decision"] == "ship"
+    need(ship == (attr(xml, "failures") == 0), f"decision {gate['decision']} with {attr(xml, 'failures')} failures")
     want = {}
     for rule in gate["rules"]:
         cls = f"ptecheck.gate.{rule['machine']}.{rule['suite']}.scale{rule['scale']}"
@@ -143,7 +146,7 @@ def main():
     if a.report:
         n = check_report(cases, js, a.verbose, a.names_only)
     else:
-        n = check_gate(cases, js)
+        n = check_gate(xml, cases, js)
     for p in problems:
         print(f"{a.xml}: {p}")
     if not problems:
