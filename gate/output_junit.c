@@ -95,6 +95,14 @@ static void properties(struct pc_out *o, const struct pc_gate_result *g,
 	pc_outf(o, "    </properties>\n");
 }
 
+/* Jenkins shows the message, GitLab the text: both say why. */
+static void skipped(struct pc_out *o, const char *what, const char *why)
+{
+	const char *w = ESC_XML(why);
+
+	pc_outf(o, "      <skipped message=\"%s%s\">%s%s</skipped>\n", what, w, what, w);
+}
+
 /* Dots separate packages in reporters' trees: machine.suite.scaleN. */
 static void open_case(struct pc_out *o, const struct pc_gate_group *grp, const char *sub,
 		      const char *name)
@@ -116,8 +124,7 @@ static void rule_case(struct pc_out *o, const struct pc_gate_group *grp, int r)
 		xml_findings(o, rr);
 		pc_outf(o, "</failure>\n");
 	} else if (rr->verdict == PC_GATE_NOT_JUDGED) {
-		pc_outf(o, "      <skipped message=\"not judged: %s\"/>\n",
-			ESC_XML(rr->not_judged ? rr->not_judged : ""));
+		skipped(o, "not judged: ", rr->not_judged ? rr->not_judged : "");
 	}
 	pc_outf(o, "      <system-out>");
 	if (rr->verdict == PC_GATE_WARN)
@@ -149,11 +156,10 @@ static void check_case(struct pc_out *o, const struct pc_gate_group *grp,
 	case PC_GATE_ST_PASS:
 		break;
 	case PC_GATE_ST_SKIP:
-		pc_outf(o, "      <skipped message=\"skipped in the candidate: %s\"/>\n",
-			ESC_XML(summary));
+		skipped(o, "skipped in the candidate: ", summary);
 		break;
 	case PC_GATE_ST_MISSING:
-		pc_outf(o, "      <skipped message=\"not in the candidate's reports\"/>\n");
+		skipped(o, "not in the candidate's reports", "");
 		break;
 	default:
 		pc_outf(o, "      <failure type=\"check\" message=\"failed in the candidate: %s\">",
