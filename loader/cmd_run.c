@@ -46,14 +46,15 @@ static int parse_stress(const char *arg, unsigned int scale, unsigned int *out)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: ptecheck run [--suite NAME] [--format text|json|tap] [--scale N]\n"
+	fprintf(f, "Usage: ptecheck run [--suite NAME] [--format text|json|tap|junit] [--scale N]\n"
 		   "                    [--output FILE] [--fs-dir DIR] [--stress [SECONDS]]\n"
 		   "                    [--log-rules FILE] [--list]\n\n"
 		   "Runs the workloads of a suite under every check this kernel allows and\n"
 		   "prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		   "(with the reason), then the histograms.\n\n"
 		   "  --suite NAME    mremap, filemap, contpte or all (default: all)\n"
-		   "  --format F      text (default), json (schema docs/report-schema.json), tap\n"
+		   "  --format F      text (default), json (schema docs/report-schema.json), tap,\n"
+		   "                  junit (JUnit XML for CI test reporters, docs/ci/README.md)\n"
 		   "  --scale N       divide workload sizes by N (slow emulated guests)\n"
 		   "  --output FILE   write the report to FILE instead of stdout\n"
 		   "  --fs-dir DIR    a directory on a block filesystem (ext4, xfs, ...) for\n"

@@ -51,7 +51,8 @@ static void usage(FILE *f, bool hist)
 		"  --comm C       only processes whose name is C\n"
 		"  --cgroup PATH  only tasks in the cgroup v2 directory PATH or below it\n"
 		"  --duration S   stop after S seconds (default: until CMD exits, or Ctrl-C)\n"
-		"  --format F     text (default), json, tap\n"
+		"  --format F     text (default), json, tap; junit (watch only: hist\n"
+		"                 checks nothing, it has no testcases)\n"
 		"  --output FILE  write the report to FILE (default: stdout, or stderr with\n"
 		"                 a command)\n"
 		"  -- CMD ARGS    start CMD and follow it; its stdout and stderr stay its\n"
@@ -192,7 +193,14 @@ static int take_option(int c, struct watch_opts *o)
 	case 'd':
 		return seconds_option("--duration", optarg, 0, false, &o->duration);
 	case 'f':
-		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
+		if (!pc_format_option(optarg, &o->format))
+			return PC_EXIT_USAGE;
+		if (o->hist && o->format == PC_FORMAT_JUNIT) {
+			pc_err(0, "hist checks nothing: no testcases for --format junit "
+				  "(text, json, tap; watch gives junit)");
+			return PC_EXIT_USAGE;
+		}
+		return -1;
 	case 'o':
 		o->output = optarg;
 		return -1;

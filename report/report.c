@@ -45,12 +45,14 @@ static const char *const format_names[] = {
 	[PC_FORMAT_TEXT] = "text",
 	[PC_FORMAT_JSON] = "json",
 	[PC_FORMAT_TAP] = "tap",
+	[PC_FORMAT_JUNIT] = "junit",
 };
 
 static pc_writer_fn *const writers[] = {
 	[PC_FORMAT_TEXT] = pc_report_write_text,
 	[PC_FORMAT_JSON] = pc_report_write_json,
 	[PC_FORMAT_TAP] = pc_report_write_tap,
+	[PC_FORMAT_JUNIT] = pc_report_write_junit,
 };
 
 static void copy_str(char *dst, size_t sz, const char *src)
@@ -440,7 +442,7 @@ bool pc_format_option(const char *arg, enum pc_format *out)
 	int format = pc_format_parse(arg);
 
 	if (format < 0) {
-		pc_err(0, "unknown format '%s' (text, json, tap)", arg);
+		pc_err(0, "unknown format '%s' (text, json, tap, junit)", arg);
 		return false;
 	}
 	*out = format;

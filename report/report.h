@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The result model: one pc_result per (check, tier), histograms, notes and
- * run metadata; and the writers for text, JSON and TAP (report_text.c,
- * report_tap.c, report_json.c).  Everything a run prints goes through here.
+ * run metadata; and the writers for text, JSON, TAP and JUnit XML
+ * (report_text.c, report_json.c, report_tap.c, report_junit.c).  Everything a run prints goes
+ * through here.
  */
 #ifndef PTECHECK_REPORT_H
 #define PTECHECK_REPORT_H
@@ -23,7 +24,7 @@
 #define PC_NOTE_MAX		 512 /* a note's bytes, with its NUL */
 
 enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
-enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP };
+enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP, PC_FORMAT_JUNIT };
 
 struct pc_evidence {
 	int pid;
@@ -78,6 +79,7 @@ struct pc_report {
 	double duration_s;
 	unsigned int scale; /* run: workload sizes divided by this (0: not a run) */
 	bool partial;	    /* interrupted: results so far */
+	bool verbose;	    /* run -v: per-scenario detail in the writers */
 	int n_results, cap_results;
 	struct pc_result *results;
 	int n_hists, cap_hists;
@@ -153,7 +155,7 @@ int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out);
    less the same one in before (NULL: since the start), as text; 0 or -errno. */
 int pc_report_write_interval(const struct pc_report *now, const struct pc_report *before,
 			     const char *stamp, FILE *out);
-/* "text", "json", "tap" -> format; -1 if unknown. */
+/* "text", "json", "tap", "junit" -> format; -1 if unknown. */
 int pc_format_parse(const char *s);
 /* --format ARG of run, watch and hist into *out; false, with the message
    on stderr, when ARG names no format. */

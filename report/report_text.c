@@ -126,7 +126,8 @@ void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)
 			pc_clean(buf, sizeof(buf), r->notes[i], PC_NOTE_MAX, PC_CLEAN_LINE));
 }
 
-void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
+void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx,
+		       unsigned int how)
 {
 	char buf[PC_CLEAN_MAX];
 	const char *p = ev->lines, *end = ev->lines + strnlen(ev->lines, sizeof(ev->lines));
@@ -135,7 +136,7 @@ void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const cha
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		pc_outf(o, "%s| %s\n", pfx, pc_clean(buf, sizeof(buf), p, n, PC_CLEAN_LINE));
+		pc_outf(o, "%s| %s\n", pfx, pc_clean(buf, sizeof(buf), p, n, how));
 		p += n + 1;
 	}
 }
@@ -167,14 +168,15 @@ void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char 
 	}
 }
 
-static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
+static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx,
+			  unsigned int how)
 {
 	char what[PC_CLEAN_MAX];
 
-	pc_clean(what, sizeof(what), ev->what, sizeof(ev->what), PC_CLEAN_LINE);
+	pc_clean(what, sizeof(what), ev->what, sizeof(ev->what), how);
 	if (ev->lines[0]) {
 		pc_outf(o, "%spid %d: %s\n", pfx, ev->pid, what);
-		pc_text_log_lines(o, ev, pfx);
+		pc_text_log_lines(o, ev, pfx, how);
 		return;
 	}
 	pc_outf(o, "%spid %d addr 0x%llx", pfx, ev->pid, (unsigned long long)ev->addr);
@@ -187,12 +189,23 @@ static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const 
 	pc_outf(o, "\n");
 }
 
+void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char *pfx,
+		      unsigned int how)
+{
+	int j, ne = pc_result_n_evidence(res);
+
+	for (j = 0; j < ne; j++)
+		evidence_line(o, &res->evidence[j], pfx, how);
+	if (ne && res->violations > (__u64)ne)
+		pc_outf(o, "%s... %llu more not shown\n", pfx,
+			(unsigned long long)(res->violations - ne));
+}
+
 /* One result: status, name and tier in columns, summary; counts and evidence below. */
 static void result_lines(struct pc_out *o, const struct pc_result *res, int wname, int wtier)
 {
 	static const char *const tag[] = {"PASS", "FAIL", "SKIP"};
 	enum pc_status st = pc_result_status(res);
-	int j, ne = pc_result_n_evidence(res);
 	char buf[PC_CLEAN_MAX];
 
 	snprintf(buf, sizeof(buf), "[%.*s]", FLD(res->tier));
@@ -208,11 +221,7 @@ static void result_lines(struct pc_out *o, const struct pc_result *res, int wnam
 			(unsigned long long)res->checked, (unsigned long long)res->violations,
 			(unsigned long long)res->inconclusive);
 	pc_text_variants(o, res, "      ");
-	for (j = 0; j < ne; j++)
-		evidence_line(o, &res->evidence[j], "      ");
-	if (ne && res->violations > (__u64)ne)
-		pc_outf(o, "      ... %llu more not shown\n",
-			(unsigned long long)(res->violations - ne));
+	pc_text_evidence(o, res, "      ", PC_CLEAN_LINE);
 }
 
 void pc_report_write_text(struct pc_out *o, const void *what)

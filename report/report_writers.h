@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside report/: what the three writers share.  report.c reads the model
+ * Inside report/: what the four writers share.  report.c reads the model
  * for them (normalised statuses, bounded counts, stat names, histogram
- * ranges); report_text.c draws the pieces TAP prints again behind "# ".
+ * ranges); report_text.c draws the pieces TAP prints again behind "# "
+ * (and JUnit, the evidence, escaped for XML).
  */
 #ifndef PTECHECK_REPORT_WRITERS_H
 #define PTECHECK_REPORT_WRITERS_H
@@ -10,9 +11,9 @@
 #include <string.h>
 #include "report.h"
 
-/* Large enough for any field after escaping (at most two bytes per byte):
-   writers print what the model holds, never less. */
-#define PC_CLEAN_MAX (2 * PC_EVIDENCE_LINES_MAX + 1)
+/* Large enough for any field after escaping (an XML entity is at most six
+   bytes for one): writers print what the model holds, never less. */
+#define PC_CLEAN_MAX (6 * PC_EVIDENCE_LINES_MAX + 1)
 
 /* Fixed-size fields may in principle lack a NUL: never read past them. */
 #define FLD(s) (int)strnlen((s), sizeof(s)), (s)
@@ -38,12 +39,18 @@ void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)
 /* When some of res's scenario variants did not run: those that ran, and
    each that did not with why. */
 void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char *pfx);
-/* Each of ev->lines as "PFX| line". */
-void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx);
+/* Each of ev->lines as "PFX| line", cleaned by how (enum pc_clean). */
+void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx,
+		       unsigned int how);
+/* res's evidence, an item a line (its kernel-log lines below it), and how
+   many were not kept; cleaned by how (LINE for text, XML for JUnit). */
+void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char *pfx,
+		      unsigned int how);
 
 /* The writers, what = a const struct pc_report *. */
 void pc_report_write_text(struct pc_out *o, const void *what);
 void pc_report_write_tap(struct pc_out *o, const void *what);
 void pc_report_write_json(struct pc_out *o, const void *what);
+void pc_report_write_junit(struct pc_out *o, const void *what);
 
 #endif

@@ -68,6 +68,9 @@ row "watch --duration -1" 2 "--duration takes seconds (0 < S <= 86400), not '-1'
 	"$pc" watch --duration -1
 row "hist --duration -1" 2 "--duration takes seconds (0 < S <= 86400), not '-1'" \
 	"$pc" hist --duration -1
+row "run --format xml" 2 "unknown format 'xml' (text, json, tap, junit)" "$pc" run --format xml
+row "hist --format junit" 2 "hist checks nothing: no testcases for --format junit" \
+	"$pc" hist --format junit --duration 1
 row "bench --repeat 0" 2 "--repeat takes 1 to 51, not '0'" "$pc" bench --repeat 0
 row "guest/vmtest --timeout -1" 7 "" "$src/guest/vmtest" --timeout -1
 

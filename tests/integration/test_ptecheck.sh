@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Integration tests of the ptecheck command on the running kernel: features
 # reports the tiers honestly, the mremap suite passes, JSON validates
-# against docs/report-schema.json, TAP is well formed, bad arguments exit 2.
+# against docs/report-schema.json, TAP is well formed, JUnit validates
+# against tests/data/junit.xsd and parses, bad arguments exit 2.
 # TAP output; exit 0 pass, 1 fail, 4 skip (not root).
 set -uo pipefail
 build=${1:?usage: test_ptecheck.sh BUILD_DIR}
@@ -62,6 +63,15 @@ check "JSON validates against docs/report-schema.json" \
 check "TAP has a version and a plan" "head -1 $tmp/run.tap | grep -q 'TAP version 13' && grep -Eq '^1\.\.[0-9]+$' $tmp/run.tap"
 check "TAP skips carry a reason" "! grep -E '# SKIP *$' $tmp/run.tap"
 
+# JUnit as CI reads it: the schema, then a JUnit parser (tests/unit/junit_check.py)
+# finding a testcase per result of the JSON run above.
+xsd=$src/tests/data/junit.xsd
+"$pc" run --suite mremap --format junit --output "$tmp/run.xml" 2>/dev/null
+check "run --format junit exits 0" "[[ $? -eq 0 ]]"
+check "run JUnit validates against tests/data/junit.xsd" "xmllint --noout --schema $xsd $tmp/run.xml 2>/dev/null"
+check "run JUnit read by junitparser: a testcase per result, counts consistent" \
+	"/usr/bin/python3 $src/tests/unit/junit_check.py --report $tmp/run.json --names-only $tmp/run.xml"
+
 "$pc" run --bogus >/dev/null 2>&1
 check "unknown option exits 2" "[[ $? -eq 2 ]]"
 "$pc" run --suite nosuch >/dev/null 2>"$tmp/err"
@@ -77,6 +87,9 @@ check "without root: exit 2 and says so" "[[ $? -eq 2 ]] && grep -q 'needs root'
 
 "$pc" watch -- "$build/workloads/mremap_folios" --iterations 200 >"$tmp/watch.txt" 2>&1
 check "watch of the reference workload exits 0" "[[ $? -eq 0 ]] && grep -q 'PASS  mremap/moved' $tmp/watch.txt"
+"$pc" watch --format junit --output "$tmp/watch.xml" -- "$build/workloads/mremap_folios" --iterations 50 >/dev/null 2>&1
+check "watch --format junit validates, mremap/moved a passed testcase" \
+	"xmllint --noout --schema $xsd $tmp/watch.xml 2>/dev/null && grep -q '<testcase classname=\"ptecheck.mremap\" name=\"moved \[kernel:' $tmp/watch.xml"
 "$pc" hist --format json --output "$tmp/hist.json" -- "$build/workloads/mremap_folios" --iterations 50 >/dev/null 2>&1
 # Under --stress windows are disturbed: what they saw is inconclusive, not
 # judged, and each summary's numbers are the result's counters.

@@ -79,7 +79,8 @@ static inline void add_latency(struct pc_report *r, int k, __u64 n)
 	h->slots[k] = n;
 }
 
-static inline char *to_json(const struct pc_report *r)
+/* A report in a format, malloc'ed; NULL on failure. */
+static inline char *render_report(const struct pc_report *r, enum pc_format fmt)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -87,13 +88,18 @@ static inline char *to_json(const struct pc_report *r)
 
 	if (!f)
 		return NULL;
-	if (pc_report_write(r, PC_FORMAT_JSON, f)) {
+	if (pc_report_write(r, fmt, f)) {
 		fclose(f);
 		free(buf);
 		return NULL;
 	}
 	fclose(f);
 	return buf;
+}
+
+static inline char *to_json(const struct pc_report *r)
+{
+	return render_report(r, PC_FORMAT_JSON);
 }
 
 /* Through JSON and the gate's loader: what `ptecheck gate` would see. */
@@ -168,6 +174,61 @@ static inline void gate_free(struct gate *g)
 		pc_report_free(g->base[i]);
 	for (i = 0; i < g->in.n_cand; i++)
 		pc_report_free(g->cand[i]);
+}
+
+/*
+ * The gate the output tests render: the candidate fails mremap/moved with
+ * text that must be escaped, and batches less: invariant-failure and
+ * batching-regression fail, performance-regression is not judged (one
+ * run).  0, or what gate_run() gave.
+ */
+static inline int gate_noship(struct gate *g)
+{
+	__u64 b16[17] = {[16] = 100}, c8[17] = {[8] = 100};
+	struct pc_report *b = mk("aarch64", "mremap", 1), *c = mk("aarch64", "mremap", 1);
+
+	gate_init(g);
+	add_batch_hist(b, BATCH_NAME, b16, 17);
+	add_latency(b, 20, 5);
+	add_batch_hist(c, BATCH_NAME, c8, 17);
+	add_latency(c, 21, 5);
+	pc_result_set(pc_report_find_result(c, "mremap/moved", "oracle:pagemap"), PC_STATUS_FAIL,
+		      "<b>&\"x'\n# fake\nok 99 forged # line");
+	add_base(g, b);
+	add_cand(g, c);
+	return gate_run(g);
+}
+
+/* A gate that ships with a warning: the candidate skips a tier the
+   baseline passed, which coverage-loss reports by default. */
+static inline int gate_warn(struct gate *g)
+{
+	struct pc_report *c = mk("x86_64", "mremap", 1);
+
+	gate_init(g);
+	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP, "no kprobes <here>");
+	add_base(g, mk("x86_64", "mremap", 1));
+	add_cand(g, c);
+	return gate_run(g);
+}
+
+/* A gate result in a format, malloc'ed; NULL on failure (the same shape
+   as render_report(), for the other writer). */
+static inline char *render_gate(const struct pc_gate_result *res, enum pc_gate_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	if (pc_gate_write(res, fmt, f)) {
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	return buf;
 }
 
 static inline const struct pc_gate_rule_result *rule(struct gate *g, int grp,

@@ -14,53 +14,22 @@
 
 static char tmpdir[] = "/tmp/test_gate_output.XXXXXX";
 
-static char *render(const struct pc_gate_result *res, enum pc_gate_format fmt)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (pc_gate_write(res, fmt, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* ---- outputs ---------------------------------------------------------------- */
 
 static void test_outputs(void)
 {
-	__u64 b16[17] = {[16] = 100}, c8[17] = {[8] = 100};
-	struct pc_report *b, *c;
-	struct pc_result *res;
 	struct gate g;
 	char *s;
 	const char *batch, *latency;
 	json_t *root;
 
-	gate_init(&g);
-	b = mk("aarch64", "mremap", 1);
-	add_batch_hist(b, BATCH_NAME, b16, 17);
-	add_latency(b, 20, 5);
-	c = mk("aarch64", "mremap", 1);
-	add_batch_hist(c, BATCH_NAME, c8, 17);
-	add_latency(c, 21, 5);
-	res = pc_report_find_result(c, "mremap/moved", "oracle:pagemap");
-	pc_result_set(res, PC_STATUS_FAIL, "<b>&\"x'\n# fake\nok 99 forged # line");
-	add_base(&g, b);
-	add_cand(&g, c);
-	if (gate_run(&g)) {
+	if (gate_noship(&g)) {
 		tap_skip("no result to render");
 		gate_free(&g);
 		return;
 	}
 
-	s = render(g.res, PC_GATE_FMT_TEXT);
+	s = render_gate(g.res, PC_GATE_FMT_TEXT);
 	TAP_CHECK(s && !strncmp(s, "DO NOT SHIP\n", 12), "text: decision first");
 	TAP_CHECK(s && strstr(s, "FAIL        invariant-failure") &&
 			  strstr(s, "FAIL        batching-regression") &&
@@ -69,7 +38,7 @@ static void test_outputs(void)
 	TAP_CHECK(s && !strstr(s, "\nok 99"), "text: a newline in a summary makes no line");
 	free(s);
 
-	s = render(g.res, PC_GATE_FMT_TAP);
+	s = render_gate(g.res, PC_GATE_FMT_TAP);
 	TAP_CHECK(s && !strncmp(s, "TAP version 13\n1..4\n", 20), "tap: header and plan");
 	TAP_CHECK(s && strstr(s, "not ok 1 aarch64 suite mremap scale 1: invariant-failure\n") &&
 			  strstr(s, "not ok 3 aarch64 suite mremap scale 1: batching-regression") &&
@@ -81,18 +50,42 @@ static void test_outputs(void)
 		  "tap: totals of what is counted, no constant xfail, xpass or error");
 	free(s);
 
-	s = render(g.res, PC_GATE_FMT_JUNIT);
-	TAP_CHECK(s && strstr(s, "<testsuites name=\"ptecheck gate: DO NOT SHIP\" tests=\"4\" "
-				 "failures=\"2\" errors=\"0\" skipped=\"1\">"),
-		  "junit: totals");
+	s = render_gate(g.res, PC_GATE_FMT_JUNIT);
+	TAP_CHECK(s && strstr(s, "<testsuites name=\"ptecheck gate: DO NOT SHIP\" tests=\"7\" "
+				 "failures=\"3\" errors=\"0\">"),
+		  "junit: totals of 4 rules and 3 checks, no skipped (Jenkins xUnit refuses it)");
+	TAP_CHECK(s &&
+			  strstr(s,
+				 "<testsuite name=\"ptecheck gate aarch64 suite mremap scale 1\" "
+				 "tests=\"4\" failures=\"2\" errors=\"0\" skipped=\"1\">") &&
+			  strstr(s,
+				 "<testsuite name=\"ptecheck gate aarch64 suite mremap scale 1: "
+				 "checks\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\">"),
+		  "junit: a testsuite of the rules and one of the checks, each with its counts");
 	TAP_CHECK(s && strstr(s, "<failure type=\"invariant-failure\" message=\"") &&
 			  strstr(s, "<skipped message=\"not judged: need"),
 		  "junit: failure and skipped elements");
+	TAP_CHECK(
+		s &&
+			strstr(s,
+			       "<testcase classname=\"ptecheck.gate.aarch64.mremap.scale1.checks\" "
+			       "name=\"mremap/moved [oracle:pagemap]\" time=\"0\">\n"
+			       "      <failure type=\"check\" message=\"failed in the candidate: "
+			       "&lt;b&gt;") &&
+			strstr(s,
+			       "name=\"mremap/perms [kernel:fexit]\" time=\"0\">\n      <skipped "
+			       "message=\"skipped in the candidate: no fexit here\">skipped in "
+			       "the candidate: no fexit here</skipped>") &&
+			strstr(s, "name=\"mremap/batch [kernel:kprobe]\" time=\"0\">\n      "
+				  "<system-out>candidate: pass\nbaseline: pass\n"),
+		"junit: each check a testcase: failed, skipped with why, passed");
 	TAP_CHECK(s && strstr(s, "&lt;b&gt;&amp;&quot;x&#39;") && !strstr(s, "<b>"),
 		  "junit: text escaped");
+	TAP_CHECK(s && strstr(s, "<property name=\"warnings\" value=\"0\"/>") &&
+			  !strstr(s, "WARN: "),
+		  "junit: no warning, none said");
 	free(s);
-
-	s = render(g.res, PC_GATE_FMT_JSON);
+	s = render_gate(g.res, PC_GATE_FMT_JSON);
 	root = s ? json_loads(s, 0, NULL) : NULL;
 	TAP_CHECK(root &&
 			  !strcmp(json_string_value(json_object_get(root, "decision")),
@@ -104,7 +97,7 @@ static void test_outputs(void)
 	json_decref(root);
 	free(s);
 
-	s = render(g.res, PC_GATE_FMT_HTML);
+	s = render_gate(g.res, PC_GATE_FMT_HTML);
 	TAP_CHECK(s && strstr(s, "<h1 class=\"noship\">DO NOT SHIP</h1>") && strstr(s, "<svg") &&
 			  strstr(s, "&lt;b&gt;") && !strstr(s, "<b>") && !strstr(s, "<script") &&
 			  !strstr(s, "src=") && !strstr(s, "href="),
@@ -126,6 +119,35 @@ static void test_outputs(void)
 	TAP_CHECK(latency && strstr(latency, "<h4>mremap latency</h4>") &&
 			  strstr(batch, "<h4>mremap latency</h4>") > latency,
 		  "html: the latency histogram in its own section only");
+	free(s);
+	gate_free(&g);
+}
+
+/* A warning passes (it does not fail the gate) and is said in every format. */
+static void test_warn(void)
+{
+	struct gate g;
+	char *s;
+
+	if (gate_warn(&g) || rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict != PC_GATE_WARN) {
+		tap_skip("the fixture gives no warning");
+		gate_free(&g);
+		return;
+	}
+	s = render_gate(g.res, PC_GATE_FMT_JUNIT);
+	TAP_CHECK(s && strstr(s, "<testsuites name=\"ptecheck gate: SHIP\"") &&
+			  strstr(s, "<property name=\"warnings\" value=\"1: coverage-loss\"/>"),
+		  "junit warn: the decision, and the suite names the rule that warned");
+	TAP_CHECK(s && strstr(s, "name=\"coverage-loss\" time=\"0\">\n      <system-out>WARN: ") &&
+			  strstr(s, "(reported; the policy does not fail the gate on it)\nverdict: "
+				    "warn\n"),
+		  "junit warn: a passed testcase whose output starts with WARN and the reason");
+	TAP_CHECK(s && strstr(s, "<skipped message=\"skipped in the candidate: no kprobes "
+				 "&lt;here&gt;\">"),
+		  "junit warn: the check the candidate skipped, skipped with why");
+	free(s);
+	s = render_gate(g.res, PC_GATE_FMT_TAP);
+	TAP_CHECK(s && strstr(s, ": coverage-loss (warning, see above)\n"), "tap warn: said");
 	free(s);
 	gate_free(&g);
 }
@@ -255,6 +277,7 @@ int main(void)
 		return TAP_EXIT_FAIL;
 	}
 	test_outputs();
+	test_warn();
 	test_command();
 	rmdir(tmpdir);
 	return tap_finish();
