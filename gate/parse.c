@@ -226,8 +226,7 @@ static int parse_hist_key(struct pc_field_ctx *c, json_t *o, struct pc_hist_repo
 		return 0;
 	snprintf(c->where + wl, sizeof(c->where) - wl, ".key");
 	err = parse_key_fields(c, k, h);
-	if (!err)
-		c->where[wl] = '\0';
+	c->where[wl] = '\0';
 	return err;
 }
 

@@ -575,9 +575,9 @@ static void keyed_hists(struct pc_session *s, struct pc_report *r, const struct 
 	if (lost)
 		pc_report_note(r,
 			       "%s: %llu events not attributed to a %s: the kernel's table of %d "
-			       "keys was full (they are in its section \"not attributed\")",
+			       "keys was full (they are in its section \"%s = ?\")",
 			       t->name, (unsigned long long)lost, pc_hist_by_name(s->hist_by),
-			       PC_HIST_KEYS_MAX);
+			       PC_HIST_KEYS_MAX, pc_hist_by_name(s->hist_by));
 	pc_hist_order_keys(&r->hists[first], r->n_hists - first);
 }
 
