@@ -61,8 +61,8 @@ static void usage(FILE *f, bool hist)
 		"  -i, --interval S  every S seconds, the histograms of that interval on\n"
 		"                 stderr with a timestamp (the report at the end still\n"
 		"                 holds the whole run)\n"
-		"  --by K         each histogram per command name (comm) or per process\n"
-		"                 (pid), the keys with most events first\n"
+		"  --by comm|pid  each histogram per command name or per process, the\n"
+		"                 keys with most events first (as biolatency -D)\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
 		"                 capabilities, as strace -u does (default: as root)\n"
 		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
@@ -73,7 +73,8 @@ static void usage(FILE *f, bool hist)
 		"      failed, 4 nothing could be traced.\n\n"
 		"Examples:\n  sudo ptecheck %s -- ./build/workloads/mremap_folios --iterations "
 		"1000\n"
-		"  sudo ptecheck %s --comm postgres --duration 30\n",
+		"  sudo ptecheck %s --comm postgres --duration 30\n"
+		"  sudo ptecheck %s --by comm -i 5 --duration 60\n",
 		cmd,
 		hist ? "Per-call histograms of the batched paths this kernel lets us observe,\n"
 		       "in the libbpf-tools shape (linear for small values, log2 above)."
@@ -82,7 +83,7 @@ static void usage(FILE *f, bool hist)
 		       "allows the hooks (past-EOF and mapcount deltas are observed, not\n"
 		       "enforced: a live program may resize or share its files), and\n"
 		       "reports violations as they happen, then a summary.",
-		cmd, cmd);
+		cmd, cmd, cmd);
 }
 
 struct watch_opts {
@@ -294,7 +295,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	};
 	int c, code, err;
 
-	while ((c = getopt_long(argc, argv, "+p:c:d:f:o:i:b:u:R:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:c:d:f:o:i:u:R:h", opts, NULL)) != -1) {
 		code = take_option(c, o);
 		if (code >= 0)
 			return code;
