@@ -17,10 +17,12 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 filter_mode = PC_FILTER_TRACKED;
 const volatile char filter_comm[16];
+const volatile __u32 hist_by = PC_BY_NONE;
 
 struct pc_tracked_map tracked SEC(".maps");
 struct pc_cgroup_map filter_cgroup SEC(".maps");
 struct pc_hists_map hists SEC(".maps");
+struct pc_hist_keys_map hist_keys SEC(".maps");
 struct pc_counts_map counts SEC(".maps");
 struct pc_stats_map stats SEC(".maps");
 struct pc_disturb_map disturb SEC(".maps");
@@ -78,6 +80,42 @@ __noinline int pc_judge_violation(struct pc_check_counts *c, struct pc_pending *
 	}
 	pc_count_violation(c);
 	emit(pv, w->tier);
+	return 1;
+}
+
+_Static_assert(PC_HIST_SLOTS == 64, "the slot mask of pc_hist_add_keyed");
+
+/* A new key's value: zero slots (too large for the stack). */
+static const struct pc_hist_keyed hist_fresh;
+
+/*
+ * Global, so verified once: the callers' programs (bpf_loop callbacks
+ * among them) grow by a call only.  A full map is no error: the event
+ * goes to the unkeyed array, which the report counts as not attributed.
+ */
+__noinline int pc_hist_add_keyed(__u32 idx, __u64 n)
+{
+	struct pc_hist_key k = {.hist = idx / PC_HIST_SLOTS};
+	__u32 slot = idx % PC_HIST_SLOTS;
+	struct pc_hist_keyed *v;
+
+	if (hist_by == PC_BY_PID)
+		k.tgid = bpf_get_current_pid_tgid() >> 32;
+	else
+		bpf_get_current_comm(k.comm, sizeof(k.comm));
+	v = bpf_map_lookup_elem(&hist_keys, &k);
+	if (!v) {
+		/* Another CPU may insert it first (EEXIST): look again. */
+		bpf_map_update_elem(&hist_keys, &k, &hist_fresh, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&hist_keys, &k);
+		if (!v)
+			return 0;
+	}
+	/* By pid, the name it has now: a forked shell that execs dd is dd. */
+	if (hist_by == PC_BY_PID)
+		bpf_get_current_comm(v->comm, sizeof(v->comm));
+	PC_BOUND(slot, 63);
+	__sync_fetch_and_add(&v->slots[slot], n);
 	return 1;
 }
 

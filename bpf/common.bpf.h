@@ -24,6 +24,7 @@
 /* Set by the loader before load (skeleton rodata). */
 extern const volatile __u32 filter_mode; /* enum pc_filter_mode */
 extern const volatile char filter_comm[16];
+extern const volatile __u32 hist_by; /* enum pc_hist_by */
 
 /* Tracked processes: key tgid, value PC_TRACK_* flags. */
 struct pc_tracked_map {
@@ -51,6 +52,21 @@ struct pc_hists_map {
 	__type(value, __u64);
 };
 extern struct pc_hists_map hists SEC(".maps");
+
+/* --by: the histograms per key (include/ptecheck/events.h); the loader
+   shrinks it to one entry without --by. */
+struct pc_hist_keys_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PC_HIST_KEYS_MAX);
+	__type(key, struct pc_hist_key);
+	__type(value, struct pc_hist_keyed);
+};
+extern struct pc_hist_keys_map hist_keys SEC(".maps");
+
+/* Adds n to slot idx (hist * PC_HIST_SLOTS + slot) of the current task's
+   key; 0 when the key has no room (the caller counts it unkeyed).
+   bpf/common.bpf.c. */
+int pc_hist_add_keyed(__u32 idx, __u64 n);
 
 /* Verdict counters per (check, tier). */
 struct pc_counts_map {
@@ -164,8 +180,13 @@ static __always_inline void stat_add(__u32 id, __u64 n)
 static __always_inline void hist_add_n(__u32 hist, __u32 kind, __u64 value, __u64 n)
 {
 	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
-	__u64 *v = bpf_map_lookup_elem(&hists, &key);
+	__u64 *v;
 
+	/* hist_by is read-only data: without --by the verifier drops the
+	   branch, and what runs is the array add alone. */
+	if (hist_by && pc_hist_add_keyed(key, n))
+		return;
+	v = bpf_map_lookup_elem(&hists, &key);
 	if (v)
 		__sync_fetch_and_add(v, n);
 }
@@ -173,8 +194,11 @@ static __always_inline void hist_add_n(__u32 hist, __u32 kind, __u64 value, __u6
 static __always_inline void hist_add(__u32 hist, __u32 kind, __u64 value)
 {
 	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
-	__u64 *v = bpf_map_lookup_elem(&hists, &key);
+	__u64 *v;
 
+	if (hist_by && pc_hist_add_keyed(key, 1))
+		return;
+	v = bpf_map_lookup_elem(&hists, &key);
 	if (v)
 		*v += 1;
 }

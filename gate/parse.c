@@ -188,6 +188,48 @@ static int parse_result(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 	return parse_variants(c, o, res);
 }
 
+/* The fields of a histogram's key (c->where names it) into h. */
+static int parse_key_fields(struct pc_field_ctx *c, json_t *k, struct pc_hist_report *h)
+{
+	char by[8];
+	__u64 pid = 0;
+	int mode;
+
+	if (is_not_object(c, k) || pc_field_str(c, k, "by", by, sizeof(by), true))
+		return -1;
+	mode = pc_hist_by_parse(by);
+	if (mode < 0) {
+		FERR(c, "by", "expected \"comm\" or \"pid\"");
+		return -1;
+	}
+	h->by = (__u32)mode;
+	if (json_object_get(k, "unattributed"))
+		return pc_field_bool(c, k, "unattributed", &h->unattributed);
+	if (mode == PC_BY_PID && pc_field_count(c, k, "pid", &pid))
+		return -1;
+	if (pid > UINT_MAX) {
+		FERR(c, "pid", "%llu is no process id", (unsigned long long)pid);
+		return -1;
+	}
+	h->pid = (__u32)pid;
+	return pc_field_str(c, k, "comm", h->comm, sizeof(h->comm), true);
+}
+
+/* --by: a histogram's optional key; absent, it holds everything traced. */
+static int parse_hist_key(struct pc_field_ctx *c, json_t *o, struct pc_hist_report *h)
+{
+	json_t *k = json_object_get(o, "key");
+	size_t wl = strlen(c->where);
+	int err;
+
+	if (!k)
+		return 0;
+	snprintf(c->where + wl, sizeof(c->where) - wl, ".key");
+	err = parse_key_fields(c, k, h);
+	c->where[wl] = '\0';
+	return err;
+}
+
 static int parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 {
 	char name[64], unit[24], source[96], kindname[8];
@@ -228,6 +270,8 @@ static int parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 		pc_set_err(c->err, c->errlen, "out of memory");
 		return -1;
 	}
+	if (parse_hist_key(c, o, h))
+		return -1;
 	json_array_foreach(buckets, i, b)
 	{
 		__u64 lo, hi, cnt;

@@ -44,7 +44,7 @@ static void usage(FILE *f, bool hist)
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C | --cgroup PATH] [--duration S]\n"
 		"                     [--format F] [--output FILE] [--no-inherit] [-i S]\n"
-		"                     [--user U]"
+		"                     [--by comm|pid] [--user U]"
 		" [--log-rules FILE] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
@@ -62,6 +62,8 @@ static void usage(FILE *f, bool hist)
 		"  -i, --interval S  every S seconds, the histograms of that interval on\n"
 		"                 stderr with a timestamp (the report at the end still\n"
 		"                 holds the whole run)\n"
+		"  --by comm|pid  each histogram per command name or per process, the\n"
+		"                 keys with most events first (as biolatency -D)\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
 		"                 capabilities, as strace -u does (default: as root)\n"
 		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
@@ -72,7 +74,8 @@ static void usage(FILE *f, bool hist)
 		"      failed, 4 nothing could be traced.\n\n"
 		"Examples:\n  sudo ptecheck %s -- ./build/workloads/mremap_folios --iterations "
 		"1000\n"
-		"  sudo ptecheck %s --comm postgres --duration 30\n",
+		"  sudo ptecheck %s --comm postgres --duration 30\n"
+		"  sudo ptecheck %s --by comm -i 5 --duration 60\n",
 		cmd,
 		hist ? "Per-call histograms of the batched paths this kernel lets us observe,\n"
 		       "in the libbpf-tools shape (linear for small values, log2 above)."
@@ -81,7 +84,7 @@ static void usage(FILE *f, bool hist)
 		       "allows the hooks (past-EOF and mapcount deltas are observed, not\n"
 		       "enforced: a live program may resize or share its files), and\n"
 		       "reports violations as they happen, then a summary.",
-		cmd, cmd);
+		cmd, cmd, cmd);
 }
 
 struct watch_opts {
@@ -211,6 +214,14 @@ static int take_option(int c, struct watch_opts *o)
 		return open_cgroup(optarg, o);
 	case 'i':
 		return seconds_option("--interval", optarg, 0.1, true, &o->interval);
+	case 'b':
+		err = pc_hist_by_parse(optarg);
+		if (err < 0) {
+			pc_err(0, "--by takes comm or pid, not '%s'", optarg);
+			return PC_EXIT_USAGE;
+		}
+		o->so.hist_by = (__u32)err;
+		return -1;
 	case 'u':
 		err = pc_user_lookup(optarg, &o->user);
 		if (err) {
@@ -284,6 +295,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"no-inherit", no_argument, NULL, 'I'},
 		{"interval", required_argument, NULL, 'i'},
 		{"cgroup", required_argument, NULL, 'G'},
+		{"by", required_argument, NULL, 'b'},
 		{"user", required_argument, NULL, 'u'},
 		PC_KLOG_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
@@ -419,6 +431,8 @@ static void banner(const struct watch *w)
 		snprintf(who, sizeof(who), "every process");
 	fprintf(stderr, "ptecheck %s: %d programs attached; tracing %s", o->hist ? "hist" : "watch",
 		w->s.n_links, who);
+	if (o->so.hist_by)
+		fprintf(stderr, ", histograms by %s", pc_hist_by_name(o->so.hist_by));
 	if (o->duration > 0)
 		fprintf(stderr, " for %g s", o->duration);
 	fprintf(stderr, "%s\n", w->child > 0 ? "" : "; Ctrl-C to end");

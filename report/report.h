@@ -68,6 +68,13 @@ struct pc_hist_report {
 	bool in_kernel;
 	__u32 kind; /* enum pc_hist_kind */
 	__u64 slots[PC_HIST_SLOTS];
+	/* watch/hist --by: whose events these are.  by PC_BY_NONE: everyone
+	   traced.  Else one key's, or (unattributed) those of the keys the
+	   kernel's table had no room for. */
+	__u32 by; /* enum pc_hist_by */
+	bool unattributed;
+	__u32 pid;     /* by pid */
+	char comm[16]; /* by comm: the key; by pid: the name at its last event */
 };
 
 struct pc_report {
@@ -132,6 +139,25 @@ void pc_report_note(struct pc_report *r, const char *fmt, ...)
 struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *name);
 /* Events in h (NULL: 0), saturating. */
 __u64 pc_hist_report_total(const struct pc_hist_report *h);
+
+/* ---- --by (report/hist_key.c) ---- */
+
+/* "pid", "comm", or NULL for PC_BY_NONE or out of range. */
+const char *pc_hist_by_name(__u32 by);
+/* "comm" or "pid" -> enum pc_hist_by; -1 if neither. */
+int pc_hist_by_parse(const char *s);
+/* The key line of h: "comm = dd", "pid = 1234 (dd)" or why unattributed;
+   "" when h is not keyed.  Returns buf. */
+char *pc_hist_key_text(const struct pc_hist_report *h, char *buf, size_t len);
+/* a and b are the same histogram of the same key. */
+bool pc_hist_same_key(const struct pc_hist_report *a, const struct pc_hist_report *b);
+/* The histogram in r of h's name and key, NULL if none. */
+const struct pc_hist_report *pc_report_find_hist_key(const struct pc_report *r,
+						     const struct pc_hist_report *h);
+/* Orders each run of consecutive same-name keyed histograms of h[n] by
+   events, largest first (ties by key), the unattributed last, as
+   biolatency -D orders its disks. */
+void pc_hist_order_keys(struct pc_hist_report *h, int n);
 
 static inline __u64 pc_sat_add(__u64 a, __u64 b)
 {

@@ -92,6 +92,22 @@ static json_t *json_result(struct pc_jb *b, const struct pc_result *res)
 	return o;
 }
 
+/* --by: whose events a histogram holds (docs/report-schema.json). */
+static json_t *json_hist_key(struct pc_jb *b, const struct pc_hist_report *h)
+{
+	json_t *o = json_object();
+
+	pc_jset(b, o, "by", json_string(pc_hist_by_name(h->by)));
+	if (h->unattributed) {
+		pc_jset(b, o, "unattributed", json_true());
+		return o;
+	}
+	if (h->by == PC_BY_PID)
+		pc_jset(b, o, "pid", json_integer(h->pid));
+	pc_jset(b, o, "comm", JSTR(h->comm));
+	return o;
+}
+
 static json_t *json_hist(struct pc_jb *b, const struct pc_hist_report *h)
 {
 	json_t *o = json_object(), *buckets = json_array();
@@ -103,6 +119,8 @@ static json_t *json_hist(struct pc_jb *b, const struct pc_hist_report *h)
 	pc_jset(b, o, "source", JSTR(h->source));
 	pc_jset(b, o, "in_kernel", json_boolean(h->in_kernel));
 	pc_jset(b, o, "kind", json_string(h->kind == PC_HIST_LINLOG ? "linlog" : "log2"));
+	if (pc_hist_by_name(h->by))
+		pc_jset(b, o, "key", json_hist_key(b, h));
 	if (pc_hist_report_range(h, &first, &last)) {
 		for (i = first; i <= last; i++) {
 			json_t *bk = json_object();

@@ -4,6 +4,8 @@
  * counts and evidence where it failed, histograms in the libbpf-tools
  * layout, notes, totals and stats.  TAP reuses the pieces behind "# ".
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <ptecheck/events.h>
 #include "clean.h"
 #include "report_writers.h"
@@ -39,11 +41,13 @@ static void hist_title(struct pc_out *o, const struct pc_hist_report *h, const c
 /* The libbpf-tools / bpftrace layout. */
 void pc_text_hist(struct pc_out *o, const struct pc_hist_report *h, const char *pfx)
 {
-	char unit[PC_CLEAN_MAX], label[64];
+	char unit[PC_CLEAN_MAX], label[112];
 	int first, last, i, width, stars, nstars, j;
 	__u64 lo, hi, vmax = 0;
 
 	hist_title(o, h, pfx);
+	if (h->by)
+		pc_outf(o, "%s%s\n", pfx, pc_hist_key_text(h, label, sizeof(label)));
 	if (!pc_hist_report_range(h, &first, &last)) {
 		pc_outf(o, "%s     (no events)\n", pfx);
 		return;
@@ -80,19 +84,30 @@ int pc_report_write_interval(const struct pc_report *now, const struct pc_report
 			     const char *stamp, FILE *out)
 {
 	struct pc_out o = {.f = out};
+	struct pc_hist_report *d = calloc((size_t)now->n_hists + 1, sizeof(*d));
+	int n = 0;
 
-	pc_outf(&o, "\n%s\n", stamp);
+	if (!d)
+		return -errno;
 	for (int i = 0; i < now->n_hists; i++) {
-		struct pc_hist_report d = now->hists[i];
-		const struct pc_hist_report *b =
-			before ? pc_report_find_hist(before, d.name) : NULL;
+		const struct pc_hist_report *b = pc_report_find_hist_key(before, &now->hists[i]);
 
+		d[n] = now->hists[i];
 		/* Counters only grow: the interval's events are the difference. */
 		for (int k = 0; b && k < PC_HIST_SLOTS; k++)
-			d.slots[k] = d.slots[k] >= b->slots[k] ? d.slots[k] - b->slots[k] : 0;
-		pc_outf(&o, "\n");
-		pc_text_hist(&o, &d, "");
+			d[n].slots[k] =
+				d[n].slots[k] >= b->slots[k] ? d[n].slots[k] - b->slots[k] : 0;
+		/* A key with no events in the interval has no section in it. */
+		n += !d[n].by || pc_hist_report_total(&d[n]) > 0;
 	}
+	/* The keys by the interval's events, not the run's. */
+	pc_hist_order_keys(d, n);
+	pc_outf(&o, "\n%s\n", stamp);
+	for (int i = 0; i < n; i++) {
+		pc_outf(&o, "\n");
+		pc_text_hist(&o, &d[i], "");
+	}
+	free(d);
 	return pc_out_finish(&o);
 }
 

@@ -171,6 +171,12 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	s->skel->rodata->filter_mode = o->filter_mode;
 	if (o->comm)
 		strncpy((char *)s->skel->rodata->filter_comm, o->comm, 15);
+	/* Without --by the keyed table is never written: one entry. */
+	s->hist_by = o->hist_by;
+	s->skel->rodata->hist_by = o->hist_by;
+	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
+	if (err)
+		return err;
 	for (int p = 0; p < PC_N_PATHS; p++)
 		if (pc_trace_paths[p]->configure)
 			pc_trace_paths[p]->configure(s);
@@ -525,14 +531,65 @@ void pc_session_judge(struct pc_session *s, struct pc_result *res, __u32 check, 
 			      (unsigned long long)c.not_applicable);
 }
 
+/* Histogram id of the array into out (with --by: what no key took). */
+static void array_hist(struct pc_session *s, __u32 id, struct pc_hist_report *out)
+{
+	int fd = bpf_map__fd(s->skel->maps.hists);
+
+	for (__u32 slot = 0; slot < PC_HIST_SLOTS; slot++)
+		sum_percpu(fd, id * PC_HIST_SLOTS + slot, &out->slots[slot], 1);
+}
+
+static struct pc_hist_report *add_hist(struct pc_report *r, const struct pc_trace_hist *t)
+{
+	return pc_report_add_hist(r, t->name, t->unit, t->source, true, t->kind);
+}
+
+/* --by: t once per key the kernel's table holds for it, by events, then
+   the events no key took; no event at all: one empty histogram. */
+static void keyed_hists(struct pc_session *s, struct pc_report *r, const struct pc_trace_hist *t)
+{
+	int fd = bpf_map__fd(s->skel->maps.hist_keys), first = r->n_hists;
+	struct pc_hist_key key, *prev = NULL;
+	struct pc_hist_report rest = {}, *out;
+	struct pc_hist_keyed v;
+	__u64 lost;
+
+	for (; !bpf_map_get_next_key(fd, prev, &key); prev = &key) {
+		if (key.hist != t->id || bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		out = add_hist(r, t);
+		if (!out)
+			return;
+		out->by = s->hist_by;
+		out->pid = key.tgid;
+		memcpy(out->comm, s->hist_by == PC_BY_PID ? v.comm : key.comm, sizeof(out->comm));
+		memcpy(out->slots, v.slots, sizeof(out->slots));
+	}
+	array_hist(s, t->id, &rest);
+	lost = pc_hist_report_total(&rest);
+	if (lost || r->n_hists == first) {
+		out = add_hist(r, t);
+		if (!out)
+			return;
+		memcpy(out->slots, rest.slots, sizeof(out->slots));
+		out->by = lost ? s->hist_by : PC_BY_NONE;
+		out->unattributed = lost > 0;
+	}
+	if (lost)
+		pc_report_note(r,
+			       "%s: %llu events not attributed to a %s: the kernel's table of %d "
+			       "keys was full (they are in its section \"%s = ?\")",
+			       t->name, (unsigned long long)lost, pc_hist_by_name(s->hist_by),
+			       PC_HIST_KEYS_MAX, pc_hist_by_name(s->hist_by));
+	pc_hist_order_keys(&r->hists[first], r->n_hists - first);
+}
+
 void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc_trace_hist *h,
 		      int n)
 {
-	int fd;
-
 	if (!s->loaded)
 		return;
-	fd = bpf_map__fd(s->skel->maps.hists);
 	for (int i = 0; i < n; i++) {
 		struct pc_hist_report *out;
 
@@ -544,11 +601,13 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 				pc_report_note(r, "not shown: %s: %s", h[i].name, why);
 			continue;
 		}
-		out = pc_report_add_hist(r, h[i].name, h[i].unit, h[i].source, true, h[i].kind);
-		if (!out)
+		if (s->hist_by) {
+			keyed_hists(s, r, &h[i]);
 			continue;
-		for (__u32 slot = 0; slot < PC_HIST_SLOTS; slot++)
-			sum_percpu(fd, h[i].id * PC_HIST_SLOTS + slot, &out->slots[slot], 1);
+		}
+		out = add_hist(r, &h[i]);
+		if (out)
+			array_hist(s, h[i].id, out);
 	}
 }
 

@@ -26,6 +26,7 @@ struct pc_session_opts {
 	const char *comm;  /* for PC_FILTER_COMM */
 	int cgroup_fd;	   /* for PC_FILTER_CGROUP: the cgroup v2 directory */
 	bool want_walk;	   /* calibrate and enable the page-table walk */
+	__u32 hist_by;	   /* enum pc_hist_by: histograms per comm or process */
 };
 
 /* A program the session attached. */
@@ -37,6 +38,7 @@ struct pc_session_link {
 struct pc_session {
 	struct ptecheck_bpf *skel;
 	bool loaded;
+	__u32 hist_by;	      /* enum pc_hist_by, as opened */
 	char load_error[200]; /* why nothing is traced, when !loaded */
 	bool walk_enabled;
 	char walk_reason[200]; /* calibration outcome */
@@ -97,7 +99,8 @@ struct pc_result *pc_session_result(struct pc_session *s, struct pc_report *r, _
    the things judged ("entries"), none_reason says why there were none. */
 void pc_session_judge(struct pc_session *s, struct pc_result *res, __u32 check, __u32 tier,
 		      const char *what, const char *none_reason);
-/* Adds the histograms of table h[n] whose gate says the session filled. */
+/* Adds the histograms of table h[n] whose gate says the session filled;
+   with hist_by, each once per key, then what no key took (with a note). */
 void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc_trace_hist *h,
 		      int n);
 

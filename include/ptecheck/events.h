@@ -39,6 +39,22 @@ enum pc_hist_id {
 	PC_HIST__COUNT,
 };
 
+/*
+ * --by: the histograms per key, in a hash map of at most PC_HIST_KEYS_MAX
+ * entries (one per histogram and key).  An event whose key finds no room
+ * goes to the histogram array instead, which with --by holds only those:
+ * the report counts them as not attributed.  (PC_HIST_KEYS_MAX: hist.h.)
+ */
+struct pc_hist_key {
+	__u32 hist;    /* enum pc_hist_id */
+	__u32 tgid;    /* PC_BY_PID, else 0 */
+	char comm[16]; /* PC_BY_COMM, else zero */
+};
+struct pc_hist_keyed {
+	char comm[16]; /* PC_BY_PID: the process's name at its last event */
+	__u64 slots[PC_HIST_SLOTS];
+};
+
 /* Per (check, tier) counters; per-CPU array of PC_CHK__COUNT * PC_TIER__COUNT. */
 struct pc_check_counts {
 	__u64 checked;	      /* predicate evaluations that applied */

@@ -9,6 +9,15 @@
 /* Values up to PC_HIST_LINEAR_MAX get a slot each, larger ones log2 slots. */
 #define PC_HIST_LINEAR_MAX 16
 
+/* What watch/hist --by splits each histogram by (read-only data). */
+enum pc_hist_by {
+	PC_BY_NONE = 0, /* one histogram of everything traced */
+	PC_BY_PID = 1,	/* one per process (tgid) */
+	PC_BY_COMM = 2, /* one per command name */
+};
+/* The kernel's table of keys: entries of one histogram and one key. */
+#define PC_HIST_KEYS_MAX 2048
+
 enum pc_hist_kind {
 	PC_HIST_LOG2 = 0,   /* slot k holds [2^k, 2^(k+1)); slot 0 also holds 0 */
 	PC_HIST_LINLOG = 1, /* slot v for v <= 16, then one slot per power of 2 */

@@ -84,6 +84,9 @@ row "hist --pid of a process that exits mid-run" 0 "process $! exited" "$pc" his
 row "watch --cgroup of a directory that is no cgroup" 2 "--cgroup /tmp: not a cgroup v2 directory" \
 	"$pc" watch --cgroup /tmp --duration 1
 row "hist -i 0" 2 "--interval takes seconds (0.1 <= S <= 86400), not '0'" "$pc" hist -i 0
+row "hist --by foo" 2 "--by takes comm or pid, not 'foo'" "$pc" hist --by foo --duration 1
+row "watch --by PID (names are lowercase)" 2 "--by takes comm or pid, not 'PID'" \
+	"$pc" watch --by PID --duration 1
 row "watch --no-inherit without --pid or a command" 2 "--no-inherit applies to --pid or a command" \
 	"$pc" watch --no-inherit --duration 1
 row "watch --pid and --comm: one or the other" 2 "give one of --pid, --comm and --cgroup" \
