@@ -39,7 +39,8 @@ void pc_run_merge_verdict(struct pc_report *r, struct pc_oracle_msg *m)
 	res->checked += m->checked;
 	res->violations += m->violations;
 	for (__u32 i = 0; i < m->n_evidence && i < 4; i++) {
-		char what[sizeof(res->evidence[0].what)];
+		/* Room for both whole: pc_result_add_evidence cuts and marks. */
+		char what[sizeof(res->evidence[0].what) + sizeof(m->evidence[0].detail)];
 		char *detail = m->evidence[i].detail;
 
 		detail[sizeof(m->evidence[i].detail) - 1] = 0;

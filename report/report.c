@@ -222,7 +222,7 @@ void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 ne
 	ev->new_addr = new_addr;
 	ev->expected = expected;
 	ev->seen = seen;
-	copy_str(ev->what, sizeof(ev->what), what);
+	pc_text_fit(ev->what, sizeof(ev->what), what ? what : "", "");
 }
 
 void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what, const char *lines)
@@ -257,16 +257,18 @@ struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name,
 	return h;
 }
 
-/* Notes are free text; bound them so one runaway message cannot flood. */
+/* Notes are free text; bound them so one runaway message cannot flood
+   (cut at a space and marked, as a summary). */
 void pc_report_note(struct pc_report *r, const char *fmt, ...)
 {
-	char buf[PC_NOTE_MAX];
+	char text[4 * PC_NOTE_MAX], buf[PC_NOTE_MAX];
 	char **arr, *s;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	pc_text_fit(buf, sizeof(buf), text, "");
 	s = strdup(buf);
 	if (!s)
 		return;

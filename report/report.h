@@ -121,7 +121,8 @@ void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ..
  * cut to 11 hex digits would look real.  True if it was cut.
  */
 bool pc_text_fit(char *dst, size_t sz, const char *src, const char *mark);
-/* Keeps the first PC_MAX_EVIDENCE items; later ones only count. */
+/* Keeps the first PC_MAX_EVIDENCE items; later ones only count.  what
+   too long is cut by pc_text_fit(). */
 void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
 			    __u64 expected, __u64 seen, const char *what);
 

@@ -60,8 +60,8 @@ static void subtest(struct pc_out *o, const struct pc_result *res)
 			pc_outf(o, "    ok %d - %s", i + 1,
 				pc_clean(buf, sizeof(buf), v->scenario, sizeof(v->scenario),
 					 PC_CLEAN_TAP));
-			pc_outf(o, " # SKIP %s\n",
-				pc_clean(buf, sizeof(buf), v->why, sizeof(v->why), PC_CLEAN_LINE));
+			pc_clean(buf, sizeof(buf), v->why, sizeof(v->why), PC_CLEAN_LINE);
+			pc_outf(o, " # SKIP%s%s\n", buf[0] ? " " : "", buf);
 			continue;
 		}
 		pc_outf(o, "    %s %d - %s\n", st == PC_STATUS_FAIL ? "not ok" : "ok", i + 1,

@@ -388,6 +388,7 @@ static void test_fit(void)
 {
 	struct pc_result res = {0};
 	char buf[24], big[600];
+	struct pc_report *r;
 
 	TAP_CHECK(!pc_text_fit(buf, sizeof(buf), "short enough", "") &&
 			  !strcmp(buf, "short enough"),
@@ -408,6 +409,15 @@ static void test_fit(void)
 	pc_result_set(&res, PC_STATUS_PASS, "%s", big);
 	TAP_CHECK(strlen(res.summary) == 308 && !strcmp(res.summary + 305, "..."),
 		  "a result's summary too long is cut at a space and marked");
+	pc_result_add_evidence(&res, 1, 0, 0, 0, 0, big + 150);
+	TAP_CHECK(res.n_evidence == 1 && !strcmp(res.evidence[0].what + 155, "..."),
+		  "evidence too long: cut at a space, marked");
+	r = pc_report_new("run", "mremap");
+	pc_report_note(r, "%s %s", big, big);
+	TAP_CHECK(r->n_notes == 1 && strlen(r->notes[0]) == 323 &&
+			  !strcmp(r->notes[0] + 305, " 0x7f9e7e480000..."),
+		  "a note too long: cut at a space, marked");
+	pc_report_free(r);
 }
 
 int main(void)
