@@ -48,7 +48,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "Usage: ptecheck run [--suite NAME] [--format text|json|tap|junit] [--scale N]\n"
 		   "                    [--output FILE] [--fs-dir DIR] [--stress [SECONDS]]\n"
-		   "                    [--log-rules FILE] [--list]\n\n"
+		   "                    [--log-rules FILE] [-v] [--list]\n\n"
 		   "Runs the workloads of a suite under every check this kernel allows and\n"
 		   "prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		   "(with the reason), then the histograms.\n\n"
@@ -67,6 +67,8 @@ static void usage(FILE *f)
 		   "                  before the built-in ones (docs/kernel-log.md)\n"
 		   "  --log-user-lines  judge lines user space writes to /dev/kmsg too\n"
 		   "                  (to test the check by injecting a splat)\n"
+		   "  -v, --verbose   each scenario's result under its check (text; TAP:\n"
+		   "                  a subtest per check); JSON always has them\n"
 		   "  --list          list the scenarios and exit\n\n"
 		   "Exit: 0 all ran checks passed, 1 a check failed, 2 usage or privilege,\n"
 		   "      3 an operation failed, 4 nothing could be checked.\n\n"
@@ -158,6 +160,9 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 	case 'l':
 		*list = true;
 		return -1;
+	case 'v':
+		o->verbose = true;
+		return -1;
 	case 'F':
 		return fs_dir_option(optarg, o);
 	case 'T':
@@ -181,6 +186,7 @@ int pc_cmd_run(int argc, char **argv)
 		{"scale", required_argument, NULL, 'S'},
 		{"output", required_argument, NULL, 'o'},
 		{"list", no_argument, NULL, 'l'},
+		{"verbose", no_argument, NULL, 'v'},
 		{"fs-dir", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{"stress", optional_argument, NULL, 'T'},
@@ -192,7 +198,7 @@ int pc_cmd_run(int argc, char **argv)
 	bool list = false, stress = false;
 	int c, code;
 
-	struct pc_cmd_opts co = {NULL, "s:f:S:o:lh", opts, usage};
+	struct pc_cmd_opts co = {NULL, "s:f:S:o:lvh", opts, usage};
 
 	while ((c = pc_cmd_getopt(&co, argc, argv)) != -1) {
 		code = take_option(c, &o, &list, &stress_arg, &stress, argc, argv);

@@ -329,6 +329,7 @@ static int open_report(struct pc_run *run)
 		pc_klog_stop(&run->klog);
 		return PC_EXIT_ERROR;
 	}
+	run->r->verbose = run->o->verbose;
 	run->r->scale = run->o->scale;
 	return 0;
 }

@@ -25,6 +25,7 @@ struct pc_run_opts {
 	unsigned int scale;
 	unsigned int stress_s; /* 0: no --stress */
 	enum pc_format format;
+	bool verbose; /* -v: each scenario of a check in text and TAP */
 };
 
 struct pc_run {
@@ -50,6 +51,9 @@ int pc_run(const struct pc_run_opts *o);
 /* Runs one scenario in a child the BPF side tracks and merges its
    verdicts into run->r; 0, or -errno when it could not be started. */
 int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct pc_scenario *sc);
+/* One oracle verdict of a scenario into r: its (check, tier) result's
+   counts, evidence, status and summary, and the scenario's variant. */
+void pc_run_merge_verdict(struct pc_report *r, struct pc_oracle_msg *m);
 /* Names a pid for kernel-log evidence: a scenario of this run or a
    stressor ("scenario anon-64k of suite mremap"), else NULL. */
 const char *pc_run_who_is(int pid, void *ctx);

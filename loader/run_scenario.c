@@ -19,22 +19,28 @@
 #include "run.h"
 #include "stress.h"
 
-static void merge_msg(struct pc_report *r, struct pc_oracle_msg *m)
+_Static_assert(sizeof(((struct pc_variant *)0)->summary) >=
+			       sizeof(((struct pc_oracle_msg *)0)->summary) &&
+		       sizeof(((struct pc_variant *)0)->why) >=
+			       sizeof(((struct pc_oracle_msg *)0)->summary),
+	       "a scenario's words must fit its variant whole");
+
+void pc_run_merge_verdict(struct pc_report *r, struct pc_oracle_msg *m)
 {
 	const char *name = pc_check_name(m->check);
 	struct pc_result *res = pc_report_find_result(r, name, m->tier);
-	char add[260];
-	size_t used;
 	bool fresh = !res;
 
 	if (!res)
 		res = pc_report_add_result(r, name, m->tier, false);
 	if (!res)
 		return;
+	m->summary[sizeof(m->summary) - 1] = 0;
 	res->checked += m->checked;
 	res->violations += m->violations;
 	for (__u32 i = 0; i < m->n_evidence && i < 4; i++) {
-		char what[sizeof(res->evidence[0].what)];
+		/* Room for both whole: pc_result_add_evidence cuts and marks. */
+		char what[sizeof(res->evidence[0].what) + sizeof(m->evidence[0].detail)];
 		char *detail = m->evidence[i].detail;
 
 		detail[sizeof(m->evidence[i].detail) - 1] = 0;
@@ -44,19 +50,16 @@ static void merge_msg(struct pc_report *r, struct pc_oracle_msg *m)
 		pc_result_add_evidence(res, m->pid, m->evidence[i].addr, m->evidence[i].new_addr,
 				       m->evidence[i].expected, m->evidence[i].seen, what);
 	}
-	/* Which scenarios judged it, and why the others did not. */
-	if (pc_result_add_variant(res, m->scenario, m->status, m->summary))
+	/* What each scenario judged, and why the others did not. */
+	if (pc_result_add_variant(res, m->scenario, m->status, m->summary, m->checked,
+				  m->violations))
 		pc_report_note(r, "%s [%s]: more than %d scenario variants, %s not listed", name,
 			       m->tier, PC_MAX_VARIANTS, m->scenario);
 	/* Worst status wins: fail > pass > skip. */
 	if (m->status == PC_STATUS_FAIL ||
 	    (m->status == PC_STATUS_PASS && res->status == PC_STATUS_SKIP) || fresh)
 		res->status = m->status;
-	snprintf(add, sizeof(add), "%s%s: %s", fresh ? "" : "; ", m->scenario, m->summary);
-	used = strlen(res->summary);
-	if (fresh)
-		used = 0;
-	snprintf(res->summary + used, sizeof(res->summary) - used, "%s", add);
+	pc_result_summarize_variants(res);
 }
 
 /* What the BPF side may enforce for a scenario (see PC_SCENARIO_*). */
@@ -155,10 +158,9 @@ static void collect(struct pc_run *run, int fd)
 			continue;
 		n = read(fd, &msg, sizeof(msg));
 		if (n == sizeof(msg)) {
-			msg.summary[sizeof(msg.summary) - 1] = 0;
 			msg.scenario[sizeof(msg.scenario) - 1] = 0;
 			msg.tier[sizeof(msg.tier) - 1] = 0;
-			merge_msg(run->r, &msg);
+			pc_run_merge_verdict(run->r, &msg);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)

@@ -161,8 +161,42 @@ struct pc_result *pc_report_find_result(struct pc_report *r, const char *name, c
 	return NULL;
 }
 
+bool pc_text_fit(char *dst, size_t sz, const char *src, const char *mark)
+{
+	size_t n = strlen(src), room, cut, k;
+
+	if (n < sz) {
+		memcpy(dst, src, n + 1);
+		return false;
+	}
+	if (!sz)
+		return true;
+	mark = mark ? mark : "";
+	room = strlen("...") + strlen(mark);
+	if (room >= sz) {
+		dst[0] = '\0';
+		return true;
+	}
+	/* src[cut] is the first byte that would not fit: back to a space. */
+	cut = sz - 1 - room;
+	for (k = cut; k > 0 && src[k] != ' '; k--)
+		;
+	if (k > 0)
+		cut = k;
+	else /* one long word: at least not inside a character */
+		while (cut > 0 && ((unsigned char)src[cut] & 0xc0) == 0x80)
+			cut--;
+	while (cut > 0 && strchr(" ,;:", src[cut - 1]))
+		cut--;
+	memcpy(dst, src, cut);
+	snprintf(dst + cut, sz - cut, "...%s", mark);
+	return true;
+}
+
 void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ...)
 {
+	/* Longer than any summary: text past it is cut and marked below. */
+	char text[4 * sizeof(res->summary)];
 	va_list ap;
 
 	res->status = st;
@@ -171,8 +205,9 @@ void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ..
 		return;
 	}
 	va_start(ap, fmt);
-	vsnprintf(res->summary, sizeof(res->summary), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	pc_text_fit(res->summary, sizeof(res->summary), text, "");
 }
 
 void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
@@ -189,7 +224,7 @@ void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 ne
 	ev->new_addr = new_addr;
 	ev->expected = expected;
 	ev->seen = seen;
-	copy_str(ev->what, sizeof(ev->what), what);
+	pc_text_fit(ev->what, sizeof(ev->what), what ? what : "", "");
 }
 
 void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what, const char *lines)
@@ -199,53 +234,6 @@ void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what
 	pc_result_add_evidence(res, pid, 0, 0, 0, 0, what);
 	if (res->n_evidence > n)
 		copy_str(res->evidence[n].lines, sizeof(res->evidence[n].lines), lines);
-}
-
-int pc_result_n_variants(const struct pc_result *res)
-{
-	if (res->n_variants <= 0)
-		return 0;
-	return res->n_variants < PC_MAX_VARIANTS ? res->n_variants : PC_MAX_VARIANTS;
-}
-
-const struct pc_variant *pc_result_find_variant(const struct pc_result *res, const char *scenario)
-{
-	for (int i = 0; i < pc_result_n_variants(res); i++)
-		if (!strncmp(res->variants[i].scenario, scenario,
-			     sizeof(res->variants[i].scenario)))
-			return &res->variants[i];
-	return NULL;
-}
-
-int pc_result_add_variant(struct pc_result *res, const char *scenario, enum pc_status st,
-			  const char *why)
-{
-	struct pc_variant *v = (struct pc_variant *)pc_result_find_variant(res, scenario);
-
-	if (!v) {
-		if (pc_result_n_variants(res) >= PC_MAX_VARIANTS)
-			return -ENOSPC;
-		v = &res->variants[res->n_variants++];
-		copy_str(v->scenario, sizeof(v->scenario), scenario);
-		v->status = PC_STATUS_SKIP;
-	}
-	/* Ran beats skipped, fail beats pass. */
-	if (st == PC_STATUS_FAIL || (st == PC_STATUS_PASS && v->status == PC_STATUS_SKIP)) {
-		v->status = st;
-		v->why[0] = 0;
-	} else if (st == PC_STATUS_SKIP && v->status == PC_STATUS_SKIP) {
-		copy_str(v->why, sizeof(v->why), why ? why : "");
-	}
-	return 0;
-}
-
-int pc_result_variants_skipped(const struct pc_result *res)
-{
-	int n = 0;
-
-	for (int i = 0; i < pc_result_n_variants(res); i++)
-		n += res->variants[i].status == PC_STATUS_SKIP;
-	return n;
 }
 
 struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
@@ -271,16 +259,18 @@ struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name,
 	return h;
 }
 
-/* Notes are free text; bound them so one runaway message cannot flood. */
+/* Notes are free text; bound them so one runaway message cannot flood
+   (cut at a space and marked, as a summary). */
 void pc_report_note(struct pc_report *r, const char *fmt, ...)
 {
-	char buf[PC_NOTE_MAX];
+	char text[4 * PC_NOTE_MAX], buf[PC_NOTE_MAX];
 	char **arr, *s;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	pc_text_fit(buf, sizeof(buf), text, "");
 	s = strdup(buf);
 	if (!s)
 		return;
@@ -315,11 +305,19 @@ __u64 pc_hist_report_total(const struct pc_hist_report *h)
 
 /* ---- what the writers read ---------------------------------------------- */
 
+static enum pc_status status_of(enum pc_status st)
+{
+	return st == PC_STATUS_PASS || st == PC_STATUS_SKIP ? st : PC_STATUS_FAIL;
+}
+
 enum pc_status pc_result_status(const struct pc_result *res)
 {
-	enum pc_status st = res->status;
+	return status_of(res->status);
+}
 
-	return st == PC_STATUS_PASS || st == PC_STATUS_SKIP ? st : PC_STATUS_FAIL;
+enum pc_status pc_variant_status(const struct pc_variant *v)
+{
+	return status_of(v->status);
 }
 
 int pc_result_n_evidence(const struct pc_result *res)

@@ -16,12 +16,16 @@
 #include "out.h"
 
 /* 2: results carry "variants" (the scenarios that judged them and those
-   that did not run, with why); the gate reads 1 and 2. */
-#define PC_REPORT_SCHEMA_VERSION 2
+   that did not run, with why); 3: and "scenarios" (each one's status,
+   counts and own words).  The gate reads 1 to 3. */
+#define PC_REPORT_SCHEMA_VERSION 3
 #define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
 #define PC_NOTE_MAX		 512 /* a note's bytes, with its NUL */
+/* A scenario's own words: as large as an oracle verdict's summary
+   (pc_oracle_msg in verify/scenario.h), so none is cut. */
+#define PC_VARIANT_TEXT 200
 
 enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
 enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP, PC_FORMAT_JUNIT };
@@ -38,11 +42,21 @@ struct pc_evidence {
 	char lines[PC_EVIDENCE_LINES_MAX];
 };
 
-/* A scenario variant of a result: it judged the check (ran) or did not. */
+/*
+ * A scenario variant of a result: it judged the check (ran) or did not.
+ * Judged more than once (--stress rounds): fail over pass over skip, the
+ * counts summed, the words of its first failing round (else of its first
+ * that ran) kept.
+ */
 struct pc_variant {
-	char scenario[32];     /* as it ran: "whole-xfs", by the filesystem statfs found */
-	enum pc_status status; /* pass or fail: it ran; skip: it did not */
-	char why[128];	       /* skip: the reason */
+	char scenario[32];	       /* as it ran: "whole-xfs", by the filesystem statfs found */
+	enum pc_status status;	       /* pass or fail: it ran; skip: it did not */
+	char why[PC_VARIANT_TEXT];     /* skip: the reason */
+	char summary[PC_VARIANT_TEXT]; /* ran: what it judged, in its oracle's words */
+	__u64 checked;
+	__u64 violations;
+	unsigned int rounds; /* verdicts it gave (1, or more under --stress) */
+	unsigned int judged; /* of those, the ones that ran (pass or fail) */
 };
 
 struct pc_result {
@@ -86,7 +100,7 @@ struct pc_report {
 	double duration_s;
 	unsigned int scale; /* run: workload sizes divided by this (0: not a run) */
 	bool partial;	    /* interrupted: results so far */
-	bool verbose;	    /* run -v: per-scenario detail in the writers */
+	bool verbose;	    /* run -v: text, TAP and JUnit give each scenario of a check */
 	int n_results, cap_results;
 	struct pc_result *results;
 	int n_hists, cap_hists;
@@ -105,9 +119,18 @@ struct pc_result *pc_report_add_result(struct pc_report *r, const char *name, co
 				       bool in_kernel);
 /* Finds a result by name and tier, NULL if absent. */
 struct pc_result *pc_report_find_result(struct pc_report *r, const char *name, const char *tier);
+/* Sets status and summary; a summary too long is cut by pc_text_fit(). */
 void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Keeps the first PC_MAX_EVIDENCE items; later ones only count. */
+/*
+ * src into dst of sz bytes.  Text that does not fit is cut at the last
+ * space (or character) that leaves room for "..." and then mark (where the
+ * whole text is, or ""), never inside a word or a character: an address
+ * cut to 11 hex digits would look real.  True if it was cut.
+ */
+bool pc_text_fit(char *dst, size_t sz, const char *src, const char *mark);
+/* Keeps the first PC_MAX_EVIDENCE items; later ones only count.  what
+   too long is cut by pc_text_fit(). */
 void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
 			    __u64 expected, __u64 seen, const char *what);
 
@@ -117,12 +140,18 @@ void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what
 				const char *lines);
 
 /*
- * Scenario scenario judged res (status pass or fail) or skipped it (why).
- * Judged more than once (--stress): it ran if it ever ran, fail over pass.
- * Past PC_MAX_VARIANTS, -ENOSPC.
+ * Scenario scenario judged res (status pass or fail, text what it judged,
+ * with its counts) or skipped it (text why).  Judged more than once: see
+ * struct pc_variant.  Past PC_MAX_VARIANTS, -ENOSPC.
  */
 int pc_result_add_variant(struct pc_result *res, const char *scenario, enum pc_status st,
-			  const char *why);
+			  const char *text, __u64 checked, __u64 violations);
+/*
+ * res->summary from its variants, short: "judged by 5 scenarios: 1280
+ * checked, 0 violations; 2 not run", on a failure the first failing
+ * scenario's words; each scenario's are in -v and JSON.
+ */
+void pc_result_summarize_variants(struct pc_result *res);
 /* The variants kept, within [0, PC_MAX_VARIANTS]. */
 int pc_result_n_variants(const struct pc_result *res);
 /* The variant of that scenario, NULL if none. */

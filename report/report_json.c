@@ -54,19 +54,32 @@ static json_t *json_evidence(struct pc_jb *b, const struct pc_evidence *ev)
 	return e;
 }
 
-/* Every scenario variant: the ones that ran and, with why, the others. */
-static json_t *json_variants(struct pc_jb *b, const struct pc_result *res)
+/*
+ * Every scenario variant: as "variants" lists them (scenario, status, a
+ * skip's reason), or in full as "scenarios" does (its rounds, counts and
+ * own words too).
+ */
+static json_t *json_variant_list(struct pc_jb *b, const struct pc_result *res, bool full)
 {
 	json_t *vs = json_array();
 
 	for (int i = 0; i < pc_result_n_variants(res); i++) {
 		const struct pc_variant *v = &res->variants[i];
+		enum pc_status st = pc_variant_status(v);
 		json_t *o = json_object();
 
-		pc_jset(b, o, "scenario", JSTR(v->scenario));
-		pc_jset(b, o, "status", json_string(pc_status_name(v->status)));
-		if (v->status == PC_STATUS_SKIP)
+		pc_jset(b, o, full ? "name" : "scenario", JSTR(v->scenario));
+		pc_jset(b, o, "status", json_string(pc_status_name(st)));
+		if (full) {
+			pc_jset(b, o, "rounds", json_integer(v->rounds));
+			pc_jset(b, o, "rounds_judged", json_integer(v->judged));
+			pc_jset(b, o, "checked", pc_juint(v->checked));
+			pc_jset(b, o, "violations", pc_juint(v->violations));
+		}
+		if (st == PC_STATUS_SKIP)
 			pc_jset(b, o, "reason", JSTR(v->why));
+		else if (full)
+			pc_jset(b, o, "summary", JSTR(v->summary));
 		pc_jpush(b, vs, o);
 	}
 	return vs;
@@ -88,7 +101,8 @@ static json_t *json_result(struct pc_jb *b, const struct pc_result *res)
 	for (i = 0; i < ne; i++)
 		pc_jpush(b, evs, json_evidence(b, &res->evidence[i]));
 	pc_jset(b, o, "evidence", evs);
-	pc_jset(b, o, "variants", json_variants(b, res));
+	pc_jset(b, o, "variants", json_variant_list(b, res, false));
+	pc_jset(b, o, "scenarios", json_variant_list(b, res, true));
 	return o;
 }
 

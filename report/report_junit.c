@@ -26,13 +26,6 @@ static void count(struct counts *c, enum pc_status st)
 	c->skipped += st == PC_STATUS_SKIP;
 }
 
-/* As pc_result_status(): out of range is a failure, never a pass. */
-static enum pc_status variant_status(const struct pc_variant *v)
-{
-	return v->status == PC_STATUS_PASS || v->status == PC_STATUS_SKIP ? v->status
-									  : PC_STATUS_FAIL;
-}
-
 static struct counts result_counts(const struct pc_report *r)
 {
 	struct counts c = {0};
@@ -48,7 +41,7 @@ static struct counts variant_counts(const struct pc_report *r)
 
 	for (int i = 0; i < r->n_results; i++)
 		for (int k = 0; k < pc_result_n_variants(&r->results[i]); k++)
-			count(&c, variant_status(&r->results[i].variants[k]));
+			count(&c, pc_variant_status(&r->results[i].variants[k]));
 	return c;
 }
 
@@ -117,9 +110,8 @@ static void system_out(struct pc_out *o, const struct pc_result *res)
 	for (int k = 0; k < pc_result_n_variants(res); k++) {
 		const struct pc_variant *v = &res->variants[k];
 
-		pc_outf(o, "scenario %s: %s", XFLD(buf, v->scenario),
-			pc_status_name(variant_status(v)));
-		pc_outf(o, "%s%s\n", v->why[0] ? ": " : "", XFLD(buf, v->why));
+		pc_outf(o, "scenario %s  %s\n", pc_status_name(pc_variant_status(v)),
+			pc_variant_words(v, buf, sizeof(buf), XML_HOW));
 	}
 	pc_outf(o, "</system-out>\n");
 }
@@ -141,19 +133,20 @@ static void result_case(struct pc_out *o, const struct pc_report *r, const struc
 static void variant_case(struct pc_out *o, const struct pc_report *r, const struct pc_result *res,
 			 const struct pc_variant *v)
 {
-	enum pc_status st = variant_status(v);
+	enum pc_status st = pc_variant_status(v);
 	char buf[PC_CLEAN_MAX], tier[PC_CLEAN_MAX];
 
 	open_case(o, r, res, v->scenario);
 	if (st == PC_STATUS_SKIP) {
 		skipped(o, v->why[0] ? v->why : "not run", sizeof(v->why));
 	} else if (st == PC_STATUS_FAIL) {
-		XFLD(buf, v->scenario);
-		pc_outf(o, "      <failure type=\"%s\" message=\"scenario %s failed\">",
-			XFLD(tier, res->tier), buf);
-		pc_outf(o,
-			"scenario %s failed; the evidence is in the check's testcase\n</failure>\n",
+		pc_variant_words(v, buf, sizeof(buf), XML_HOW);
+		pc_outf(o, "      <failure type=\"%s\" message=\"%s\">", XFLD(tier, res->tier),
 			buf);
+		pc_outf(o, "%s\n(the evidence is in the check's testcase)\n</failure>\n", buf);
+	} else {
+		pc_outf(o, "      <system-out>%s</system-out>\n",
+			pc_variant_words(v, buf, sizeof(buf), XML_HOW));
 	}
 	pc_outf(o, "    </testcase>\n");
 }

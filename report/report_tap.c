@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The TAP writer, for kselftest-style harnesses: one test point per result
- * (SKIP with its reason), the counts and evidence of a failure as YAML-ish
- * diagnostics, histograms, notes and stats as "# " lines, and the totals.
+ * (SKIP with its reason; with -v, its scenarios as a subtest before it), the counts and evidence of
+ * a failure as YAML-ish diagnostics, histograms, notes and stats as "# " lines, and the totals.
  */
 #include "clean.h"
 #include "report_writers.h"
@@ -34,10 +34,48 @@ static void failure_lines(struct pc_out *o, const struct pc_result *res)
 			(unsigned long long)(res->violations - ne));
 }
 
-static void test_point(struct pc_out *o, const struct pc_result *res, int num)
+/*
+ * -v: the check's scenarios as a subtest before its test point, indented
+ * 4 spaces under "# Subtest:" with the plan first: KTAP (kselftest, KUnit)
+ * wants the plan there, TAP 14 allows it, and TAP 13 parsers such as
+ * prove pass indented lines over.
+ */
+static void subtest(struct pc_out *o, const struct pc_result *res)
+{
+	int n = pc_result_n_variants(res);
+	char buf[PC_CLEAN_MAX];
+
+	if (!n)
+		return;
+	pc_outf(o, "    # Subtest: %s",
+		pc_clean(buf, sizeof(buf), res->name, sizeof(res->name), PC_CLEAN_TAP));
+	pc_outf(o, " [%s]\n",
+		pc_clean(buf, sizeof(buf), res->tier, sizeof(res->tier), PC_CLEAN_TAP));
+	pc_outf(o, "    1..%d\n", n);
+	for (int i = 0; i < n; i++) {
+		const struct pc_variant *v = &res->variants[i];
+		enum pc_status st = pc_variant_status(v);
+
+		if (st == PC_STATUS_SKIP) {
+			pc_outf(o, "    ok %d - %s", i + 1,
+				pc_clean(buf, sizeof(buf), v->scenario, sizeof(v->scenario),
+					 PC_CLEAN_TAP));
+			pc_clean(buf, sizeof(buf), v->why, sizeof(v->why), PC_CLEAN_LINE);
+			pc_outf(o, " # SKIP%s%s\n", buf[0] ? " " : "", buf);
+			continue;
+		}
+		pc_outf(o, "    %s %d - %s\n", st == PC_STATUS_FAIL ? "not ok" : "ok", i + 1,
+			pc_variant_words(v, buf, sizeof(buf), PC_CLEAN_TAP));
+	}
+}
+
+static void test_point(struct pc_out *o, const struct pc_result *res, int num, bool verbose)
 {
 	enum pc_status st = pc_result_status(res);
 	char buf[PC_CLEAN_MAX];
+
+	if (verbose)
+		subtest(o, res);
 
 	/* '#' in a name would start a directive: escape everything. */
 	pc_outf(o, "%s %d %s", st == PC_STATUS_FAIL ? "not ok" : "ok", num,
@@ -49,7 +87,8 @@ static void test_point(struct pc_out *o, const struct pc_result *res, int num)
 		pc_outf(o, " # SKIP%s%s\n", buf[0] ? " " : "", buf);
 	else
 		pc_outf(o, "%s%s\n", buf[0] ? " " : "", buf);
-	pc_text_variants(o, res, "# ");
+	if (!verbose)
+		pc_text_variants(o, res, "# ");
 	if (st == PC_STATUS_FAIL)
 		failure_lines(o, res);
 }
@@ -67,7 +106,7 @@ void pc_report_write_tap(struct pc_out *o, const void *what)
 	pc_outf(o, "# started %.*s, %.3f s%s\n", FLD(r->started), pc_report_duration(r),
 		r->partial ? ", interrupted: partial results" : "");
 	for (i = 0; i < r->n_results; i++)
-		test_point(o, &r->results[i], i + 1);
+		test_point(o, &r->results[i], i + 1, r->verbose);
 	for (i = 0; i < r->n_hists; i++) {
 		pc_outf(o, "#\n");
 		pc_text_hist(o, &r->hists[i], "# ");

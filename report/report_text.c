@@ -183,6 +183,37 @@ void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char 
 	}
 }
 
+const char *pc_variant_words(const struct pc_variant *v, char *buf, size_t sz, unsigned int how)
+{
+	char raw[3 * PC_VARIANT_TEXT];
+
+	if (v->status == PC_STATUS_SKIP)
+		snprintf(raw, sizeof(raw), "%.*s: %.*s", FLD(v->scenario), FLD(v->why));
+	else if (v->rounds > 1)
+		snprintf(
+			raw, sizeof(raw),
+			"%.*s: judged in %u of %u rounds, %llu checked, %llu violation%s; %s: %.*s",
+			FLD(v->scenario), v->judged, v->rounds, (unsigned long long)v->checked,
+			(unsigned long long)v->violations, v->violations == 1 ? "" : "s",
+			v->status == PC_STATUS_FAIL ? "first failing round" : "first round",
+			FLD(v->summary));
+	else
+		snprintf(raw, sizeof(raw), "%.*s: %.*s", FLD(v->scenario), FLD(v->summary));
+	return pc_clean(buf, sz, raw, sizeof(raw), how);
+}
+
+void pc_text_scenarios(struct pc_out *o, const struct pc_result *res, const char *pfx)
+{
+	char buf[PC_CLEAN_MAX];
+
+	for (int i = 0; i < pc_result_n_variants(res); i++) {
+		const struct pc_variant *v = &res->variants[i];
+
+		pc_outf(o, "%s%-4s  %s\n", pfx, pc_status_name(pc_variant_status(v)),
+			pc_variant_words(v, buf, sizeof(buf), PC_CLEAN_LINE));
+	}
+}
+
 static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx,
 			  unsigned int how)
 {
@@ -217,7 +248,8 @@ void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char 
 }
 
 /* One result: status, name and tier in columns, summary; counts and evidence below. */
-static void result_lines(struct pc_out *o, const struct pc_result *res, int wname, int wtier)
+static void result_lines(struct pc_out *o, const struct pc_result *res, int wname, int wtier,
+			 bool verbose)
 {
 	static const char *const tag[] = {"PASS", "FAIL", "SKIP"};
 	enum pc_status st = pc_result_status(res);
@@ -235,7 +267,10 @@ static void result_lines(struct pc_out *o, const struct pc_result *res, int wnam
 		pc_outf(o, "      checked %llu, violations %llu, inconclusive %llu\n",
 			(unsigned long long)res->checked, (unsigned long long)res->violations,
 			(unsigned long long)res->inconclusive);
-	pc_text_variants(o, res, "      ");
+	if (verbose)
+		pc_text_scenarios(o, res, "      ");
+	else
+		pc_text_variants(o, res, "      ");
 	pc_text_evidence(o, res, "      ", PC_CLEAN_LINE);
 }
 
@@ -260,7 +295,7 @@ void pc_report_write_text(struct pc_out *o, const void *what)
 		wtier = t > wtier ? t : wtier;
 	}
 	for (i = 0; i < r->n_results; i++)
-		result_lines(o, &r->results[i], wname, wtier);
+		result_lines(o, &r->results[i], wname, wtier, r->verbose);
 
 	for (i = 0; i < r->n_hists; i++) {
 		pc_outf(o, "\n");

@@ -20,6 +20,7 @@
 
 /* An out-of-range status is reported as a failure, never as a pass. */
 enum pc_status pc_result_status(const struct pc_result *res);
+enum pc_status pc_variant_status(const struct pc_variant *v);
 /* The evidence items kept, within [0, PC_MAX_EVIDENCE]. */
 int pc_result_n_evidence(const struct pc_result *res);
 /* NaN, infinity or a clock step backwards: 0 rather than nonsense. */
@@ -39,6 +40,11 @@ void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)
 /* When some of res's scenario variants did not run: those that ran, and
    each that did not with why. */
 void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char *pfx);
+/* -v: each of res's scenario variants, "PFX<status>  <words>". */
+void pc_text_scenarios(struct pc_out *o, const struct pc_result *res, const char *pfx);
+/* A variant in words, cleaned by how into buf: "anon-64k: <what it
+   judged>" (with its rounds under --stress), skipped: "anon-64k: <why>". */
+const char *pc_variant_words(const struct pc_variant *v, char *buf, size_t sz, unsigned int how);
 /* Each of ev->lines as "PFX| line", cleaned by how (enum pc_clean). */
 void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx,
 		       unsigned int how);

@@ -14,6 +14,14 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 # shellcheck source=tests/integration/lib/wait.sh
 source "$src/tests/integration/lib/wait.sh"
+# scenario_says FILE CHECK TIER ERE: under the passing CHECK [TIER] of a
+# `run -v` text report, a scenario's line matches ERE.
+scenario_says() {
+	awk -v c="$2" -v t="[$3]" -v re="$4" '
+		/^(PASS|FAIL|SKIP) / { inside = ($1 == "PASS" && $2 == c && $3 == t); next }
+		inside && /^      / && $0 ~ re { found = 1 }
+		END { exit !found }' "$1"
+}
 
 echo "TAP version 13"
 if [[ $(id -u) -ne 0 ]]; then
@@ -32,9 +40,9 @@ else
 	check "features reports fentry available" "grep -q 'fentry/fexit on move_page_tables' $tmp/features"
 fi
 
-"$pc" run --suite mremap >"$tmp/run.txt" 2>"$tmp/run.err"
+"$pc" run --suite mremap -v >"$tmp/run.txt" 2>"$tmp/run.err"
 rc=$?
-check "run --suite mremap exits 0 (rc=$rc)" "[[ $rc -eq 0 ]]"
+check "run --suite mremap -v exits 0 (rc=$rc)" "[[ $rc -eq 0 ]]"
 sed 's/^/# /' "$tmp/run.txt" | head -40
 for c in moved ad-bits perms folio-intact; do
 	check "mremap/$c passes in an oracle tier" "grep -E '^PASS +mremap/$c +\[oracle:' $tmp/run.txt >/dev/null"
@@ -44,9 +52,11 @@ for c in moved ad-bits perms pmd-move; do
 		"grep -E '^(PASS|SKIP) +mremap/$c +\[kernel:syscall-walk\]' $tmp/run.txt >/dev/null"
 done
 check "mremap/perms write-fault oracle judged the fork-exit trigger state" \
-	"grep -E '^PASS +mremap/perms +\[oracle:write-fault\] .*perms-fork-exit: [1-9][0-9]* read-only pages written' $tmp/run.txt >/dev/null"
+	"scenario_says $tmp/run.txt mremap/perms oracle:write-fault '^      pass  perms-fork-exit: [1-9][0-9]* read-only pages written'"
 check "mremap/ad-bits data-loss probe judged dirty bits only the PTEs held" \
-	"grep -E '^PASS +mremap/ad-bits +\[oracle:data-loss\] .*shmem-64k-pte-dirty: [1-9][0-9]* written blocks read back: 0 lost' $tmp/run.txt >/dev/null"
+	"scenario_says $tmp/run.txt mremap/ad-bits oracle:data-loss '^      pass  shmem-64k-pte-dirty: [1-9][0-9]* written blocks read back: 0 lost'"
+check "a check the scenarios judged says how many, short" \
+	"grep -Eq '^PASS +mremap/moved +\[oracle:pagemap\] +\(derived\) +judged by [1-9][0-9]* scenarios?: [0-9]+ checked, 0 violations' $tmp/run.txt"
 check "no check failed" "! grep -q '^FAIL' $tmp/run.txt"
 check "latency histogram printed" "grep -q 'mremap latency' $tmp/run.txt"
 check "TLB flush histogram printed" "grep -q 'TLB flushes per call' $tmp/run.txt"
@@ -58,10 +68,37 @@ check "mTHP settings restored after run" "[[ \"$before\" == \"$after\" ]]"
 check "run --format json exits 0" "[[ $? -eq 0 ]]"
 check "JSON validates against docs/report-schema.json" \
 	"python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' $tmp/run.json $src/docs/report-schema.json"
+# Each result's scenarios are its variants, each whole: its counts add up
+# to the result's, its words or reason given.
+why=$(python3 - "$tmp/run.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+judged = 0
+for r in d["results"]:
+    sc = r["scenarios"]
+    if [s["name"] for s in sc] != [v["scenario"] for v in r["variants"]]:
+        print(f"{r['check']} [{r['tier']}]: scenarios are not its variants"); sys.exit(0)
+    if sc and sum(s["checked"] for s in sc) != r["checked"]:
+        print(f"{r['check']} [{r['tier']}]: scenarios checked {sum(s['checked'] for s in sc)}, result {r['checked']}"); sys.exit(0)
+    for s in sc:
+        if not s.get("summary" if s["status"] != "skip" else "reason"):
+            print(f"{r['check']} [{r['tier']}]: {s['name']} says nothing"); sys.exit(0)
+    judged += len(sc)
+print("OK" if judged else "no scenario judged anything")
+PY
+)
+check "JSON: each result's scenarios, with counts adding up and their words ($why)" "[[ \$why == OK ]]"
 
-"$pc" run --suite mremap --format tap >"$tmp/run.tap" 2>/dev/null
+"$pc" run --suite mremap --format tap -v >"$tmp/run.tap" 2>/dev/null
 check "TAP has a version and a plan" "head -1 $tmp/run.tap | grep -q 'TAP version 13' && grep -Eq '^1\.\.[0-9]+$' $tmp/run.tap"
 check "TAP skips carry a reason" "! grep -E '# SKIP *$' $tmp/run.tap"
+check "TAP -v: a check's scenarios are its subtest, plan first" \
+	"grep -A1 '^    # Subtest: mremap/moved \[oracle:pagemap\]$' $tmp/run.tap | grep -Eq '^    1\.\.[1-9][0-9]*$'"
+if command -v prove >/dev/null; then
+	check "prove accepts the TAP with subtests" "prove -e cat $tmp/run.tap >$tmp/prove.out 2>&1"
+else
+	ok "prove accepts the TAP with subtests # SKIP prove not installed"
+fi
 
 # JUnit as CI reads it: the schema, then a JUnit parser (tests/unit/junit_check.py)
 # finding a testcase per result of the JSON run above.

@@ -50,9 +50,11 @@ static void expect_bad(void (*fn)(json_t *root), const char *want, const char *w
 	free(js);
 }
 
+static int version_to_set = PC_REPORT_SCHEMA_VERSION + 1;
+
 static void set_schema_version(json_t *r)
 {
-	json_object_set_new(r, "schema_version", json_integer(3));
+	json_object_set_new(r, "schema_version", json_integer(version_to_set));
 }
 static void set_schema(json_t *r)
 {
@@ -136,7 +138,7 @@ static const struct {
 	const char *want, *what;
 } edits[] = {
 	{set_schema_version,
-	 "schema_version 3 is not supported (this ptecheck reads schema_version 1 to 2)",
+	 "schema_version 4 is not supported (this ptecheck reads schema_version 1 to 3)",
 	 "other schema version"},
 	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
 	{set_command, "a report of `ptecheck watch`", "command watch"},
@@ -189,6 +191,16 @@ static void test_bad_reports(void)
 	TAP_CHECK(parse_text(js, true, err, sizeof(err)) == 0,
 		  "partial accepted with allow_partial");
 	free(js);
+	/* Every version the gate ever read is still read; 3 added scenarios. */
+	for (version_to_set = 1; version_to_set <= 3; version_to_set++) {
+		js = edited(set_schema_version);
+		err[0] = '\0';
+		TAP_CHECK(parse_text(js, false, err, sizeof(err)) == 0,
+			  "schema_version %d accepted%s%s", version_to_set, err[0] ? ": " : "",
+			  err);
+		free(js);
+	}
+	version_to_set = PC_REPORT_SCHEMA_VERSION + 1;
 }
 
 /* ---- the policy ------------------------------------------------------------- */

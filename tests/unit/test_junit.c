@@ -40,17 +40,17 @@ static struct pc_report *run_report(bool verbose)
 	res = pc_report_add_result(r, "mremap/moved", "oracle:pagemap", false);
 	pc_result_set(res, PC_STATUS_PASS, "anon-64k: 256 slots moved");
 	res->checked = 256;
-	pc_result_add_variant(res, "anon-64k", PC_STATUS_PASS, "");
-	pc_result_add_variant(res, "perms-soft-dirty", PC_STATUS_SKIP,
-			      "no <CONFIG_MEM_SOFT_DIRTY>");
+	pc_result_add_variant(res, "anon-64k", PC_STATUS_PASS, "judged", 128, 0);
+	pc_result_add_variant(res, "perms-soft-dirty", PC_STATUS_SKIP, "no <CONFIG_MEM_SOFT_DIRTY>",
+			      0, 0);
 	res = pc_report_add_result(r, "mremap/perms", "oracle:cow", false);
 	pc_result_set(res, PC_STATUS_FAIL, "2 of 256 PTEs lost <write> & \"dirty\"");
 	res->checked = 256;
 	res->violations = 9;
 	pc_result_add_evidence(res, 4242, 0x7f0000001000, 0x7f0000201000, 0x8000000101,
 			       0x8000000001, "dirty bit lost: page 3");
-	pc_result_add_variant(res, "anon-64k", PC_STATUS_FAIL, "");
-	pc_result_add_variant(res, "anon-4k", PC_STATUS_PASS, "");
+	pc_result_add_variant(res, "anon-64k", PC_STATUS_FAIL, "judged", 128, 0);
+	pc_result_add_variant(res, "anon-4k", PC_STATUS_PASS, "judged", 128, 0);
 	res = pc_report_add_result(r, "mremap/kernel-log", PC_TIER_KMSG, false);
 	pc_result_set(res, PC_STATUS_FAIL, "1 splat");
 	res->violations = 1;
@@ -123,9 +123,11 @@ static void test_run(void)
 				 "[oracle:pagemap]\">\n      <system-out>tier oracle:pagemap "
 				 "(derived)\nanon-64k: 256 slots moved\n"),
 		  "junit: a passed check: class ptecheck.PATH, name CHECK [TIER]");
-	TAP_CHECK(
-		s && strstr(s, "scenario perms-soft-dirty: skip: no &lt;CONFIG_MEM_SOFT_DIRTY&gt;"),
-		"junit: the scenarios in the output, a skipped one with why");
+	TAP_CHECK(s &&
+			  strstr(s, "scenario skip  perms-soft-dirty: no "
+				    "&lt;CONFIG_MEM_SOFT_DIRTY&gt;\n") &&
+			  strstr(s, "scenario pass  anon-64k: judged\n"),
+		  "junit: the scenarios in the output, a skipped one with why");
 	TAP_CHECK(s && strstr(s, "<failure type=\"oracle:cow\" message=\"2 of 256 PTEs lost "
 				 "&lt;write&gt; &amp; &quot;dirty&quot;\">2 of 256"),
 		  "junit: failure with the summary as message and text");
@@ -167,11 +169,13 @@ static void test_verbose(void)
 				 "tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\" "
 				 "timestamp=\"2026-12-01T19:00:00Z\">"),
 		  "junit -v: a testsuite of the scenarios, its time not counted twice");
-	TAP_CHECK(s && strstr(s, "name=\"moved [oracle:pagemap] / anon-64k\">\n    </testcase>") &&
+	TAP_CHECK(s &&
+			  strstr(s, "name=\"moved [oracle:pagemap] / anon-64k\">\n      "
+				    "<system-out>anon-64k: judged</system-out>\n    </testcase>") &&
 			  strstr(s, "name=\"moved [oracle:pagemap] / perms-soft-dirty\">\n      "
 				    "<skipped message=\"no &lt;CONFIG_MEM_SOFT_DIRTY&gt;\">") &&
 			  strstr(s, "name=\"perms [oracle:cow] / anon-64k\">\n      <failure "
-				    "type=\"oracle:cow\" message=\"scenario anon-64k failed\">"),
+				    "type=\"oracle:cow\" message=\"anon-64k: judged\">"),
 		  "junit -v: a testcase per scenario: passed, skipped with why, failed");
 	free(s);
 	pc_report_free(r);

@@ -17,55 +17,7 @@
 #include "gate.h"
 #include "report.h"
 #include "tap.h"
-
-/* Renders a report into a malloc'ed string; NULL on failure. */
-static char *render(const struct pc_report *r, enum pc_format fmt, int *ret)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	*ret = pc_report_write(r, fmt, f);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* True if some line of text is exactly line. */
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-	const char *p = text;
-
-	while (p && *p) {
-		if (!strncmp(p, line, n) && (p[n] == '\n' || p[n] == '\0'))
-			return true;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
-/* True if some line starts with prefix. */
-static bool has_line_prefix(const char *text, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	const char *p = text;
-
-	while (p && *p) {
-		if (!strncmp(p, prefix, n))
-			return true;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
-}
+#include "render.h"
 
 static struct pc_report *sample_report(void)
 {
@@ -344,8 +296,8 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 2,
-		  "schema_version 2 (results carry variants)");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 3,
+		  "schema_version 3 (results carry variants and scenarios)");
 	TAP_CHECK(!strcmp(json_string_value(json_object_get(root, "schema")), "ptecheck-report"),
 		  "schema name");
 	TAP_CHECK(json_is_string(json_object_get(root, "tool_version")), "tool_version");
@@ -543,15 +495,16 @@ static void test_variants(void)
 	int ret;
 
 	pc_result_set(res, PC_STATUS_PASS, "eof-memfd64k: ...; eof-ext4: ...");
-	pc_result_add_variant(res, "eof-memfd64k", PC_STATUS_PASS, "");
-	pc_result_add_variant(res, "eof-ext4", PC_STATUS_SKIP, "no ext4 scratch filesystem: none");
-	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_SKIP, "no large folio formed");
-	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_PASS, "");
-	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_SKIP, "later pass: skipped");
+	pc_result_add_variant(res, "eof-memfd64k", PC_STATUS_PASS, "", 0, 0);
+	pc_result_add_variant(res, "eof-ext4", PC_STATUS_SKIP, "no ext4 scratch filesystem: none",
+			      0, 0);
+	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_SKIP, "no large folio formed", 0, 0);
+	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_PASS, "", 0, 0);
+	pc_result_add_variant(res, "eof-tmpfile", PC_STATUS_SKIP, "later pass: skipped", 0, 0);
 	v = pc_result_find_variant(res, "eof-tmpfile");
 	TAP_CHECK(res->n_variants == 3 && v && v->status == PC_STATUS_PASS && !v->why[0],
 		  "a variant that ran once stays run, its skip reason dropped");
-	pc_result_add_variant(res, "eof-memfd64k", PC_STATUS_FAIL, "");
+	pc_result_add_variant(res, "eof-memfd64k", PC_STATUS_FAIL, "", 0, 0);
 	TAP_CHECK(pc_result_find_variant(res, "eof-memfd64k")->status == PC_STATUS_FAIL &&
 			  pc_result_variants_skipped(res) == 1,
 		  "fail beats pass; one of three did not run");
@@ -579,7 +532,7 @@ static void test_variants(void)
 		pc_report_free(back);
 	}
 	free(s);
-	pc_result_add_variant(res, "eof-ext4", PC_STATUS_PASS, "");
+	pc_result_add_variant(res, "eof-ext4", PC_STATUS_PASS, "", 0, 0);
 	s = render(r, PC_FORMAT_TEXT, &ret);
 	TAP_CHECK(s && !strstr(s, "variants run") && !strstr(s, "not run:"),
 		  "text: nothing more when every variant ran");
@@ -588,9 +541,9 @@ static void test_variants(void)
 		char name[16];
 
 		snprintf(name, sizeof(name), "v%d", i);
-		pc_result_add_variant(res, name, PC_STATUS_PASS, "");
+		pc_result_add_variant(res, name, PC_STATUS_PASS, "", 0, 0);
 	}
-	TAP_CHECK(pc_result_add_variant(res, "one-too-many", PC_STATUS_PASS, "") == -ENOSPC &&
+	TAP_CHECK(pc_result_add_variant(res, "one-too-many", PC_STATUS_PASS, "", 0, 0) == -ENOSPC &&
 			  res->n_variants == PC_MAX_VARIANTS,
 		  "past PC_MAX_VARIANTS: -ENOSPC, none kept");
 	pc_report_free(r);

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* What the report tests share: a report rendered to a string, and its lines. */
+#ifndef PTECHECK_TEST_RENDER_H
+#define PTECHECK_TEST_RENDER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report.h"
+
+/* Renders a report into a malloc'ed string; NULL on failure. */
+static inline char *render(const struct pc_report *r, enum pc_format fmt, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	*ret = pc_report_write(r, fmt, f);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* True if some line of text is exactly line. */
+static inline bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, line, n) && (p[n] == '\n' || p[n] == '\0'))
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/* True if some line starts with prefix. */
+static inline bool has_line_prefix(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p = text;
+
+	while (p && *p) {
+		if (!strncmp(p, prefix, n))
+			return true;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+#endif
