@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate.h"
+#include "render.h"
 #include "report.h"
 #include "tap.h"
 
@@ -77,24 +78,6 @@ static inline void add_latency(struct pc_report *r, int k, __u64 n)
 						      "tracepoint syscalls", true, PC_HIST_LOG2);
 
 	h->slots[k] = n;
-}
-
-/* A report in a format, malloc'ed; NULL on failure. */
-static inline char *render_report(const struct pc_report *r, enum pc_format fmt)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (pc_report_write(r, fmt, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 static inline char *to_json(const struct pc_report *r)
@@ -212,23 +195,22 @@ static inline int gate_warn(struct gate *g)
 	return gate_run(g);
 }
 
-/* A gate result in a format, malloc'ed; NULL on failure (the same shape
-   as render_report(), for the other writer). */
+static inline int writer_gate(const void *res, int fmt, FILE *f)
+{
+	return pc_gate_write(res, (enum pc_gate_format)fmt, f);
+}
+
+/* A gate result in a format, malloc'ed; NULL on failure. */
 static inline char *render_gate(const struct pc_gate_result *res, enum pc_gate_format fmt)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	int ret;
+	char *s = render_with(writer_gate, res, fmt, &ret);
 
-	if (!f)
-		return NULL;
-	if (pc_gate_write(res, fmt, f)) {
-		fclose(f);
-		free(buf);
+	if (ret) {
+		free(s);
 		return NULL;
 	}
-	fclose(f);
-	return buf;
+	return s;
 }
 
 static inline const struct pc_gate_rule_result *rule(struct gate *g, int grp,

@@ -3,27 +3,57 @@
 #ifndef PTECHECK_TEST_RENDER_H
 #define PTECHECK_TEST_RENDER_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "report.h"
 
-/* Renders a report into a malloc'ed string; NULL on failure. */
-static inline char *render(const struct pc_report *r, enum pc_format fmt, int *ret)
+/* A writer of what into f in format fmt: 0 or -errno. */
+typedef int (*test_writer)(const void *what, int fmt, FILE *f);
+
+/* What w writes, as a malloc'ed string (NULL if it cannot be had); *ret
+   is w's result. */
+static inline char *render_with(test_writer w, const void *what, int fmt, int *ret)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
+	*ret = -ENOMEM;
 	if (!f)
 		return NULL;
-	*ret = pc_report_write(r, fmt, f);
+	*ret = w(what, fmt, f);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
+}
+
+static inline int writer_report(const void *r, int fmt, FILE *f)
+{
+	return pc_report_write(r, (enum pc_format)fmt, f);
+}
+
+/* Renders a report into a malloc'ed string; NULL on failure. */
+static inline char *render(const struct pc_report *r, enum pc_format fmt, int *ret)
+{
+	return render_with(writer_report, r, fmt, ret);
+}
+
+/* The same, NULL when the writer failed too. */
+static inline char *render_report(const struct pc_report *r, enum pc_format fmt)
+{
+	int ret;
+	char *s = render(r, fmt, &ret);
+
+	if (ret) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 /* True if some line of text is exactly line. */

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <ptecheck/hist.h>
 #include "gate.h"
+#include "render.h"
 #include "report.h"
 #include "tap.h"
 
@@ -40,24 +41,6 @@ static struct pc_report *by_comm(void)
 	add(r, PC_BY_COMM, 0, "c", false, 20);
 	add(r, PC_BY_COMM, 0, "b", false, 20);
 	return r;
-}
-
-/* Renders r as fmt into a malloc'ed string, NULL on failure. */
-static char *render(const struct pc_report *r, enum pc_format fmt)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (pc_report_write(r, fmt, f)) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
 }
 
 /* Where line starts a line of text, or -1. */
@@ -110,7 +93,7 @@ static void test_text(void)
 	char buf[160], *t;
 
 	pc_hist_order_keys(r->hists, r->n_hists);
-	t = render(r, PC_FORMAT_TEXT);
+	t = render_report(r, PC_FORMAT_TEXT);
 	TAP_CHECK(t && line_at(t, "comm = b") >= 0 &&
 			  line_at(t, "comm = b") < line_at(t, "comm = c") &&
 			  line_at(t, "comm = c") < line_at(t, "comm = a"),
@@ -143,7 +126,7 @@ static void test_json(void)
 	pc_result_set(pc_report_add_result(r, "mremap/moved", "oracle:pagemap", false),
 		      PC_STATUS_PASS, "ok");
 	add(r, PC_BY_PID, 4321, "dd", false, 3);
-	js = render(r, PC_FORMAT_JSON);
+	js = render_report(r, PC_FORMAT_JSON);
 	root = js ? json_loads(js, 0, NULL) : NULL;
 	hs = json_object_get(root, "histograms");
 	for (size_t i = 0; i < json_array_size(hs); i++) {
