@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <ptecheck/types.h>
 #include <ptecheck/hist.h>
+#include <ptecheck/events.h>
 #include "cli.h"
 #include "out.h"
 
@@ -21,6 +22,15 @@
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
 #define PC_NOTE_MAX		 512 /* a note's bytes, with its NUL */
+
+#define PC_EVIDENCE_FRAMES PC_STACK_FRAMES /* kernel stack frames kept */
+
+/* A kernel stack frame: its address and, where kallsyms names it,
+   "func+0xoff" ("func+0xoff [mod]"); sym "" if it is not named. */
+struct pc_frame {
+	__u64 addr;
+	char sym[128];
+};
 
 enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
 enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP };
@@ -35,6 +45,13 @@ struct pc_evidence {
 	/* Kernel-log evidence: the splat's lines, '\n'-separated (cut at
 	   the size); empty for page-table evidence. */
 	char lines[PC_EVIDENCE_LINES_MAX];
+	/* An in-kernel violation's kernel stack, innermost first: n_frames
+	   frames, or stack_err (an errno) when it could not be taken; both 0:
+	   evidence that has no stack (userspace oracles, the kernel log). */
+	int n_frames;
+	int stack_err;
+	char stack_note[96]; /* why the frames have no names ("" if they have) */
+	struct pc_frame frames[PC_EVIDENCE_FRAMES];
 };
 
 /* A scenario variant of a result: it judged the check (ran) or did not. */
@@ -98,9 +115,11 @@ struct pc_result *pc_report_add_result(struct pc_report *r, const char *name, co
 struct pc_result *pc_report_find_result(struct pc_report *r, const char *name, const char *tier);
 void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* Keeps the first PC_MAX_EVIDENCE items; later ones only count. */
-void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
-			    __u64 expected, __u64 seen, const char *what);
+/* Keeps the first PC_MAX_EVIDENCE items (returns the one kept, else
+   NULL); later ones only count. */
+struct pc_evidence *pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr,
+					   __u64 new_addr, __u64 expected, __u64 seen,
+					   const char *what);
 
 /* Evidence that is text from the kernel log: pid and command named in it
    (pid -1 if none), what it is, and its lines. */

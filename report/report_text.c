@@ -4,6 +4,8 @@
  * counts and evidence where it failed, histograms in the libbpf-tools
  * layout, notes, totals and stats.  TAP reuses the pieces behind "# ".
  */
+#define _GNU_SOURCE /* strerrorname_np */
+#include <string.h>
 #include <ptecheck/events.h>
 #include "clean.h"
 #include "report_writers.h"
@@ -167,9 +169,44 @@ void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char 
 	}
 }
 
+const char *pc_errno_text(int err, char *buf, size_t len)
+{
+	const char *name = strerrorname_np(err);
+
+	if (name)
+		snprintf(buf, len, "%s: %s", name, strerror(err));
+	else
+		snprintf(buf, len, "errno %d", err);
+	return buf;
+}
+
+void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
+{
+	char buf[PC_CLEAN_MAX];
+	int n = ev->n_frames < PC_EVIDENCE_FRAMES ? ev->n_frames : PC_EVIDENCE_FRAMES;
+
+	if (ev->stack_err) {
+		pc_outf(o, "%skernel stack: unavailable (%s)\n", pfx,
+			pc_errno_text(ev->stack_err, buf, sizeof(buf)));
+		return;
+	}
+	if (n <= 0)
+		return;
+	pc_outf(o, "%skernel stack", pfx);
+	if (ev->stack_note[0])
+		pc_outf(o, " (%s)",
+			pc_clean(buf, sizeof(buf), ev->stack_note, sizeof(ev->stack_note),
+				 PC_CLEAN_LINE));
+	pc_outf(o, ":\n");
+	for (int i = 0; i < n; i++)
+		pc_outf(o, "%s  #%-2d %016llx %s\n", pfx, i, (unsigned long long)ev->frames[i].addr,
+			pc_clean(buf, sizeof(buf), ev->frames[i].sym, sizeof(ev->frames[i].sym),
+				 PC_CLEAN_LINE));
+}
+
 static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
 {
-	char what[PC_CLEAN_MAX];
+	char what[PC_CLEAN_MAX], sub[32];
 
 	pc_clean(what, sizeof(what), ev->what, sizeof(ev->what), PC_CLEAN_LINE);
 	if (ev->lines[0]) {
@@ -185,6 +222,8 @@ static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const 
 	if (what[0])
 		pc_outf(o, " (%s)", what);
 	pc_outf(o, "\n");
+	snprintf(sub, sizeof(sub), "%s  ", pfx); /* the stack under its evidence */
+	pc_text_stack(o, ev, sub);
 }
 
 /* One result: status, name and tier in columns, summary; counts and evidence below. */

@@ -40,6 +40,11 @@ void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)
 void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char *pfx);
 /* Each of ev->lines as "PFX| line". */
 void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx);
+/* ev's kernel stack, a frame a line, or why it is unavailable; nothing
+   for evidence without one. */
+void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const char *pfx);
+/* "EFAULT: Bad address" for err into buf. */
+const char *pc_errno_text(int err, char *buf, size_t len);
 
 /* The writers, what = a const struct pc_report *. */
 void pc_report_write_text(struct pc_out *o, const void *what);
