@@ -16,24 +16,8 @@
 #include <ptecheck/events.h>
 #include "gate.h"
 #include "report.h"
+#include "report_render.h"
 #include "tap.h"
-
-/* Renders a report into a malloc'ed string; NULL on failure. */
-static char *render(const struct pc_report *r, enum pc_format fmt, int *ret)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	*ret = pc_report_write(r, fmt, f);
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
 
 /* True if some line of text is exactly line. */
 static bool has_line(const char *text, const char *line)

@@ -15,6 +15,7 @@
 #include "gate.h"
 #include "ksyms.h"
 #include "report.h"
+#include "report_render.h"
 #include "stack.h"
 #include "tap.h"
 
@@ -160,23 +161,6 @@ static void test_evidence(const char *path, const char *zeros)
 	pc_stack_syms_free(&s);
 }
 
-static char *render(const struct pc_report *r, enum pc_format fmt)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	if (pc_report_write(r, fmt, f) != 0) {
-		fclose(f);
-		free(buf);
-		return NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 static struct pc_report *stack_report(const char *path)
 {
 	struct pc_report *r = pc_report_new("run", "mremap");
@@ -231,19 +215,20 @@ static void test_writers(const char *path)
 {
 	struct pc_report *r = stack_report(path), *back = NULL;
 	char *s, err[256];
+	int ret;
 
-	s = render(r, PC_FORMAT_TEXT);
-	TAP_CHECK(s && strstr(s, "\n        kernel stack:\n") &&
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && !ret && strstr(s, "\n        kernel stack:\n") &&
 			  strstr(s, "\n          #1  ffffffff811501a4 move_ptes+0x1a4\n"),
 		  "text: the stack under the evidence line");
 	TAP_CHECK(s && strstr(s, "\n        kernel stack: unavailable (EFAULT: Bad address)\n"),
 		  "text: an unavailable stack says why");
 	free(s);
-	s = render(r, PC_FORMAT_TAP);
+	s = render(r, PC_FORMAT_TAP, &ret);
 	TAP_CHECK(s && strstr(s, "\n#     kernel stack:\n#       #0  ffffffffc0001040 bpf_prog_"),
 		  "TAP: the stack as diagnostics");
 	free(s);
-	s = render(r, PC_FORMAT_JSON);
+	s = render(r, PC_FORMAT_JSON, &ret);
 	TAP_CHECK(s && strstr(s, "\"kernel_stack\": [") &&
 			  strstr(s, "\"sym\": \"move_ptes+0x1a4\"") &&
 			  strstr(s, "\"kernel_stack_errno\": 14"),
