@@ -180,11 +180,32 @@ const char *pc_errno_text(int err, char *buf, size_t len)
 	return buf;
 }
 
-void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
+static int n_frames(const struct pc_evidence *ev)
+{
+	return ev->n_frames < PC_EVIDENCE_FRAMES ? ev->n_frames : PC_EVIDENCE_FRAMES;
+}
+
+/* The same frames: the violations of one call or batch share a stack. */
+static bool same_stack(const struct pc_evidence *a, const struct pc_evidence *b)
+{
+	if (!b || n_frames(a) <= 0 || n_frames(a) != n_frames(b))
+		return false;
+	for (int i = 0; i < n_frames(a); i++)
+		if (a->frames[i].addr != b->frames[i].addr)
+			return false;
+	return true;
+}
+
+void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const struct pc_evidence *prev,
+		   const char *pfx)
 {
 	char buf[PC_CLEAN_MAX];
-	int n = ev->n_frames < PC_EVIDENCE_FRAMES ? ev->n_frames : PC_EVIDENCE_FRAMES;
+	int n = n_frames(ev);
 
+	if (same_stack(ev, prev)) {
+		pc_outf(o, "%skernel stack: as above\n", pfx);
+		return;
+	}
 	if (ev->stack_err) {
 		pc_outf(o, "%skernel stack: unavailable (%s)\n", pfx,
 			pc_errno_text(ev->stack_err, buf, sizeof(buf)));
@@ -204,7 +225,8 @@ void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const char *p
 				 PC_CLEAN_LINE));
 }
 
-static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx)
+static void evidence_line(struct pc_out *o, const struct pc_evidence *ev,
+			  const struct pc_evidence *prev, const char *pfx)
 {
 	char what[PC_CLEAN_MAX], sub[32];
 
@@ -223,7 +245,7 @@ static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const 
 		pc_outf(o, " (%s)", what);
 	pc_outf(o, "\n");
 	snprintf(sub, sizeof(sub), "%s  ", pfx); /* the stack under its evidence */
-	pc_text_stack(o, ev, sub);
+	pc_text_stack(o, ev, prev, sub);
 }
 
 /* One result: status, name and tier in columns, summary; counts and evidence below. */
@@ -248,7 +270,7 @@ static void result_lines(struct pc_out *o, const struct pc_result *res, int wnam
 			(unsigned long long)res->inconclusive);
 	pc_text_variants(o, res, "      ");
 	for (j = 0; j < ne; j++)
-		evidence_line(o, &res->evidence[j], "      ");
+		evidence_line(o, &res->evidence[j], j ? &res->evidence[j - 1] : NULL, "      ");
 	if (ne && res->violations > (__u64)ne)
 		pc_outf(o, "      ... %llu more not shown\n",
 			(unsigned long long)(res->violations - ne));

@@ -41,8 +41,10 @@ void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char 
 /* Each of ev->lines as "PFX| line". */
 void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx);
 /* ev's kernel stack, a frame a line, or why it is unavailable; nothing
-   for evidence without one. */
-void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const char *pfx);
+   for evidence without one; one line when it is the stack of prev (the
+   evidence printed before it, or NULL). */
+void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const struct pc_evidence *prev,
+		   const char *pfx);
 /* "EFAULT: Bad address" for err into buf. */
 const char *pc_errno_text(int err, char *buf, size_t len);
 

@@ -171,11 +171,14 @@ static struct pc_report *stack_report(const char *path)
 
 	pc_result_set(res, PC_STATUS_FAIL, "1 of 16 entries changed");
 	res->checked = 16;
-	res->violations = 2;
+	res->violations = 3;
 	e = pc_result_add_evidence(res, 42, 0x7f0000000000ULL, 0x7f1000000000ULL, 1, 2,
 				   "swap/other entry changed kind");
 	pc_stack_evidence(&s, &ev, e);
 	e = pc_result_add_evidence(res, 42, 0x7f0000001000ULL, 0x7f1000001000ULL, 1, 2,
+				   "swap/other entry changed kind");
+	pc_stack_evidence(&s, &ev, e);
+	e = pc_result_add_evidence(res, 42, 0x7f0000002000ULL, 0x7f1000002000ULL, 1, 2,
 				   "swap/other entry changed kind");
 	ev.stack_len = -EFAULT;
 	pc_stack_evidence(&s, &ev, e);
@@ -221,6 +224,8 @@ static void test_writers(const char *path)
 	TAP_CHECK(s && !ret && strstr(s, "\n        kernel stack:\n") &&
 			  strstr(s, "\n          #1  ffffffff811501a4 move_ptes+0x1a4\n"),
 		  "text: the stack under the evidence line");
+	TAP_CHECK(s && strstr(s, "\n        kernel stack: as above\n"),
+		  "text: the same stack again in one line");
 	TAP_CHECK(s && strstr(s, "\n        kernel stack: unavailable (EFAULT: Bad address)\n"),
 		  "text: an unavailable stack says why");
 	free(s);
@@ -241,7 +246,8 @@ static void test_writers(const char *path)
 		TAP_CHECK(e[0].n_frames == 4 && e[0].frames[1].addr == 0xffffffff811501a4ULL &&
 				  !strcmp(e[0].frames[1].sym, "move_ptes+0x1a4"),
 			  "gate keeps the frames");
-		TAP_CHECK(e[1].n_frames == 0 && e[1].stack_err == EFAULT, "gate keeps the errno");
+		TAP_CHECK(e[1].n_frames == 4, "JSON repeats a stack in full");
+		TAP_CHECK(e[2].n_frames == 0 && e[2].stack_err == EFAULT, "gate keeps the errno");
 		pc_report_free(back);
 	}
 	if (s)
