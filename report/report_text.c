@@ -169,7 +169,8 @@ void pc_text_variants(struct pc_out *o, const struct pc_result *res, const char 
 	}
 }
 
-const char *pc_errno_text(int err, char *buf, size_t len)
+/* "EFAULT: Bad address" for err, into buf. */
+static const char *errno_text(int err, char *buf, size_t len)
 {
 	const char *name = strerrorname_np(err);
 
@@ -208,7 +209,7 @@ void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const struct 
 	}
 	if (ev->stack_err) {
 		pc_outf(o, "%skernel stack: unavailable (%s)\n", pfx,
-			pc_errno_text(ev->stack_err, buf, sizeof(buf)));
+			errno_text(ev->stack_err, buf, sizeof(buf)));
 		return;
 	}
 	if (n <= 0)
@@ -219,10 +220,12 @@ void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const struct 
 			pc_clean(buf, sizeof(buf), ev->stack_note, sizeof(ev->stack_note),
 				 PC_CLEAN_LINE));
 	pc_outf(o, ":\n");
-	for (int i = 0; i < n; i++)
-		pc_outf(o, "%s  #%-2d %016llx %s\n", pfx, i, (unsigned long long)ev->frames[i].addr,
-			pc_clean(buf, sizeof(buf), ev->frames[i].sym, sizeof(ev->frames[i].sym),
-				 PC_CLEAN_LINE));
+	for (int i = 0; i < n; i++) {
+		pc_clean(buf, sizeof(buf), ev->frames[i].sym, sizeof(ev->frames[i].sym),
+			 PC_CLEAN_LINE);
+		pc_outf(o, "%s  #%-2d %016llx%s%s\n", pfx, i,
+			(unsigned long long)ev->frames[i].addr, buf[0] ? " " : "", buf);
+	}
 }
 
 static void evidence_line(struct pc_out *o, const struct pc_evidence *ev,

@@ -45,8 +45,6 @@ void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const cha
    evidence printed before it, or NULL). */
 void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const struct pc_evidence *prev,
 		   const char *pfx);
-/* "EFAULT: Bad address" for err into buf. */
-const char *pc_errno_text(int err, char *buf, size_t len);
 
 /* The writers, what = a const struct pc_report *. */
 void pc_report_write_text(struct pc_out *o, const void *what);

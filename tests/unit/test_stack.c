@@ -214,9 +214,9 @@ static void check_schema(const char *json)
 	free(tmp);
 }
 
-static void test_writers(const char *path)
+static void test_writers(const char *path, const char *zeros)
 {
-	struct pc_report *r = stack_report(path), *back = NULL;
+	struct pc_report *r = stack_report(path), *hidden_r = stack_report(zeros), *back = NULL;
 	char *s, err[256];
 	int ret;
 
@@ -224,6 +224,13 @@ static void test_writers(const char *path)
 	TAP_CHECK(s && !ret && strstr(s, "\n        kernel stack:\n") &&
 			  strstr(s, "\n          #1  ffffffff811501a4 move_ptes+0x1a4\n"),
 		  "text: the stack under the evidence line");
+	free(s);
+	s = render(hidden_r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && strstr(s, "\n        kernel stack (symbols hidden: kallsyms shows zero "
+				 "addresses (kptr_restrict)):\n          #0  ffffffff81300010\n"),
+		  "text: hidden names: raw addresses, the note says why");
+	free(s);
+	s = render(r, PC_FORMAT_TEXT, &ret);
 	TAP_CHECK(s && strstr(s, "\n        kernel stack: as above\n"),
 		  "text: the same stack again in one line");
 	TAP_CHECK(s && strstr(s, "\n        kernel stack: unavailable (EFAULT: Bad address)\n"),
@@ -254,6 +261,7 @@ static void test_writers(const char *path)
 		check_schema(s);
 	free(s);
 	pc_report_free(r);
+	pc_report_free(hidden_r);
 }
 
 int main(void)
@@ -264,7 +272,7 @@ int main(void)
 	test_ksyms();
 	if (path && zeros) {
 		test_evidence(path, zeros);
-		test_writers(path);
+		test_writers(path, zeros);
 	}
 	if (path)
 		unlink(path);
