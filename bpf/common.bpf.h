@@ -91,7 +91,7 @@ struct pc_busy_map {
 };
 extern struct pc_busy_map busy_threads SEC(".maps");
 
-/* Violations with their evidence (struct pc_violation_event): 4096 of
+/* Violations with their evidence (struct pc_violation_event): 3276 of
    them before userspace reads any. */
 struct pc_events_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
