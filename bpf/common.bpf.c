@@ -50,6 +50,12 @@ static __always_inline void emit(struct pc_pending *v, __u32 tier)
 	ev->new_addr = v->new_addr;
 	ev->expected = v->expected;
 	ev->seen = v->seen;
+	/* The current task's stack, not bpf_get_stack(ctx): this global
+	   function has no ctx (a ctx argument needs __arg_ctx, kernel 6.8, and
+	   the judges run in bpf_loop callbacks), and the task's stack holds
+	   the hooked path the same way, the helper's frames above it. */
+	ev->stack_len =
+		bpf_get_task_stack(bpf_get_current_task_btf(), ev->stack, sizeof(ev->stack), 0);
 	bpf_ringbuf_submit(ev, 0);
 }
 

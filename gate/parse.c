@@ -54,6 +54,58 @@ static int get_lines(struct pc_field_ctx *c, json_t *e, struct pc_evidence *ev)
 	return 0;
 }
 
+/* One frame of kernel_stack: addr, and sym where kallsyms named it. */
+static int get_frame(struct pc_field_ctx *c, json_t *f, size_t i, struct pc_frame *fr)
+{
+	size_t wl = strlen(c->where);
+	int rc;
+
+	if (!json_is_object(f)) {
+		FERR(c, "kernel_stack", "item %zu: expected an object, got %s", i, pc_json_type(f));
+		return -1;
+	}
+	snprintf(c->where + wl, sizeof(c->where) - wl, ".kernel_stack[%zu]", i);
+	rc = pc_field_hex(c, f, "addr", &fr->addr);
+	fr->sym[0] = 0;
+	if (!rc && json_object_get(f, "sym"))
+		rc = pc_field_str(c, f, "sym", fr->sym, sizeof(fr->sym), false);
+	c->where[wl] = '\0';
+	return rc;
+}
+
+/* Optional kernel stack of in-kernel evidence: its frames (and why they
+   have no names), or the errno that kept it from being taken. */
+static int get_stack(struct pc_field_ctx *c, json_t *e, struct pc_evidence *ev)
+{
+	json_t *frames = json_object_get(e, "kernel_stack"), *err, *f;
+	size_t i;
+
+	err = json_object_get(e, "kernel_stack_errno");
+	if (err && (!json_is_integer(err) || json_integer_value(err) < 1 ||
+		    json_integer_value(err) > INT_MAX || frames)) {
+		FERR(c, "kernel_stack_errno", "expected an errno (an integer >= 1) and no frames");
+		return -1;
+	}
+	ev->stack_err = err ? (int)json_integer_value(err) : 0;
+	if (!frames)
+		return 0;
+	if (!json_is_array(frames) || json_array_size(frames) > PC_EVIDENCE_FRAMES) {
+		FERR(c, "kernel_stack", "expected an array of at most %d frames",
+		     PC_EVIDENCE_FRAMES);
+		return -1;
+	}
+	json_array_foreach(frames, i, f)
+	{
+		if (get_frame(c, f, i, &ev->frames[ev->n_frames]))
+			return -1;
+		ev->n_frames++;
+	}
+	if (!json_object_get(e, "kernel_stack_note"))
+		return 0;
+	return pc_field_str(c, e, "kernel_stack_note", ev->stack_note, sizeof(ev->stack_note),
+			    false);
+}
+
 static int parse_evidence(struct pc_field_ctx *c, json_t *e, struct pc_evidence *ev)
 {
 	json_t *pid;
@@ -78,7 +130,9 @@ static int parse_evidence(struct pc_field_ctx *c, json_t *e, struct pc_evidence 
 		return -1;
 	if (pc_field_str(c, e, "what", ev->what, sizeof(ev->what), false))
 		return -1;
-	return get_lines(c, e, ev);
+	if (get_lines(c, e, ev))
+		return -1;
+	return get_stack(c, e, ev);
 }
 
 static int parse_status(struct pc_field_ctx *c, json_t *o, enum pc_status *st)

@@ -210,30 +210,32 @@ void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ..
 	pc_text_fit(res->summary, sizeof(res->summary), text, "");
 }
 
-void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
-			    __u64 expected, __u64 seen, const char *what)
+struct pc_evidence *pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr,
+					   __u64 new_addr, __u64 expected, __u64 seen,
+					   const char *what)
 {
 	struct pc_evidence *ev;
 
 	/* The caller owns the counts: past the cap, evidence is just not kept. */
 	if (res->n_evidence < 0 || res->n_evidence >= PC_MAX_EVIDENCE)
-		return;
+		return NULL;
 	ev = &res->evidence[res->n_evidence++];
+	memset(ev, 0, sizeof(*ev));
 	ev->pid = pid;
 	ev->addr = addr;
 	ev->new_addr = new_addr;
 	ev->expected = expected;
 	ev->seen = seen;
 	pc_text_fit(ev->what, sizeof(ev->what), what ? what : "", "");
+	return ev;
 }
 
 void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what, const char *lines)
 {
-	int n = res->n_evidence;
+	struct pc_evidence *ev = pc_result_add_evidence(res, pid, 0, 0, 0, 0, what);
 
-	pc_result_add_evidence(res, pid, 0, 0, 0, 0, what);
-	if (res->n_evidence > n)
-		copy_str(res->evidence[n].lines, sizeof(res->evidence[n].lines), lines);
+	if (ev)
+		copy_str(ev->lines, sizeof(ev->lines), lines);
 }
 
 struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <ptecheck/types.h>
 #include <ptecheck/hist.h>
+#include <ptecheck/events.h>
 #include "cli.h"
 #include "out.h"
 
@@ -27,6 +28,15 @@
    (pc_oracle_msg in verify/scenario.h), so none is cut. */
 #define PC_VARIANT_TEXT 200
 
+#define PC_EVIDENCE_FRAMES PC_STACK_FRAMES /* kernel stack frames kept */
+
+/* A kernel stack frame: its address and, where kallsyms names it,
+   "func+0xoff" ("func+0xoff [mod]"); sym "" if it is not named. */
+struct pc_frame {
+	__u64 addr;
+	char sym[128];
+};
+
 enum pc_status { PC_STATUS_PASS = 0, PC_STATUS_FAIL, PC_STATUS_SKIP };
 enum pc_format { PC_FORMAT_TEXT = 0, PC_FORMAT_JSON, PC_FORMAT_TAP, PC_FORMAT_JUNIT };
 
@@ -40,6 +50,13 @@ struct pc_evidence {
 	/* Kernel-log evidence: the splat's lines, '\n'-separated (cut at
 	   the size); empty for page-table evidence. */
 	char lines[PC_EVIDENCE_LINES_MAX];
+	/* An in-kernel violation's kernel stack, innermost first: n_frames
+	   frames, or stack_err (an errno) when it could not be taken; both 0:
+	   evidence that has no stack (userspace oracles, the kernel log). */
+	int n_frames;
+	int stack_err;
+	char stack_note[96]; /* why the frames have no names ("" if they have) */
+	struct pc_frame frames[PC_EVIDENCE_FRAMES];
 };
 
 /*
@@ -129,10 +146,11 @@ void pc_result_set(struct pc_result *res, enum pc_status st, const char *fmt, ..
  * cut to 11 hex digits would look real.  True if it was cut.
  */
 bool pc_text_fit(char *dst, size_t sz, const char *src, const char *mark);
-/* Keeps the first PC_MAX_EVIDENCE items; later ones only count.  what
-   too long is cut by pc_text_fit(). */
-void pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr, __u64 new_addr,
-			    __u64 expected, __u64 seen, const char *what);
+/* Keeps the first PC_MAX_EVIDENCE items (returns the one kept, else
+   NULL); later ones only count.  what too long is cut by pc_text_fit(). */
+struct pc_evidence *pc_result_add_evidence(struct pc_result *res, int pid, __u64 addr,
+					   __u64 new_addr, __u64 expected, __u64 seen,
+					   const char *what);
 
 /* Evidence that is text from the kernel log: pid and command named in it
    (pid -1 if none), what it is, and its lines. */

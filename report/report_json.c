@@ -39,6 +39,33 @@ static json_t *json_lines(struct pc_jb *b, const struct pc_evidence *ev)
 	return lines;
 }
 
+/* An in-kernel violation's stack: frames innermost first, "sym" where
+   kallsyms named the frame; or the errno that kept it from being taken. */
+static void json_stack(struct pc_jb *b, json_t *e, const struct pc_evidence *ev)
+{
+	int n = ev->n_frames < PC_EVIDENCE_FRAMES ? ev->n_frames : PC_EVIDENCE_FRAMES;
+	json_t *frames;
+
+	if (ev->stack_err) {
+		pc_jset(b, e, "kernel_stack_errno", json_integer(ev->stack_err));
+		return;
+	}
+	if (n <= 0)
+		return;
+	frames = json_array();
+	for (int i = 0; i < n; i++) {
+		json_t *f = json_object();
+
+		pc_jset(b, f, "addr", jhex(ev->frames[i].addr));
+		if (ev->frames[i].sym[0])
+			pc_jset(b, f, "sym", JSTR(ev->frames[i].sym));
+		pc_jpush(b, frames, f);
+	}
+	pc_jset(b, e, "kernel_stack", frames);
+	if (ev->stack_note[0])
+		pc_jset(b, e, "kernel_stack_note", JSTR(ev->stack_note));
+}
+
 static json_t *json_evidence(struct pc_jb *b, const struct pc_evidence *ev)
 {
 	json_t *e = json_object();
@@ -51,6 +78,7 @@ static json_t *json_evidence(struct pc_jb *b, const struct pc_evidence *ev)
 	pc_jset(b, e, "what", JSTR(ev->what));
 	if (ev->lines[0])
 		pc_jset(b, e, "lines", json_lines(b, ev));
+	json_stack(b, e, ev);
 	return e;
 }
 

@@ -28,6 +28,7 @@ static void failure_lines(struct pc_out *o, const struct pc_result *res)
 			(unsigned long long)ev->expected, (unsigned long long)ev->seen,
 			pc_clean(buf, sizeof(buf), ev->what, sizeof(ev->what), PC_CLEAN_DQUOTE));
 		pc_text_log_lines(o, ev, "#     ", PC_CLEAN_LINE);
+		pc_text_stack(o, ev, j ? ev - 1 : NULL, "#     ", PC_CLEAN_LINE);
 	}
 	if (ne && res->violations > (__u64)ne)
 		pc_outf(o, "# evidence_not_shown: %llu\n",

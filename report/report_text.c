@@ -4,8 +4,10 @@
  * counts and evidence where it failed, histograms in the libbpf-tools
  * layout, notes, totals and stats.  TAP reuses the pieces behind "# ".
  */
+#define _GNU_SOURCE /* strerrorname_np */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ptecheck/events.h>
 #include "clean.h"
 #include "report_writers.h"
@@ -214,10 +216,67 @@ void pc_text_scenarios(struct pc_out *o, const struct pc_result *res, const char
 	}
 }
 
-static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const char *pfx,
-			  unsigned int how)
+/* "EFAULT: Bad address" for err, into buf. */
+static const char *errno_text(int err, char *buf, size_t len)
 {
-	char what[PC_CLEAN_MAX];
+	const char *name = strerrorname_np(err);
+
+	if (name)
+		snprintf(buf, len, "%s: %s", name, strerror(err));
+	else
+		snprintf(buf, len, "errno %d", err);
+	return buf;
+}
+
+static int n_frames(const struct pc_evidence *ev)
+{
+	return ev->n_frames < PC_EVIDENCE_FRAMES ? ev->n_frames : PC_EVIDENCE_FRAMES;
+}
+
+/* The same frames: the violations of one call or batch share a stack. */
+static bool same_stack(const struct pc_evidence *a, const struct pc_evidence *b)
+{
+	if (!b || n_frames(a) <= 0 || n_frames(a) != n_frames(b))
+		return false;
+	for (int i = 0; i < n_frames(a); i++)
+		if (a->frames[i].addr != b->frames[i].addr)
+			return false;
+	return true;
+}
+
+void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const struct pc_evidence *prev,
+		   const char *pfx, unsigned int how)
+{
+	char buf[PC_CLEAN_MAX];
+	int n = n_frames(ev);
+
+	if (same_stack(ev, prev)) {
+		pc_outf(o, "%skernel stack: as above\n", pfx);
+		return;
+	}
+	if (ev->stack_err) {
+		pc_outf(o, "%skernel stack: unavailable (%s)\n", pfx,
+			errno_text(ev->stack_err, buf, sizeof(buf)));
+		return;
+	}
+	if (n <= 0)
+		return;
+	pc_outf(o, "%skernel stack", pfx);
+	if (ev->stack_note[0])
+		pc_outf(o, " (%s)",
+			pc_clean(buf, sizeof(buf), ev->stack_note, sizeof(ev->stack_note), how));
+	pc_outf(o, ":\n");
+	for (int i = 0; i < n; i++) {
+		pc_clean(buf, sizeof(buf), ev->frames[i].sym, sizeof(ev->frames[i].sym), how);
+		pc_outf(o, "%s  #%-2d %016llx%s%s\n", pfx, i,
+			(unsigned long long)ev->frames[i].addr, buf[0] ? " " : "", buf);
+	}
+}
+
+static void evidence_line(struct pc_out *o, const struct pc_evidence *ev,
+			  const struct pc_evidence *prev, const char *pfx, unsigned int how)
+{
+	char what[PC_CLEAN_MAX], sub[32];
 
 	pc_clean(what, sizeof(what), ev->what, sizeof(ev->what), how);
 	if (ev->lines[0]) {
@@ -233,6 +292,8 @@ static void evidence_line(struct pc_out *o, const struct pc_evidence *ev, const 
 	if (what[0])
 		pc_outf(o, " (%s)", what);
 	pc_outf(o, "\n");
+	snprintf(sub, sizeof(sub), "%s  ", pfx); /* the stack under its evidence */
+	pc_text_stack(o, ev, prev, sub, how);
 }
 
 void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char *pfx,
@@ -241,7 +302,7 @@ void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char 
 	int j, ne = pc_result_n_evidence(res);
 
 	for (j = 0; j < ne; j++)
-		evidence_line(o, &res->evidence[j], pfx, how);
+		evidence_line(o, &res->evidence[j], j ? &res->evidence[j - 1] : NULL, pfx, how);
 	if (ne && res->violations > (__u64)ne)
 		pc_outf(o, "%s... %llu more not shown\n", pfx,
 			(unsigned long long)(res->violations - ne));

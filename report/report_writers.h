@@ -52,6 +52,11 @@ void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const cha
    many were not kept; cleaned by how (LINE for text, XML for JUnit). */
 void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char *pfx,
 		      unsigned int how);
+/* ev's kernel stack, a frame a line, or why it is unavailable; nothing
+   for evidence without one; one line when it is the stack of prev (the
+   evidence printed before it, or NULL); cleaned by how. */
+void pc_text_stack(struct pc_out *o, const struct pc_evidence *ev, const struct pc_evidence *prev,
+		   const char *pfx, unsigned int how);
 
 /* The writers, what = a const struct pc_report *. */
 void pc_report_write_text(struct pc_out *o, const void *what);

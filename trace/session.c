@@ -30,6 +30,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	struct pc_session *s = ctx;
 	const struct pc_violation_event *ev = data;
 	const char *check, *tier;
+	struct pc_evidence *kept;
 	struct pc_result *res;
 
 	if (size < sizeof(*ev) || !s->report)
@@ -39,9 +40,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 	res = pc_report_find_result(s->report, check, tier);
 	if (!res)
 		res = pc_report_add_result(s->report, check, tier, true);
-	if (res)
-		pc_result_add_evidence(res, ev->tgid, ev->old_addr, ev->new_addr, ev->expected,
-				       ev->seen, pc_evidence_text(ev->check, ev->verdict));
+	if (!res)
+		return 0;
+	kept = pc_result_add_evidence(res, ev->tgid, ev->old_addr, ev->new_addr, ev->expected,
+				      ev->seen, pc_evidence_text(ev->check, ev->verdict));
+	/* Only kept evidence is shown: kallsyms is read for nothing else. */
+	if (kept)
+		pc_stack_evidence(&s->stack_syms, ev, kept);
 	return 0;
 }
 
@@ -400,6 +405,7 @@ void pc_session_close(struct pc_session *s)
 	ptecheck_bpf__destroy(s->skel);
 	s->skel = NULL;
 	s->loaded = false;
+	pc_stack_syms_free(&s->stack_syms);
 }
 
 int pc_session_track(struct pc_session *s, int tgid, __u32 flags)

@@ -14,6 +14,7 @@
 #include "hooks.h"
 #include "path.h"
 #include "report.h"
+#include "stack.h"
 
 struct bpf_link;
 
@@ -55,7 +56,8 @@ struct pc_session {
 	struct pc_session_link *links; /* one slot per program of the object */
 	int n_links;
 	struct ring_buffer *rb;
-	struct pc_report *report; /* violation events go here */
+	struct pc_report *report;	 /* violation events go here */
+	struct pc_stack_syms stack_syms; /* names their stacks' frames */
 };
 
 /* 0, or -errno with s->load_error set (tracing unavailable). */

@@ -82,6 +82,10 @@ enum pc_stat_id {
 	PC_STAT__COUNT,
 };
 
+/* Kernel stack frames a violation carries (an arm64 kretprobe's own take
+   9 of them): the event is 312 bytes, 320 in the ring buffer. */
+#define PC_STACK_FRAMES 32
+
 /*
  * A violation, sent through the ring buffer with its evidence.  What the
  * addresses and values are depends on the check:
@@ -122,6 +126,11 @@ struct pc_violation_event {
 	__u64 new_addr;
 	__u64 expected;
 	__u64 seen;
+	/* The kernel stack where the violation was found, innermost first:
+	   bytes of stack[] filled (a multiple of 8), or -errno when it could
+	   not be taken.  Taken only when a violation is sent. */
+	__s64 stack_len;
+	__u64 stack[PC_STACK_FRAMES];
 };
 
 /* Tracked processes: key tgid, value flags. */

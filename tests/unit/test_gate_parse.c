@@ -131,6 +131,24 @@ static void duration_string(json_t *r)
 {
 	json_object_set_new(r, "duration_s", json_string("2"));
 }
+/* results[0] gets one in-kernel evidence whose stack is given by key, val. */
+static void stack_evidence(json_t *r, const char *key, json_t *val)
+{
+	json_t *ev = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "pid", 1, "addr", "0x1",
+			       "new_addr", "0x0", "expected", "0x0", "seen", "0x0", "what", "x");
+
+	json_object_set_new(ev, key, val);
+	json_object_set_new(json_array_get(json_object_get(r, "results"), 0), "evidence",
+			    json_pack("[o]", ev));
+}
+static void frame_bad_addr(json_t *r)
+{
+	stack_evidence(r, "kernel_stack", json_pack("[{s:s}]", "addr", "ffffffff81000000"));
+}
+static void stack_errno_zero(json_t *r)
+{
+	stack_evidence(r, "kernel_stack_errno", json_integer(0));
+}
 
 /* Each edit of a valid report, a part of the message refusing it, and what it is. */
 static const struct {
@@ -152,6 +170,9 @@ static const struct {
 	{bad_bucket, "3..5 is not a log2 bucket", "bucket bounds of no slot"},
 	{many_evidence, "9 items, at most 8", "more evidence than the schema allows"},
 	{duration_string, "duration_s: expected a number", "duration as a string"},
+	{frame_bad_addr, "results[0].evidence[0].kernel_stack[0].addr", "a frame address not hex"},
+	{stack_errno_zero, "results[0].evidence[0].kernel_stack_errno: expected an errno",
+	 "a stack errno of 0"},
 };
 
 static void test_bad_reports(void)

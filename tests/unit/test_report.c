@@ -16,8 +16,8 @@
 #include <ptecheck/events.h>
 #include "gate.h"
 #include "report.h"
-#include "tap.h"
 #include "render.h"
+#include "tap.h"
 
 static struct pc_report *sample_report(void)
 {
