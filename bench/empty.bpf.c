@@ -8,26 +8,31 @@
  */
 #include "kernel_types.h"
 #include <bpf/bpf_helpers.h>
-#include <ptecheck/contpte.h>
 #include <ptecheck/disturb.h>
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define EMPTY_NAMED(name, category, event)                                                         \
-	SEC(PC_TP_SEC(category, event))                                                            \
+#define EMPTY_SEC(name, sec)                                                                       \
+	SEC(sec)                                                                                   \
 	int empty_##name(void *ctx)                                                                \
 	{                                                                                          \
 		return 0;                                                                          \
 	}
-#define EMPTY(category, event)		 EMPTY_NAMED(event, category, event)
-#define EMPTY_SPAN(category, begin, end) EMPTY(category, begin) EMPTY(category, end)
-#define EMPTY_SYSCALL(name)		 EMPTY(syscalls, sys_enter_##name) EMPTY(syscalls, sys_exit_##name)
+#define EMPTY_NAMED(name, category, event) EMPTY_SEC(name, PC_TP_SEC(category, event))
+#define EMPTY(category, event)		   EMPTY_NAMED(event, category, event)
+#define EMPTY_SPAN(category, begin, end)   EMPTY(category, begin) EMPTY(category, end)
+#define EMPTY_RAW(name, event)		   EMPTY_SEC(name, "raw_tp/" #event)
 
-EMPTY_SYSCALL(mremap)
 EMPTY(tlb, tlb_flush)
 EMPTY(filemap, mm_filemap_map_pages)
 PC_DISTURB_EVENTS(EMPTY, EMPTY_SPAN)
-PC_CONTPTE_LOCKED_SYSCALLS(EMPTY_SYSCALL)
+/* The syscalls: mremap's, contpte's and the disturbance's programs. */
+EMPTY_RAW(mremap_enter, sys_enter)
+EMPTY_RAW(mremap_exit, sys_exit)
+EMPTY_RAW(contpte_sys_enter, sys_enter)
+EMPTY_RAW(contpte_sys_exit, sys_exit)
+EMPTY_RAW(disturb_sys_enter, sys_enter)
+EMPTY_RAW(disturb_sys_exit, sys_exit)
 /* Each part of the tracing object cleans its own state when a task exits. */
 EMPTY_NAMED(common_task_exit, sched, sched_process_exit)
 EMPTY_NAMED(mremap_task_exit, sched, sched_process_exit)

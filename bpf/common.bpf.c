@@ -200,6 +200,30 @@ static __always_inline void busy_end(void)
 
 PC_DISTURB_EVENTS(DISTURBANCE, DISTURBANCE_SPAN)
 
+/* Whether syscall nr is one of PC_DISTURB_SYSCALLS. */
+static __always_inline bool disturbing_nr(long nr)
+{
+#define DISTURB_NR(name) nr == PC_NR_##name ||
+	return PC_DISTURB_SYSCALLS(DISTURB_NR) false;
+#undef DISTURB_NR
+}
+
+SEC("raw_tp/sys_enter")
+int disturb_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (disturbing_nr(pc_sys_enter_nr(ctx)) && pc_sys_native(ctx))
+		busy_begin();
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int disturb_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (disturbing_nr(pc_sys_exit_nr(ctx)) && pc_sys_native(ctx))
+		busy_end();
+	return 0;
+}
+
 /* A new process forked by a process tracked with PC_TRACK_CHILDREN is
    tracked too, with the same flags (watch and hist follow descendants, as
    perf does).  A new thread needs nothing: targets are tgids. */

@@ -17,6 +17,7 @@
 #include <bpf/bpf_tracing.h>
 #include <ptecheck/events.h>
 #include <ptecheck/counts.h>
+#include <ptecheck/syscall_nr.h>
 
 /* Re-bounds an index after a check the compiler may have merged away. */
 #define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
@@ -162,6 +163,78 @@ static __always_inline void pc_judge(struct pc_check_counts *c, struct pc_pendin
 	pv->expected = expected;
 	pv->seen = seen;
 	pc_judge_violation(c, pv, w);
+}
+
+/*
+ * raw_syscalls:sys_enter (args: regs, nr) and sys_exit (regs, ret): one
+ * raw tracepoint pair serves every syscall a part of the object follows
+ * (ptecheck/syscall_nr.h), where an event per syscall would be a perf
+ * event whose detach waits for grace periods.  A 32-bit (compat) syscall
+ * is numbered from another table: never taken for a 64-bit one.
+ */
+static __always_inline bool pc_sys_compat(const struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+
+	(void)regs;
+	return BPF_CORE_READ(t, thread_info.status) & 0x0002; /* TS_COMPAT */
+#elif defined(__TARGET_ARCH_arm64)
+	__u64 pstate = 0;
+
+	bpf_probe_read_kernel(&pstate, sizeof(pstate), &regs->user_regs.pstate);
+	return pstate & 0x10; /* PSR_MODE32_BIT: an AArch32 task */
+#endif
+}
+
+/* The number of the syscall entered (at sys_enter) or exited from (at
+   sys_exit); a match counts only if pc_sys_native() too. */
+static __always_inline long pc_sys_enter_nr(const struct bpf_raw_tracepoint_args *ctx)
+{
+	return (long)ctx->args[1];
+}
+
+static __always_inline long pc_sys_exit_nr(const struct bpf_raw_tracepoint_args *ctx)
+{
+	const struct pt_regs *regs = (const struct pt_regs *)ctx->args[0];
+	long nr = -1;
+
+#if defined(__TARGET_ARCH_x86)
+	bpf_probe_read_kernel(&nr, sizeof(nr), &regs->orig_rax);
+#elif defined(__TARGET_ARCH_arm64)
+	__s32 n = -1;
+
+	bpf_probe_read_kernel(&n, sizeof(n), &regs->syscallno);
+	nr = n;
+#endif
+	return nr;
+}
+
+/* A 64-bit syscall, whose number is of the table above. */
+static __always_inline bool pc_sys_native(const struct bpf_raw_tracepoint_args *ctx)
+{
+	return !pc_sys_compat((const struct pt_regs *)ctx->args[0]);
+}
+
+/* At sys_enter: argument i (0..5) of the syscall. */
+static __always_inline __u64 pc_sys_arg(const struct bpf_raw_tracepoint_args *ctx, int i)
+{
+	const struct pt_regs *regs = (const struct pt_regs *)ctx->args[0];
+	const void *at;
+	__u64 v = 0;
+
+#if defined(__TARGET_ARCH_x86)
+	at = i == 0   ? (const void *)&regs->rdi
+	     : i == 1 ? (const void *)&regs->rsi
+	     : i == 2 ? (const void *)&regs->rdx
+	     : i == 3 ? (const void *)&regs->r10
+	     : i == 4 ? (const void *)&regs->r8
+		      : (const void *)&regs->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	at = &regs->user_regs.regs[i & 7];
+#endif
+	bpf_probe_read_kernel(&v, sizeof(v), at);
+	return v;
 }
 
 static __always_inline __u32 pc_tid(void)

@@ -448,21 +448,29 @@ static __always_inline void cp_locked_ctx(bool on)
 		st->locked_ctx = on;
 }
 
-#define LOCKED_SYSCALL(name)                                                                       \
-	SEC("tp/syscalls/sys_enter_" #name)                                                        \
-	int contpte_enter_##name(void *ctx)                                                        \
-	{                                                                                          \
-		cp_locked_ctx(true);                                                               \
-		return 0;                                                                          \
-	}                                                                                          \
-	SEC("tp/syscalls/sys_exit_" #name)                                                         \
-	int contpte_exit_##name(void *ctx)                                                         \
-	{                                                                                          \
-		cp_locked_ctx(false);                                                              \
-		return 0;                                                                          \
-	}
+/* Whether syscall nr is one of PC_CONTPTE_LOCKED_SYSCALLS. */
+static __always_inline bool cp_locked_nr(long nr)
+{
+#define LOCKED_NR(name) nr == PC_NR_##name ||
+	return PC_CONTPTE_LOCKED_SYSCALLS(LOCKED_NR) false;
+#undef LOCKED_NR
+}
 
-PC_CONTPTE_LOCKED_SYSCALLS(LOCKED_SYSCALL)
+SEC("raw_tp/sys_enter")
+int contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (cp_locked_nr(pc_sys_enter_nr(ctx)) && pc_sys_native(ctx))
+		cp_locked_ctx(true);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	if (cp_locked_nr(pc_sys_exit_nr(ctx)) && pc_sys_native(ctx))
+		cp_locked_ctx(false);
+	return 0;
+}
 
 /* A thread that exits leaves no state a reused thread id could inherit. */
 SEC(PC_TP_SEC(sched, sched_process_exit))

@@ -55,7 +55,13 @@ struct mm_struct {
 	atomic_t mm_users;
 };
 
+/* x86: status holds TS_COMPAT while a 32-bit syscall runs. */
+struct thread_info {
+	__u32 status;
+};
+
 struct task_struct {
+	struct thread_info thread_info;
 	int pid;
 	int tgid;
 	struct mm_struct *mm;
@@ -185,7 +191,14 @@ struct user_pt_regs {
 };
 struct pt_regs {
 	struct user_pt_regs user_regs;
+	__u64 orig_x0;
+	__s32 syscallno; /* what raw_syscalls:sys_exit exits from */
 };
 #endif
+
+/* The context of raw_tp/ programs (UAPI). */
+struct bpf_raw_tracepoint_args {
+	__u64 args[0];
+};
 
 #endif

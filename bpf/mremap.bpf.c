@@ -203,16 +203,19 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	return st;
 }
 
-SEC("tp/syscalls/sys_enter_mremap")
-int mremap_enter(struct trace_event_raw_sys_enter *ctx)
+SEC("raw_tp/sys_enter")
+int mremap_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 flags = target_flags();
+	__u32 flags;
 
+	if (pc_sys_enter_nr(ctx) != PC_NR_mremap || !pc_sys_native(ctx))
+		return 0;
+	flags = target_flags();
 	if (!flags)
 		return 0;
 	stat_add(PC_STAT_CALLS, 1);
-	begin_call(call_key(pc_tid(), KIND_SYSCALL), ctx->args[0], ctx->args[1], ctx->args[2],
-		   ctx->args[3], ctx->args[4], flags - 1);
+	begin_call(call_key(pc_tid(), KIND_SYSCALL), pc_sys_arg(ctx, 0), pc_sys_arg(ctx, 1),
+		   pc_sys_arg(ctx, 2), pc_sys_arg(ctx, 3), pc_sys_arg(ctx, 4), flags - 1);
 	return 0;
 }
 
@@ -395,14 +398,17 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 	return cc->present_moved;
 }
 
-SEC("tp/syscalls/sys_exit_mremap")
-int mremap_exit(struct trace_event_raw_sys_exit *ctx)
+SEC("raw_tp/sys_exit")
+int mremap_exit(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 key = call_key(pc_tid(), KIND_SYSCALL);
-	struct call_state *st = bpf_map_lookup_elem(&calls, &key);
-	long ret = ctx->ret, present;
+	struct call_state *st;
+	long ret = (long)ctx->args[1], present;
 	__u64 len;
 
+	if (pc_sys_exit_nr(ctx) != PC_NR_mremap || !pc_sys_native(ctx))
+		return 0;
+	st = bpf_map_lookup_elem(&calls, &key);
 	if (!st || !st->active)
 		return 0;
 	hist_add(PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, bpf_ktime_get_ns() - st->t0);

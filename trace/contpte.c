@@ -63,13 +63,8 @@ static bool judged_by_lock(void)
    contpte_ptep_get is judged: all of them are seen to begin and end. */
 static bool locked_walks_traced(const struct pc_session *s)
 {
-#define LOCKED(name)                                                                               \
-	if (pc_session_missing(s, s->skel->progs.contpte_enter_##name) ||                          \
-	    pc_session_missing(s, s->skel->progs.contpte_exit_##name))                             \
-		return false;
-	PC_CONTPTE_LOCKED_SYSCALLS(LOCKED)
-#undef LOCKED
-	return true;
+	return !pc_session_missing(s, s->skel->progs.contpte_sys_enter) &&
+	       !pc_session_missing(s, s->skel->progs.contpte_sys_exit);
 }
 
 /* Why check cannot be judged here, or NULL. */
@@ -89,8 +84,8 @@ static const char *skip_reason(struct pc_session *s, __u32 check, char *buf, siz
 			 pc_session_hook(s, &pc_contpte_trace, CLEAR_YOUNG)->reason);
 	else if (check == PC_CHK_CP_GATHER && !judged_by_lock() && !locked_walks_traced(s))
 		snprintf(buf, len,
-			 "the mlock/munlock/madvise tracepoints that mark locked walks did not "
-			 "attach (%s)",
+			 "the raw_syscalls tracepoints that mark the locked walks of mlock, "
+			 "munlock and madvise did not attach (%s)",
 			 s->missing_tracepoints);
 	else
 		return NULL;

@@ -121,7 +121,7 @@ static int mremap_ready(struct pc_session *s)
 	    pc_session_attached(s, s->skel->progs.mremap_exit))
 		return 0;
 	snprintf(s->load_error, sizeof(s->load_error),
-		 "cannot attach to syscalls:sys_{enter,exit}_mremap");
+		 "cannot attach to raw_syscalls:sys_{enter,exit}");
 	return -ENOENT;
 }
 
@@ -254,7 +254,7 @@ static const char *fpb_why(const struct pc_session *s)
 
 static const struct pc_trace_hist hists[] = {
 	{PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap latency", "ns",
-	 "tracepoint syscalls:sys_{enter,exit}_mremap", NULL},
+	 "raw tracepoint raw_syscalls:sys_{enter,exit}, mremap", NULL},
 	{PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, "mremap TLB flushes per call", "flushes",
 	 "tracepoint tlb:tlb_flush inside mremap", tlb_why},
 	{PC_HIST_MREMAP_PTES_MOVED, PC_HIST_LINLOG, "mremap present PTEs moved per call", "PTEs",
@@ -276,8 +276,8 @@ static void mremap_hists(struct pc_session *s, struct pc_report *r)
 }
 
 static const char *const tracepoints[] = {
-	"syscalls/sys_enter_mremap",
-	"syscalls/sys_exit_mremap",
+	"raw_syscalls/sys_enter",
+	"raw_syscalls/sys_exit",
 	"tlb/tlb_flush",
 	NULL,
 };

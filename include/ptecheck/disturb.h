@@ -29,9 +29,14 @@
 	EV(huge_memory, mm_collapse_huge_page)                                                     \
 	EV(ksm, ksm_merge_one_page)                                                                \
 	EV(writeback, sb_mark_inode_writeback)                                                     \
-	EV(writeback, writeback_single_inode_start)                                                \
-	/* swapoff swaps every entry of every mm back in, without a fault. */                      \
-	SPAN(syscalls, sys_enter_swapoff, sys_exit_swapoff)                                        \
-	SPAN(syscalls, sys_enter_process_madvise, sys_exit_process_madvise)
+	EV(writeback, writeback_single_inode_start)
+
+/*
+ * PC_DISTURB_SYSCALLS(X): X(NAME) is a syscall whose whole span disturbs
+ * every window it overlaps, seen at raw_syscalls:sys_enter/sys_exit.
+ * swapoff swaps every entry of every mm back in, without a fault;
+ * process_madvise pages out or frees another process's memory.
+ */
+#define PC_DISTURB_SYSCALLS(X) X(swapoff) X(process_madvise)
 
 #endif

@@ -6,8 +6,9 @@
  * is one and the program reads no argument: detaching a perf-event
  * tracepoint waits for RCU grace periods under a global mutex
  * (perf_trace_destroy()), one detach after another, a raw one for none.
- * Syscall events are perf-event tracepoints only; tlb and filemap
- * programs read their arguments from the perf-event trace entry.
+ * Syscalls are followed at raw_syscalls:sys_enter/sys_exit (bpf/
+ * common.bpf.h); tlb and filemap programs read their arguments from the
+ * perf-event trace entry.
  */
 #ifndef PTECHECK_TP_SEC_H
 #define PTECHECK_TP_SEC_H
@@ -21,7 +22,6 @@
 #define PC_TP_SEC_ksm		   PC_TP_RAW
 #define PC_TP_SEC_writeback	   PC_TP_RAW
 #define PC_TP_SEC_sched		   PC_TP_RAW
-#define PC_TP_SEC_syscalls(event)  "tp/syscalls/" #event
 #define PC_TP_SEC_tlb(event)	   "tp/tlb/" #event
 #define PC_TP_SEC_filemap(event)   "tp/filemap/" #event
 
