@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptecheck bench: runs the workloads as child processes, two sides of a
- * figure alternately (A B A B ...), and reports each figure as the median
+ * figure alternately (A B, B A, A B ...), and reports each figure as the median
  * and the spread of the per-pair ratios beside the reference value of the
  * original patches.  This file: the command (options, the report in text
  * or JSON).  The tables of rows: figures.c and overhead.c, measured with
@@ -151,7 +151,7 @@ static void usage(FILE *f)
 		"Usage: ptecheck bench [--quick] [--repeat N] [--format text|json]\n"
 		"                      [--output FILE] [--only NAME[,NAME...]] [--cpu N|none]\n\n"
 		"Measures the figures of the original patches on this machine, each a ratio\n"
-		"of two sides run alternately (A B A B ...) after a discarded warm-up run,\n"
+		"of two sides run alternately (A B, B A, ...) after a discarded warm-up run,\n"
 		"reported as the median and the min..max of the per-pair ratios beside the\n"
 		"patches' reference; then the overhead of ptecheck hist/watch, of empty BPF\n"
 		"programs on the same hooks and of a bpftrace one-liner, load+attach time,\n"

@@ -33,6 +33,8 @@ EMPTY_RAW(contpte_sys_enter, sys_enter)
 EMPTY_RAW(contpte_sys_exit, sys_exit)
 EMPTY_RAW(disturb_sys_enter, sys_enter)
 EMPTY_RAW(disturb_sys_exit, sys_exit)
+/* Children of a followed process are followed too. */
+EMPTY_SEC(common_task_fork, "tp_btf/sched_process_fork")
 /* Each part of the tracing object cleans its own state when a task exits. */
 EMPTY_NAMED(common_task_exit, sched, sched_process_exit)
 EMPTY_NAMED(mremap_task_exit, sched, sched_process_exit)

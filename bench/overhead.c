@@ -69,6 +69,7 @@ static void tracer_notes(json_t *row, const struct pc_bench_side *t, double medi
 			 "(detaching them took %.2f s after each run, not timed)",
 			 t->links, t->detach_s);
 		json_object_set_new(row, "note", json_string(note));
+		json_object_set_new(row, "links", json_integer(t->links));
 		break;
 	case PC_BENCH_BPFTRACE:
 		pc_bench_bpftrace_prog(prog, sizeof(prog));

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "bench_empty.skel.h"
+#include "session.h"
 #include "tracefs.h"
 #include "tracers.h"
 
@@ -57,8 +58,8 @@ int pc_bench_empty_attach(struct pc_bench_empty *e, char *why, size_t len)
 		snprintf(why, len, "empty BPF object: open: %s", strerror(errno));
 		return -1;
 	}
-	bpf_object__for_each_program(p, e->skel->obj) bpf_program__set_autoload(
-		p, pc_tracepoint_exists(bpf_program__section_name(p) + 3));
+	bpf_object__for_each_program(p, e->skel->obj)
+		bpf_program__set_autoload(p, pc_session_tracepoint_here(p));
 	err = bench_empty_bpf__load(e->skel);
 	if (err) {
 		snprintf(why, len, "empty BPF object: load: %s", strerror(-err));

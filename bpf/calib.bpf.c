@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <ptecheck/events.h>
+#include <ptecheck/syscall_nr.h>
 #include "ptwalk.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -78,13 +79,14 @@ static long try_candidate(__u32 k, void *data)
 	return 0;
 }
 
-SEC("tp/syscalls/sys_enter_getpgid")
-int calibrate(void *ctx)
+SEC("raw_tp/sys_enter")
+int calibrate(struct bpf_raw_tracepoint_args *ctx)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct loop_ctx lc;
 
-	if ((bpf_get_current_pid_tgid() >> 32) != calib_tgid || result.ran)
+	if ((long)ctx->args[1] != PC_NR_getpgid ||
+	    (bpf_get_current_pid_tgid() >> 32) != calib_tgid || result.ran)
 		return 0;
 	result.ran = 1;
 	lc.pgd_va = (__u64)BPF_CORE_READ(task, mm, pgd);

@@ -440,12 +440,13 @@ int BPF_KRETPROBE(filemap_rmap_kretprobe)
 }
 
 /* Fault-around window per call (every kernel since 6.x). */
-SEC("tp/filemap/mm_filemap_map_pages")
-int filemap_window(struct trace_event_raw_mm_filemap_op_page_cache_range *ctx)
+/* Its arguments: (mapping, index, last_index). */
+SEC(PC_TP_SEC(filemap, mm_filemap_map_pages))
+int filemap_window(struct bpf_raw_tracepoint_args *ctx)
 {
 	if (!target_flags())
 		return 0;
-	hist_add(PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, ctx->last_index - ctx->index + 1);
+	hist_add(PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, ctx->args[2] - ctx->args[1] + 1);
 	return 0;
 }
 

@@ -69,39 +69,6 @@ struct task_struct {
 	char comm[16];
 };
 
-struct trace_entry {
-	unsigned short type;
-	unsigned char flags;
-	unsigned char preempt_count;
-	int pid;
-};
-
-struct trace_event_raw_sys_enter {
-	struct trace_entry ent;
-	long id;
-	unsigned long args[6];
-};
-
-struct trace_event_raw_sys_exit {
-	struct trace_entry ent;
-	long id;
-	long ret;
-};
-
-struct trace_event_raw_tlb_flush {
-	struct trace_entry ent;
-	int reason;
-	unsigned long pages;
-};
-
-struct trace_event_raw_mm_filemap_op_page_cache_range {
-	struct trace_entry ent;
-	unsigned long i_ino;
-	unsigned int s_dev;
-	unsigned long index;
-	unsigned long last_index;
-};
-
 /* The filemap path (fault-around). */
 typedef struct {
 	unsigned long pgprot;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The mremap path, per call (bpf/mremap_batch.bpf.c has the per-batch
- * checks).  With nothing but tracepoints: at sys_enter_mremap the old
- * range's PTEs and PMDs are read from the page tables; at sys_exit_mremap
+ * checks).  With nothing but tracepoints: at mremap's raw_syscalls:sys_enter
+ * the old range's PTEs and PMDs are read from the page tables; at its exit
  * the new range is read and every slot is judged with the shared
  * predicates (moved, ad-bits, perms, pmd-move).  Also the histograms the
  * syscall tracepoints and tlb:tlb_flush allow: latency, TLB flushes, PTEs
@@ -526,8 +526,8 @@ int BPF_PROG(mremap_mpt_legacy_exit)
 }
 
 /* TLB flushes issued by a task while it is inside mremap. */
-SEC("tp/tlb/tlb_flush")
-int mremap_tlb_flush(struct trace_event_raw_tlb_flush *ctx)
+SEC(PC_TP_SEC(tlb, tlb_flush))
+int mremap_tlb_flush(void *ctx)
 {
 	__u64 key;
 	struct call_state *st = mremap_state(&key);

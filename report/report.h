@@ -95,7 +95,7 @@ struct pc_result {
 struct pc_hist_report {
 	char name[64];	 /* "mremap latency" */
 	char unit[24];	 /* "ns", "PTEs", "flushes" */
-	char source[96]; /* "tracepoint syscalls:sys_{enter,exit}_mremap" */
+	char source[96]; /* "tracepoint tlb:tlb_flush inside mremap" */
 	bool in_kernel;
 	__u32 kind; /* enum pc_hist_kind */
 	__u64 slots[PC_HIST_SLOTS];

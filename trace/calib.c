@@ -111,7 +111,7 @@ int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason
 	}
 	err = calib_bpf__attach(skel);
 	if (err) {
-		snprintf(reason, len, "cannot attach to syscalls:sys_enter_getpgid (%s)",
+		snprintf(reason, len, "cannot attach to raw_syscalls:sys_enter (%s)",
 			 strerror(-err));
 		goto out;
 	}

@@ -124,20 +124,18 @@ static bool btf_tp(const struct bpf_program *prog)
 
 bool pc_session_tracepoint_prog(const struct bpf_program *prog)
 {
-	enum bpf_prog_type t = bpf_program__type(prog);
-
-	return t == BPF_PROG_TYPE_TRACEPOINT || t == BPF_PROG_TYPE_RAW_TRACEPOINT || btf_tp(prog);
+	return bpf_program__type(prog) == BPF_PROG_TYPE_RAW_TRACEPOINT || btf_tp(prog);
 }
 
-/* Whether prog's tracepoint is in this kernel: tracefs for tp/, the BTF
-   type of its arguments for tp_btf/ and raw_tp/ (raw_tp/ without BTF:
-   attaching tells, and a failure is noted like any other). */
-static bool tracepoint_here(const struct bpf_program *prog)
+/* Whether prog's tracepoint is in this kernel: the BTF type of its
+   arguments (raw_tp/ without BTF: attaching tells, and a failure is noted
+   like any other). */
+bool pc_session_tracepoint_here(const struct bpf_program *prog)
 {
 	char type[128];
 
-	if (bpf_program__type(prog) == BPF_PROG_TYPE_TRACEPOINT)
-		return pc_tracepoint_exists(tp_event(prog));
+	if (!pc_session_tracepoint_prog(prog))
+		return false;
 	if (!pc_vmlinux_btf())
 		return !btf_tp(prog);
 	snprintf(type, sizeof(type), "btf_trace_%s", tp_event(prog));
@@ -150,8 +148,8 @@ static void select_programs(struct pc_session *s)
 {
 	struct bpf_program *prog;
 
-	bpf_object__for_each_program(prog, s->skel->obj) bpf_program__set_autoload(
-		prog, pc_session_tracepoint_prog(prog) && tracepoint_here(prog));
+	bpf_object__for_each_program(prog, s->skel->obj)
+		bpf_program__set_autoload(prog, pc_session_tracepoint_here(prog));
 	for (int p = 0; p < PC_N_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_progs all;

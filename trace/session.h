@@ -86,9 +86,11 @@ const char *pc_session_hook_why(const struct pc_session *s, const struct pc_trac
 /* NULL when prog is attached, else why not (naming what, e.g. its tracepoint). */
 const char *pc_session_prog_why(const struct pc_session *s, const struct bpf_program *prog,
 				const char *what);
-/* prog attaches to a tracepoint, plain (tp/) or BTF-typed (tp_btf/): the
+/* prog attaches to a tracepoint, raw (raw_tp/) or BTF-typed (tp_btf/): the
    session attaches every one whose tracepoint exists, in no hook group. */
 bool pc_session_tracepoint_prog(const struct bpf_program *prog);
+/* prog is a tracepoint program whose tracepoint is in this kernel. */
+bool pc_session_tracepoint_here(const struct bpf_program *prog);
 /* Program prog of s->skel is attached. */
 bool pc_session_attached(const struct pc_session *s, const struct bpf_program *prog);
 /* Program prog was to run (its tracepoint exists) but did not attach. */

@@ -4,6 +4,7 @@
 #include <ptecheck/syscall_nr.h>
 
 #define SAME(name) _Static_assert(PC_NR_##name == SYS_##name, "PC_NR_" #name " is not SYS_" #name);
+SAME(getpgid)
 SAME(mremap)
 SAME(madvise)
 SAME(mlock)

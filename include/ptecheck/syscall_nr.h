@@ -11,12 +11,14 @@
 #if defined(__TARGET_ARCH_x86) || (!defined(__bpf__) && defined(__x86_64__))
 #define PC_NR_mremap	      25
 #define PC_NR_madvise	      28
+#define PC_NR_getpgid	      121
 #define PC_NR_mlock	      149
 #define PC_NR_munlock	      150
 #define PC_NR_swapoff	      168
 #define PC_NR_mlock2	      325
 #define PC_NR_process_madvise 440
 #elif defined(__TARGET_ARCH_arm64) || (!defined(__bpf__) && defined(__aarch64__))
+#define PC_NR_getpgid	      155
 #define PC_NR_swapoff	      225
 #define PC_NR_mremap	      216
 #define PC_NR_mlock	      228

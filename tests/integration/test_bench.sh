@@ -71,6 +71,9 @@ for r in doc["rows"]:
                 assert r[side]["median"] > 0 and r[side]["label"], (name, side)
         if r.get("invalid"):
             assert r["table"] == "overhead" and r.get("target_met") is None, name
+        if name.endswith("-empty-bpf"):
+            # the floor attaches what the tracing session does, not nothing
+            assert 0 < r["links"] <= rows["load-attach"].get("links", 0), (name, r["links"])
         if name.endswith("-empty-bpf") and r["median"] < 0.97:
             assert r.get("invalid"), "%s: a floor below 0.97 not invalid" % name
         print("%-36s %s %.3f [%.3f..%.3f]%s" % (name, r["kind"], r["median"], r["min"], r["max"],

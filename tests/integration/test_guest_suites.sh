@@ -20,7 +20,9 @@
 #     without mremap batching): nothing fails, and nothing batches in
 #     mremap, reported as a fact (a skip or batches of one), not a failure;
 #     on 6.1 the filemap checks say fault-around maps one page per call.
-#   - every guest: each suite's kernel-log check passes;
+#   - every guest: each suite's kernel-log check passes, and the
+#     syscall-walk tier judged mremap's moves (its arguments read from the
+#     registers at raw_syscalls:sys_enter);
 #   - 7.x on arm64 with two NUMA nodes under --stress 10: nothing fails, and
 #     the migration stressor ran.
 # Each guest boots under TCG in a few seconds; ~2.5 minutes in all.
@@ -80,6 +82,11 @@ if what == "passes-saying":  # check tier text: the one result passes, its summa
     print("; ".join(f'{r["status"]}: {r["summary"][:120]}' for r in got))
     sys.exit(0 if len(got) == 1 and got[0]["status"] == "pass"
              and sys.argv[5] in got[0]["summary"] else 1)
+if what == "judged":  # check tier: the one result passes, with entries judged
+    got = [r for r in res if r["check"] == sys.argv[3] and r["tier"] == sys.argv[4]]
+    print("; ".join(f'{r["status"]}, {r.get("checked", 0)} judged' for r in got))
+    sys.exit(0 if len(got) == 1 and got[0]["status"] == "pass"
+             and got[0].get("checked", 0) > 0 else 1)
 if what == "hist-over-1":  # name: some count in a bucket of 2 or more
     h = hist(sys.argv[3])
     big = 0 if h is None else sum(b["count"] for b in h["buckets"] if b["low"] >= 2)
@@ -168,6 +175,13 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "arm64 6.12"; do
 			not_ok "$arch $spec guest: $check passes" "$why"
 		fi
 	done
+	# The syscall-walk tier reads mremap's arguments from the registers at
+	# raw_syscalls:sys_enter: a wrong register judges nothing.
+	if why=$(query "$out.json" judged mremap/moved kernel:syscall-walk); then
+		ok "$arch $spec guest: the syscall-walk tier judged the moves ($why)"
+	else
+		not_ok "$arch $spec guest: the syscall-walk tier judged the moves" "$why"
+	fi
 	case $spec in
 	7)
 		for check in filemap/batch-bounds filemap/ptes-set filemap/rmap-count; do

@@ -33,7 +33,7 @@ before=$(cat $mthp/enabled $mthp/shmem_enabled 2>/dev/null)
 
 "$pc" features >"$tmp/features" 2>&1
 check "features exits 0" "[[ $? -eq 0 ]]"
-check "features names the syscall tracepoints" "grep -q 'syscalls/sys_enter_mremap *yes' $tmp/features"
+check "features names the syscall tracepoints" "grep -q 'raw_syscalls/sys_enter *yes' $tmp/features && grep -q 'raw_syscalls/sys_exit *yes' $tmp/features"
 if grep -q 'fentry on move_page_tables refused' "$tmp/features"; then
 	check "features gives the reason fentry is refused" "grep -q 'refused: Operation not permitted' $tmp/features"
 else

@@ -128,7 +128,7 @@ int main(void)
 			 n);
 	}
 	TAP_CHECK_EQ(stray, 0,
-		     "every program is a tracepoint program (tp/ or tp_btf/) or in exactly one "
+		     "every program is a tracepoint program (raw_tp/ or tp_btf/) or in exactly one "
 		     "hook group");
 	TAP_CHECK_EQ(unnamed, 0, "every program's name says whose it is");
 	ptecheck_bpf__destroy(skel);
