@@ -205,6 +205,20 @@ else
 	check "hist --cgroup: the cgroup's task's 20 mremap calls, not the 7 of one outside" \
 		"[[ \$(n_calls $tmp/cg.json) == 20 ]]"
 fi
+# The syscalls are told apart by number at raw_syscalls:sys_enter/exit: 50
+# i386 syscalls numbered as mremap is in the 64-bit table (x86_64 only)
+# are not mremap calls; the helper's one 64-bit mremap is.
+if [[ -x $build/tests/compat_syscalls ]]; then
+	"$build/tests/compat_syscalls" 1 >/dev/null 2>&1
+	if [[ $? -eq 4 ]]; then
+		ok "hist: a compat syscall is not taken for mremap # SKIP no IA32 emulation"
+	else
+		"$pc" hist --format json --output "$tmp/compat.json" -- "$build/tests/compat_syscalls" 50 \
+			>/dev/null 2>&1
+		check "hist: 50 i386 syscalls of mremap's 64-bit number are not mremap calls, the one mremap is" \
+			"[[ \$(n_calls $tmp/compat.json) == 1 ]]"
+	fi
+fi
 # The report never shares stdout with the command's output.
 "$pc" watch -- sh -c 'echo data' >"$tmp/cmd.out" 2>"$tmp/cmd.err"
 check "watch -- CMD: CMD's stdout is its own, the report on stderr" \
