@@ -208,21 +208,7 @@ static __always_inline bool disturbing_nr(long nr)
 #undef DISTURB_NR
 }
 
-SEC("raw_tp/sys_enter")
-int disturb_sys_enter(struct bpf_raw_tracepoint_args *ctx)
-{
-	if (disturbing_nr(pc_sys_enter_nr(ctx)) && pc_sys_native(ctx))
-		busy_begin();
-	return 0;
-}
-
-SEC("raw_tp/sys_exit")
-int disturb_sys_exit(struct bpf_raw_tracepoint_args *ctx)
-{
-	if (disturbing_nr(pc_sys_exit_nr(ctx)) && pc_sys_native(ctx))
-		busy_end();
-	return 0;
-}
+PC_SYSCALL_SPAN(disturb, disturbing_nr, busy_begin(), busy_end())
 
 /* A new process forked by a process tracked with PC_TRACK_CHILDREN is
    tracked too, with the same flags (watch and hist follow descendants, as

@@ -216,6 +216,27 @@ static __always_inline bool pc_sys_native(const struct bpf_raw_tracepoint_args *
 	return !pc_sys_compat((const struct pt_regs *)ctx->args[0]);
 }
 
+/*
+ * The raw_syscalls program pair NAME_sys_enter and NAME_sys_exit: ENTER at
+ * the entry of each 64-bit syscall whose number MATCH(nr) holds for, EXIT
+ * at its exit.
+ */
+#define PC_SYSCALL_SPAN(name, match, enter, exit)                                                  \
+	SEC("raw_tp/sys_enter")                                                                    \
+	int name##_sys_enter(struct bpf_raw_tracepoint_args *ctx)                                  \
+	{                                                                                          \
+		if (match(pc_sys_enter_nr(ctx)) && pc_sys_native(ctx))                             \
+			enter;                                                                     \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC("raw_tp/sys_exit")                                                                     \
+	int name##_sys_exit(struct bpf_raw_tracepoint_args *ctx)                                   \
+	{                                                                                          \
+		if (match(pc_sys_exit_nr(ctx)) && pc_sys_native(ctx))                              \
+			exit;                                                                      \
+		return 0;                                                                          \
+	}
+
 /* At sys_enter: argument i (0..5) of the syscall. */
 static __always_inline __u64 pc_sys_arg(const struct bpf_raw_tracepoint_args *ctx, int i)
 {

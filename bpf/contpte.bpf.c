@@ -456,21 +456,7 @@ static __always_inline bool cp_locked_nr(long nr)
 #undef LOCKED_NR
 }
 
-SEC("raw_tp/sys_enter")
-int contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx)
-{
-	if (cp_locked_nr(pc_sys_enter_nr(ctx)) && pc_sys_native(ctx))
-		cp_locked_ctx(true);
-	return 0;
-}
-
-SEC("raw_tp/sys_exit")
-int contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx)
-{
-	if (cp_locked_nr(pc_sys_exit_nr(ctx)) && pc_sys_native(ctx))
-		cp_locked_ctx(false);
-	return 0;
-}
+PC_SYSCALL_SPAN(contpte, cp_locked_nr, cp_locked_ctx(true), cp_locked_ctx(false))
 
 /* A thread that exits leaves no state a reused thread id could inherit. */
 SEC(PC_TP_SEC(sched, sched_process_exit))
