@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "report.h"
 
 /* A writer of what into f in format fmt: 0 or -errno. */
@@ -54,6 +55,44 @@ static inline char *render_report(const struct pc_report *r, enum pc_format fmt)
 		return NULL;
 	}
 	return s;
+}
+
+/*
+ * The report JSON js against docs/report-schema.json, by python3's
+ * jsonschema: 0 valid, 1 not, -1 when it cannot be checked here (no
+ * jsonschema, or the tree unknown).  test_file is the caller's __FILE__:
+ * CMake compiles it by its absolute path, tests/unit/ of the tree.
+ */
+static inline int schema_check(const char *js, const char *test_file)
+{
+	char path[] = "/tmp/ptecheck-schema.XXXXXX", cmd[1200], schema[512];
+	const char *tail = strstr(test_file, "tests/unit/");
+	int fd, st;
+	FILE *f;
+
+	if (!tail || test_file[0] != '/' ||
+	    system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0)
+		return -1;
+	snprintf(schema, sizeof(schema), "%.*sdocs/report-schema.json", (int)(tail - test_file),
+		 test_file);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f || fputs(js, f) < 0 || fclose(f)) {
+		if (!f)
+			close(fd);
+		unlink(path);
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys,jsonschema; "
+		 "jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "
+		 "%s %s",
+		 path, schema);
+	st = system(cmd);
+	unlink(path);
+	return st == 0 ? 0 : 1;
 }
 
 /* True if some line of text is exactly line. */

@@ -245,33 +245,6 @@ static void check_tap(struct pc_report *r)
 	r->verbose = false;
 }
 
-/* python3-jsonschema on the JSON: 0 valid, 1 not, -1 unavailable. */
-static int schema_valid(const char *js)
-{
-	char path[] = "/tmp/test_scenarios.XXXXXX", cmd[1024], src[512];
-	const char *tail = strstr(__FILE__, "tests/unit/test_scenarios.c");
-	int fd, st;
-
-	/* CMake compiles this file by its absolute path: the tree is its prefix. */
-	if (!tail || __FILE__[0] != '/' ||
-	    system("python3 -c 'import jsonschema' >/dev/null 2>&1") != 0)
-		return -1;
-	snprintf(src, sizeof(src), "%.*sdocs/report-schema.json", (int)(tail - __FILE__), __FILE__);
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	write_file(path, js);
-	snprintf(cmd, sizeof(cmd),
-		 "python3 -c 'import json,sys,jsonschema; "
-		 "jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "
-		 "%s %s",
-		 path, src);
-	st = system(cmd);
-	unlink(path);
-	return st == 0 ? 0 : 1;
-}
-
 /* JSON: a scenarios array per result, each whole; the gate reads it back. */
 static void check_json(struct pc_report *r)
 {
@@ -315,7 +288,7 @@ static void check_json(struct pc_report *r)
 			  pc_result_n_variants(&back->results[0]) == N_SCEN,
 		  "the gate reads it, every variant kept");
 	pc_report_free(back);
-	valid = s ? schema_valid(s) : 1;
+	valid = s ? schema_check(s, __FILE__) : 1;
 	if (valid < 0)
 		tap_skip("python3-jsonschema not installed, or the tree unknown");
 	else
