@@ -274,7 +274,7 @@ static void load_attach(struct pc_bench *b)
 	pc_bench_row_target(row, "load+attach within 0.3 s (the issue's target)", 0.3, sw.median);
 	snprintf(note, sizeof(note),
 		 "watch open %.3f s, hist open %.3f s (medians of %d); closing the session "
-		 "(detaching %d links, concurrently) takes %.2f s more, not part of the target; "
+		 "(detaching %d links) takes %.2f s more, not part of the target; "
 		 "the start-exit rows time the whole command",
 		 sw.median, sh.median, n, links, sc.median);
 	json_object_set_new(row, "note", json_string(note));

@@ -14,7 +14,6 @@
 #include "report.h"
 #include "calib.h"
 #include "check_text.h"
-#include "detach.h"
 #include "probe.h"
 #include "session.h"
 #include "tracefs.h"
@@ -396,7 +395,8 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 
 void pc_session_close(struct pc_session *s)
 {
-	pc_links_destroy(s->links, s->n_links);
+	for (int i = 0; i < s->n_links; i++)
+		bpf_link__destroy(s->links[i].link);
 	free(s->links);
 	s->links = NULL;
 	s->n_links = 0;
