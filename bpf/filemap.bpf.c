@@ -439,8 +439,8 @@ int BPF_KRETPROBE(filemap_rmap_kretprobe)
 	return 0;
 }
 
-/* Fault-around window per call (every kernel since 6.x). */
-/* Its arguments: (mapping, index, last_index). */
+/* Fault-around window per call (every kernel since 6.x); the tracepoint's
+   arguments: (mapping, index, last_index). */
 SEC(PC_TP_SEC(filemap, mm_filemap_map_pages))
 int filemap_window(struct bpf_raw_tracepoint_args *ctx)
 {

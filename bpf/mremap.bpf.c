@@ -401,13 +401,14 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 SEC("raw_tp/sys_exit")
 int mremap_exit(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u64 key = call_key(pc_tid(), KIND_SYSCALL);
-	struct call_state *st;
 	long ret = (long)ctx->args[1], present;
-	__u64 len;
+	struct call_state *st;
+	__u64 key, len;
 
+	/* Every syscall's exit comes here: the number first, and nothing else. */
 	if (pc_sys_exit_nr(ctx) != PC_NR_mremap || !pc_sys_native(ctx))
 		return 0;
+	key = call_key(pc_tid(), KIND_SYSCALL);
 	st = bpf_map_lookup_elem(&calls, &key);
 	if (!st || !st->active)
 		return 0;

@@ -174,7 +174,6 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	if (o->comm)
 		strncpy((char *)s->skel->rodata->filter_comm, o->comm, 15);
 	/* Without --by the keyed table is never written: one entry. */
-	s->hist_by = o->hist_by;
 	s->skel->rodata->hist_by = o->hist_by;
 	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
 	if (err)
@@ -559,6 +558,7 @@ static void keyed_hists(struct pc_session *s, struct pc_report *r, const struct 
 	struct pc_hist_key key, *prev = NULL;
 	struct pc_hist_report rest = {}, *out;
 	struct pc_hist_keyed v;
+	__u32 by = s->skel->rodata->hist_by;
 	__u64 lost;
 
 	for (; !bpf_map_get_next_key(fd, prev, &key); prev = &key) {
@@ -567,9 +567,9 @@ static void keyed_hists(struct pc_session *s, struct pc_report *r, const struct 
 		out = add_hist(r, t);
 		if (!out)
 			return;
-		out->by = s->hist_by;
+		out->by = by;
 		out->pid = key.tgid;
-		memcpy(out->comm, s->hist_by == PC_BY_PID ? v.comm : key.comm, sizeof(out->comm));
+		memcpy(out->comm, by == PC_BY_PID ? v.comm : key.comm, sizeof(out->comm));
 		memcpy(out->slots, v.slots, sizeof(out->slots));
 	}
 	array_hist(s, t->id, &rest);
@@ -579,15 +579,15 @@ static void keyed_hists(struct pc_session *s, struct pc_report *r, const struct 
 		if (!out)
 			return;
 		memcpy(out->slots, rest.slots, sizeof(out->slots));
-		out->by = lost ? s->hist_by : PC_BY_NONE;
+		out->by = lost ? by : PC_BY_NONE;
 		out->unattributed = lost > 0;
 	}
 	if (lost)
 		pc_report_note(r,
 			       "%s: %llu events not attributed to a %s: the kernel's table of %d "
 			       "keys was full (they are in its section \"%s = ?\")",
-			       t->name, (unsigned long long)lost, pc_hist_by_name(s->hist_by),
-			       PC_HIST_KEYS_MAX, pc_hist_by_name(s->hist_by));
+			       t->name, (unsigned long long)lost, pc_hist_by_name(by),
+			       PC_HIST_KEYS_MAX, pc_hist_by_name(by));
 	pc_hist_order_keys(&r->hists[first], r->n_hists - first);
 }
 
@@ -607,7 +607,7 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 				pc_report_note(r, "not shown: %s: %s", h[i].name, why);
 			continue;
 		}
-		if (s->hist_by) {
+		if (s->skel->rodata->hist_by) {
 			keyed_hists(s, r, &h[i]);
 			continue;
 		}

@@ -39,7 +39,6 @@ struct pc_session_link {
 struct pc_session {
 	struct ptecheck_bpf *skel;
 	bool loaded;
-	__u32 hist_by;	      /* enum pc_hist_by, as opened */
 	char load_error[200]; /* why nothing is traced, when !loaded */
 	bool walk_enabled;
 	char walk_reason[200]; /* calibration outcome */
