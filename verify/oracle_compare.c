@@ -256,15 +256,17 @@ __u8 pc_block_seen(const __u8 *block, size_t len, __u8 expected, size_t *off)
 void pc_oracle_add_note(struct pc_oracle_msg *m, const char *note)
 {
 	size_t cap = sizeof(m->summary), used = strnlen(m->summary, cap), nl = strlen(note);
+	char head[sizeof(m->summary)];
 
 	if (nl >= cap)
 		return;
-	/* The note matters more than the tail of the summary: cut that. */
+	/* The note matters more than the tail of the summary: cut that, at a
+	   word, as every text of a report is (pc_text_fit). */
 	if (used + nl >= cap) {
-		used = cap - 1 - nl;
-		if (used >= 3)
-			memcpy(m->summary + used - 3, "...", 3);
-		m->summary[used] = 0;
+		m->summary[cap - 1] = 0;
+		pc_text_fit(head, cap - nl, m->summary, "");
+		used = strlen(head);
+		memcpy(m->summary, head, used);
 	}
 	memcpy(m->summary + used, note, nl + 1);
 }

@@ -382,6 +382,20 @@ static void test_combine(void)
 	TAP_CHECK(strlen(out.summary) == sizeof(out.summary) - 1 &&
 			  strstr(out.summary, "...; reproduced in 3 of 3 attempts"),
 		  "add_note: a full summary is cut to keep the note");
+	out.summary[0] = 0;
+	/* 14 bytes a word: the old cut, 31 bytes before the end, fell inside one. */
+	while (strlen(out.summary) + 14 < sizeof(out.summary))
+		strcat(out.summary, "0x7f4aa4e8000 ");
+	pc_oracle_add_note(&out, "; reproduced in 3 of 3 attempts");
+	{
+		const char *end = strstr(out.summary, "...; reproduced");
+		bool whole = end != NULL;
+
+		/* Every address before the cut keeps its 13 characters. */
+		for (const char *p = out.summary; whole && p < end; p += 14)
+			whole = !strncmp(p, "0x7f4aa4e8000", 13) && p + 13 <= end;
+		TAP_CHECK(whole, "add_note: the summary is cut at a word, no address cut short");
+	}
 }
 
 int main(void)
