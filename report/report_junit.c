@@ -77,13 +77,6 @@ static void skipped(struct pc_out *o, const char *why, size_t max)
 	pc_outf(o, "      <skipped message=\"%s\">%s</skipped>\n", buf, buf);
 }
 
-static void counts_line(struct pc_out *o, const struct pc_result *res)
-{
-	pc_outf(o, "checked %llu, violations %llu, inconclusive %llu\n",
-		(unsigned long long)res->checked, (unsigned long long)res->violations,
-		(unsigned long long)res->inconclusive);
-}
-
 static void failure(struct pc_out *o, const struct pc_result *res)
 {
 	char buf[PC_CLEAN_MAX], tier[PC_CLEAN_MAX];
@@ -92,7 +85,7 @@ static void failure(struct pc_out *o, const struct pc_result *res)
 	pc_outf(o, "      <failure type=\"%s\" message=\"%s\">", XFLD(tier, res->tier), buf);
 	if (buf[0])
 		pc_outf(o, "%s\n", buf);
-	counts_line(o, res);
+	pc_text_counts(o, res, "");
 	pc_text_evidence(o, res, "", XML_HOW);
 	pc_outf(o, "</failure>\n");
 }
@@ -106,7 +99,7 @@ static void system_out(struct pc_out *o, const struct pc_result *res)
 		res->in_kernel ? "kernel" : "derived");
 	if (res->summary[0])
 		pc_outf(o, "%s\n", XFLD(buf, res->summary));
-	counts_line(o, res);
+	pc_text_counts(o, res, "");
 	for (int k = 0; k < pc_result_n_variants(res); k++) {
 		const struct pc_variant *v = &res->variants[k];
 

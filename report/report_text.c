@@ -296,6 +296,13 @@ static void evidence_line(struct pc_out *o, const struct pc_evidence *ev,
 	pc_text_stack(o, ev, prev, sub, how);
 }
 
+void pc_text_counts(struct pc_out *o, const struct pc_result *res, const char *pfx)
+{
+	pc_outf(o, "%schecked %llu, violations %llu, inconclusive %llu\n", pfx,
+		(unsigned long long)res->checked, (unsigned long long)res->violations,
+		(unsigned long long)res->inconclusive);
+}
+
 void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char *pfx,
 		      unsigned int how)
 {
@@ -325,9 +332,7 @@ static void result_lines(struct pc_out *o, const struct pc_result *res, int wnam
 				 PC_CLEAN_LINE));
 	pc_outf(o, "\n");
 	if (st == PC_STATUS_FAIL || (st == PC_STATUS_PASS && res->inconclusive))
-		pc_outf(o, "      checked %llu, violations %llu, inconclusive %llu\n",
-			(unsigned long long)res->checked, (unsigned long long)res->violations,
-			(unsigned long long)res->inconclusive);
+		pc_text_counts(o, res, "      ");
 	if (verbose)
 		pc_text_scenarios(o, res, "      ");
 	else

@@ -48,6 +48,8 @@ const char *pc_variant_words(const struct pc_variant *v, char *buf, size_t sz, u
 /* Each of ev->lines as "PFX| line", cleaned by how (enum pc_clean). */
 void pc_text_log_lines(struct pc_out *o, const struct pc_evidence *ev, const char *pfx,
 		       unsigned int how);
+/* "PFXchecked N, violations N, inconclusive N" of res. */
+void pc_text_counts(struct pc_out *o, const struct pc_result *res, const char *pfx);
 /* res's evidence, an item a line (its kernel-log lines below it), and how
    many were not kept; cleaned by how (LINE for text, XML for JUnit). */
 void pc_text_evidence(struct pc_out *o, const struct pc_result *res, const char *pfx,
