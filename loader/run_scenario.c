@@ -36,8 +36,12 @@ void pc_run_merge_verdict(struct pc_report *r, struct pc_oracle_msg *m)
 	if (!res)
 		return;
 	m->summary[sizeof(m->summary) - 1] = 0;
-	res->checked += m->checked;
-	res->violations += m->violations;
+	/* A skipped round judged nothing, whatever it compared before it gave
+	   up: its counts are not the check's, as they are not its variant's. */
+	if (m->status == PC_STATUS_PASS || m->status == PC_STATUS_FAIL) {
+		res->checked += m->checked;
+		res->violations += m->violations;
+	}
 	for (__u32 i = 0; i < m->n_evidence && i < 4; i++) {
 		/* Room for both whole: pc_result_add_evidence cuts and marks. */
 		char what[sizeof(res->evidence[0].what) + sizeof(m->evidence[0].detail)];
