@@ -194,9 +194,9 @@ static __always_inline long pc_sys_enter_nr(const struct bpf_raw_tracepoint_args
 	return (long)ctx->args[1];
 }
 
-static __always_inline long pc_sys_exit_nr(const struct bpf_raw_tracepoint_args *ctx)
+/* The syscall a task's entry registers say it is in (negative: none). */
+static __always_inline long pc_regs_syscall_nr(const struct pt_regs *regs)
 {
-	const struct pt_regs *regs = (const struct pt_regs *)ctx->args[0];
 	long nr = -1;
 
 #if defined(__TARGET_ARCH_x86)
@@ -208,6 +208,11 @@ static __always_inline long pc_sys_exit_nr(const struct bpf_raw_tracepoint_args 
 	nr = n;
 #endif
 	return nr;
+}
+
+static __always_inline long pc_sys_exit_nr(const struct bpf_raw_tracepoint_args *ctx)
+{
+	return pc_regs_syscall_nr((const struct pt_regs *)ctx->args[0]);
 }
 
 /* A 64-bit syscall, whose number is of the table above. */
@@ -237,10 +242,10 @@ static __always_inline bool pc_sys_native(const struct bpf_raw_tracepoint_args *
 		return 0;                                                                          \
 	}
 
-/* At sys_enter: argument i (0..5) of the syscall. */
-static __always_inline __u64 pc_sys_arg(const struct bpf_raw_tracepoint_args *ctx, int i)
+/* Argument i (0..5) of the syscall, from the task's entry registers
+   (unchanged while the syscall runs). */
+static __always_inline __u64 pc_regs_arg(const struct pt_regs *regs, int i)
 {
-	const struct pt_regs *regs = (const struct pt_regs *)ctx->args[0];
 	const void *at;
 	__u64 v = 0;
 
@@ -256,6 +261,12 @@ static __always_inline __u64 pc_sys_arg(const struct bpf_raw_tracepoint_args *ct
 #endif
 	bpf_probe_read_kernel(&v, sizeof(v), at);
 	return v;
+}
+
+/* At sys_enter: argument i (0..5) of the syscall. */
+static __always_inline __u64 pc_sys_arg(const struct bpf_raw_tracepoint_args *ctx, int i)
+{
+	return pc_regs_arg((const struct pt_regs *)ctx->args[0], i);
 }
 
 static __always_inline __u32 pc_tid(void)

@@ -62,6 +62,7 @@ struct thread_info {
 
 struct task_struct {
 	struct thread_info thread_info;
+	unsigned int flags; /* PF_* */
 	int pid;
 	int tgid;
 	struct mm_struct *mm;

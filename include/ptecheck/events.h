@@ -9,6 +9,7 @@
 #include "types.h"
 #include "checks.h"
 #include "hist.h"
+#include "batch.h"
 
 /* How a check observed the kernel. */
 enum pc_tier {
@@ -36,7 +37,10 @@ enum pc_hist_id {
 	PC_HIST_FM_FOLIO_ORDER,	       /* linlog, folio order of set_pte_range batches */
 	PC_HIST_FM_LARGE_ORDER,	       /* linlog, folio order of batches of large folios */
 	PC_HIST_FM_FULL_ORDER,	       /* linlog, ... of those that reached their cap */
-	PC_HIST__COUNT,
+	/* linlog, PC_BATCH_HISTS of them: PC_BATCH_HIST(PC_HIST_BATCH_FIRST,
+	   src, ctx) holds source src's batches in context ctx (batch.h) */
+	PC_HIST_BATCH_FIRST,
+	PC_HIST__COUNT = PC_HIST_BATCH_FIRST + PC_BATCH_HISTS,
 };
 
 /*
