@@ -36,7 +36,26 @@ static int noise_line(FILE *out, const char *what, const struct range *r, double
 	return over;
 }
 
-/* The means of every mean-judged histogram all runs have. */
+/* Histogram name's per-run means (share: false) or shares of batches
+   reaching the mode of all runs together (true) into r; false when a run
+   lacks events or the share is not judged. */
+static bool hist_range(const struct pc_gate_side *s, const char *name, bool share, struct range *r)
+{
+	const struct pc_hist_report *all = pc_report_find_hist(s->merged, name);
+	int mode = all ? pc_gate_hist_mode(all) : 0;
+
+	if (!all || (share && !pc_gate_mode_judged(all, mode)))
+		return false;
+	for (int k = 0; k < s->n_runs; k++) {
+		const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], name);
+
+		if (h && pc_hist_report_total(h))
+			range_add(r, share ? pc_gate_share_from(h, mode) : pc_gate_hist_mean(h));
+	}
+	return r->n == s->n_runs;
+}
+
+/* The mean and the mode share of every judged histogram all runs have. */
 static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_gate_policy *pol)
 {
 	const struct pc_report *first = s->runs[0];
@@ -44,22 +63,21 @@ static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_
 
 	for (int i = 0; i < first->n_hists; i++) {
 		const char *name = first->hists[i].name;
-		struct range r = {0};
-		char what[96];
+		struct range m = {0}, sh = {0};
+		char what[192];
 
 		if (!pc_gate_is_mean_hist(pol, name))
 			continue;
-		for (int k = 0; k < s->n_runs; k++) {
-			const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], name);
-
-			if (h && pc_hist_report_total(h))
-				range_add(&r, pc_gate_hist_mean(h));
+		if (hist_range(s, name, false, &m) && m.lo > 0) {
+			snprintf(what, sizeof(what), "%s mean", name);
+			over += noise_line(out, what, &m, 100.0 * (m.hi - m.lo) / m.lo, "%",
+					   pc_gate_noise_floor(pol, name));
 		}
-		if (r.n != s->n_runs || r.lo <= 0)
-			continue;
-		snprintf(what, sizeof(what), "%s mean", name);
-		over += noise_line(out, what, &r, 100.0 * (r.hi - r.lo) / r.lo, "%",
-				   pc_gate_noise_floor(pol, name));
+		if (hist_range(s, name, true, &sh)) {
+			snprintf(what, sizeof(what), "%s mode share", name);
+			over += noise_line(out, what, &sh, sh.hi - sh.lo, " pp",
+					   pc_gate_share_noise_floor(pol, name));
+		}
 	}
 	return over;
 }
