@@ -406,6 +406,36 @@ static void test_paths(void)
 	gate_free(&g);
 }
 
+/* --noise: the spread of a path's mode share over repeated runs of one
+   kernel, beside its floor (share_noise_default_pp). */
+static void test_noise_shares(void)
+{
+	__u64 r1[17] = {[8] = 5, [16] = 95}, r2[17] = {[8] = 20, [16] = 80};
+	char *buf = NULL;
+	size_t len = 0;
+	struct gate g;
+	FILE *f;
+	int ret = -1;
+
+	gate_init(&g);
+	add_run(&g, false, "x86_64", FORK, r1);
+	add_run(&g, false, "x86_64", FORK, r2);
+	g.in.cand = g.cand;
+	g.in.cand_files = g.cf;
+	f = open_memstream(&buf, &len);
+	if (f) {
+		ret = pc_gate_noise(&g.in, f, g.err, sizeof(g.err));
+		fclose(f);
+	}
+	TAP_CHECK(ret == 1 && buf &&
+			  strstr(buf, FORK " share of batches of 16 PTEs or more (the mode)") &&
+			  strstr(buf, "80.00 .. 95.00") &&
+			  strstr(buf, "15.00 pp (floor 10 pp)  EXCEEDS THE FLOOR"),
+		  "noise: a fork mode share 80..95%% over two runs exceeds its 10 pp floor");
+	free(buf);
+	gate_free(&g);
+}
+
 /* Three runs each side; latency slot per run and duration per run. */
 static void perf_case(struct gate *g, const int *bk, const double *bd, int nb, const int *ck,
 		      const double *cd, int nc)
@@ -662,6 +692,7 @@ int main(void)
 	test_orders();
 	test_noise();
 	test_paths();
+	test_noise_shares();
 	test_perf();
 	test_groups();
 	return tap_finish();
