@@ -352,10 +352,8 @@ static void hist_cmp_init(struct hist_cmp *hc, const struct pc_gate_group *g,
 	*s = (struct stat_cmp){
 		.vunit = "%", .unit = " pp", .floor = pc_gate_share_noise_floor(pol, hc->ch->name)};
 	snprintf(s->what, sizeof(s->what),
-		 "%s share of batches of %llu %s or more (the baseline's "
-		 "mode)",
-		 hc->ch->name, (unsigned long long)pc_hist_slot_low(hc->bh->kind, hc->mode),
-		 hc->bh->unit);
+		 "%s share of batches of %llu %s or more (the baseline's mode)", hc->ch->name,
+		 (unsigned long long)pc_hist_slot_low(hc->bh->kind, hc->mode), hc->bh->unit);
 	s->base = pc_gate_share_from(hc->bh, hc->mode);
 	s->cand = pc_gate_share_from(hc->ch, hc->mode);
 	s->delta = s->cand - s->base;
@@ -379,7 +377,8 @@ static int hist_compare(struct pc_gate_group *g, const struct pc_gate_policy *po
 	struct pc_gate_finding *f;
 	int found = 0;
 
-	hc.share_judged = pc_gate_mode_judged(bh, hc.mode);
+	/* A slot of another kind holds other sizes: only the means compare. */
+	hc.share_judged = ch->kind == bh->kind && pc_gate_mode_judged(bh, hc.mode);
 	hist_cmp_init(&hc, g, pol);
 	if (judge(g, &hc.mean, tol, noise)) {
 		f = regressed(g, &hc.mean, tol, hc.mean_also);
