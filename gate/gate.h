@@ -85,9 +85,10 @@ int pc_gate_policy_parse(struct pc_gate_policy *p, const char *buf, size_t len, 
 			 size_t errlen);
 int pc_gate_policy_load(struct pc_gate_policy *p, const char *path, char *err, size_t errlen);
 /* True if a histogram of that name is a batch histogram under the policy:
-   one whose mean is judged, or one of the order histograms. */
+   one whose mean and mode share are judged, or one of the order histograms. */
 bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *name);
-/* True if the mean of the histogram of that name is judged (batch_histograms). */
+/* True if the mean and the mode share of the histogram of that name are
+   judged (batch_histograms: every per-path batch histogram by default). */
 bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *name);
 /* The noise floor of one run for the mean of histogram name, in %. */
 double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *name);
