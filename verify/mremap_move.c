@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -252,7 +253,8 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 	size_t len = mr_len(ctx, sh), mlen = len - sh->head - sh->tail;
 	char *mv, *to;
 	int fd = -1, ret;
-	bool moved;
+	bool moved, pinned = false;
+	cpu_set_t oldmask;
 
 	if (mr_move_snaps_alloc(&ms, mlen / PAGE)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
@@ -266,6 +268,12 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 			goto out;
 		}
 	}
+	/*
+	 * One CPU from the fault-in to the page-out: small folios wait in the
+	 * faulting CPU's LRU batch, off the LRU, and MADV_PAGEOUT drains only
+	 * its own CPU's before it isolates (large folios are never batched).
+	 */
+	pinned = sh->pte_dirty && pc_pin_cpu(&oldmask);
 	/* The source stays folio aligned; dst_off places the moved part. */
 	ret = mr_source_map(ctx, sh, a, &pl, sh->dst_off - sh->head, fd, &count);
 	if (ret)
@@ -301,6 +309,8 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 				  sh->form_aligned ? ", 4 KiB off 64 KiB: never folded" : "");
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
+	if (pinned)
+		sched_setaffinity(0, sizeof(oldmask), &oldmask);
 	mr_place_release(&pl);
 	if (fd >= 0)
 		close(fd);
