@@ -5,9 +5,8 @@
  * on its own: the access/dirty bits of its nr PTEs at entry must be in the
  * PTE the batched clear returns, and the PTEs set at the new address must
  * map the same pages with the same bits (fentry/fexit, or kprobes where
- * the trampoline refuses the function).  And on every kernel where
- * folio_pte_batch() is out of line, its results inside and outside mremap
- * (zap, mlock, khugepaged, ...) as histograms.
+ * the trampoline refuses the function).  (folio_pte_batch()'s results,
+ * in mremap and elsewhere, are the batch path's: bpf/batch.bpf.c.)
  *
  * Race rules (docs/checks.md): move_ptes holds the page-table lock over
  * each clear and set, so only hardware changes those PTEs meanwhile, and
@@ -208,32 +207,5 @@ int BPF_KRETPROBE(mremap_set_kretprobe)
 		return 0;
 	set_end(st->bc.set_addr, st->bc.set_ptep, st->bc.set_pte, st->bc.set_nr);
 	st->bc.set_nr = 0;
-	return 0;
-}
-
-/* ---- folio_pte_batch(): batch sizes of zap, mlock, khugepaged, ... ------ */
-
-static __always_inline void fpb_record(__u32 nr)
-{
-	__u64 key;
-
-	if (!target_flags())
-		return;
-	hist_add(mremap_state(&key) ? PC_HIST_FPB_IN_MREMAP : PC_HIST_BATCH_OTHER, PC_HIST_LINLOG,
-		 nr);
-}
-
-SEC("fexit/folio_pte_batch")
-int BPF_PROG(mremap_fpb_fexit, void *folio, __u64 *ptep, __u64 pte, unsigned int max_nr,
-	     unsigned int ret)
-{
-	fpb_record(ret);
-	return 0;
-}
-
-SEC("kretprobe/folio_pte_batch")
-int BPF_KRETPROBE(mremap_fpb_kretprobe, unsigned int ret)
-{
-	fpb_record(ret);
 	return 0;
 }

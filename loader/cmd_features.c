@@ -89,15 +89,15 @@ static void mthp_sizes(void)
 /* Every section after Basics: tracepoints and walk, hooks, then per path. */
 static void kernel_sections(void)
 {
-	struct pc_hook_choice choice[PC_N_PATHS][PC_PATH_GROUPS];
-	struct pc_features f[PC_N_PATHS];
+	struct pc_hook_choice choice[PC_N_TRACE_PATHS][PC_PATH_GROUPS];
+	struct pc_features f[PC_N_TRACE_PATHS];
 	struct pc_walk_calib calib;
 	char reason[256];
 	__u64 limit;
 	bool walk;
 
 	printf("\nTracepoints (tier kernel:syscall-walk and histograms):\n");
-	for (int k = 0; k < PC_N_PATHS; k++)
+	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
 		for (const char *const *tp = pc_trace_paths[k]->tracepoints; *tp; tp++)
 			line(*tp, pc_tracepoint_exists(*tp), "");
 	for (size_t i = 0; i < sizeof(disturbance_tracepoints) / sizeof(*disturbance_tracepoints);
@@ -107,12 +107,12 @@ static void kernel_sections(void)
 	walk = pc_calibrate_walk(&calib, &limit, reason, sizeof(reason)) == 0;
 	line("page-table walk from BPF", walk, reason);
 	printf("\nIn-kernel hooks (tiers kernel:fexit, kernel:kprobe):\n");
-	for (int k = 0; k < PC_N_PATHS; k++)
+	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
 		for (int i = 0; i < pc_trace_paths[k]->n_feature_hooks; i++)
 			hook_line(&pc_trace_paths[k]->feature_hooks[i]);
 	mthp_sizes();
 	printf("\nHook groups (chosen by trying: fentry/fexit, else kprobes):\n");
-	for (int k = 0; k < PC_N_PATHS; k++) {
+	for (int k = 0; k < PC_N_TRACE_PATHS; k++) {
 		const struct pc_trace_path *p = pc_trace_paths[k];
 
 		pc_hooks_choose(p->groups, p->n_groups, choice[k]);
@@ -122,10 +122,10 @@ static void kernel_sections(void)
 		f[k] = (struct pc_features){walk, choice[k], line, tiers_line};
 	}
 	printf("\nPaths this kernel has (BTF; absent = not in this kernel, or inlined):\n");
-	for (int k = 0; k < PC_N_PATHS; k++)
+	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
 		pc_trace_paths[k]->feature_paths(&f[k]);
 	printf("\nChecks and the tiers each will use here:\n");
-	for (int k = 0; k < PC_N_PATHS; k++)
+	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
 		pc_trace_paths[k]->feature_tiers(&f[k]);
 }
 

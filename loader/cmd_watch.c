@@ -473,8 +473,7 @@ static void print_interval(struct watch *w)
 
 	if (!now)
 		return;
-	for (int k = 0; k < pc_n_paths; k++)
-		pc_paths[k].trace->hists(&w->s, now);
+	pc_paths_hists(&w->s, now, NULL);
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime_r(&t, &tm));
 	snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), " (the last %g s)",
 		 w->o->interval);
@@ -534,13 +533,11 @@ static void add_results(struct watch *w)
 		pc_session_notes(s, r);
 		/* Past-EOF and mapcount deltas are observed, not enforced, here:
 		   a live program may resize files or share them (track flags 0). */
-		for (int k = 0; k < pc_n_paths; k++)
-			pc_paths[k].trace->results(s, r);
+		pc_paths_results(s, r, NULL);
 		pc_klog_judge(&w->klog, r, "kernel-log", w->who, w);
 	}
 	pc_klog_stop(&w->klog);
-	for (int k = 0; k < pc_n_paths; k++)
-		pc_paths[k].trace->hists(s, r);
+	pc_paths_hists(s, r, NULL);
 	pc_session_stats(s, r);
 	pc_session_close(s);
 }

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "paths.h"
+#include "session.h"
 
 const struct pc_path pc_paths[] = {
 #define PATH(path) {#path, &pc_##path##_suite, &pc_##path##_trace},
@@ -32,4 +33,26 @@ const char *pc_path_names(void)
 bool pc_path_selected(const struct pc_path *p, const char *arg)
 {
 	return strcmp(arg, "all") == 0 || strcmp(arg, p->name) == 0;
+}
+
+/* Is trace path t in a session of --suite arg (NULL: every path)? */
+static bool trace_selected(const struct pc_trace_path *t, const char *arg)
+{
+	const struct pc_path *p = pc_path_find(t->name);
+
+	return !arg || !p || pc_path_selected(p, arg);
+}
+
+void pc_paths_results(struct pc_session *s, struct pc_report *r, const char *arg)
+{
+	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
+		if (pc_trace_paths[k]->results && trace_selected(pc_trace_paths[k], arg))
+			pc_trace_paths[k]->results(s, r);
+}
+
+void pc_paths_hists(struct pc_session *s, struct pc_report *r, const char *arg)
+{
+	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
+		if (trace_selected(pc_trace_paths[k], arg))
+			pc_trace_paths[k]->hists(s, r);
 }

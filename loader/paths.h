@@ -27,4 +27,10 @@ const char *pc_path_names(void);
 /* Whether --suite arg ("all" or a path's name) selects path p. */
 bool pc_path_selected(const struct pc_path *p, const char *arg);
 
+/* What a session's paths add to report r: each path's results (with
+   results) and histograms, of the paths --suite arg selects (NULL: all);
+   a path without a suite (batch) is always in. */
+void pc_paths_results(struct pc_session *s, struct pc_report *r, const char *arg);
+void pc_paths_hists(struct pc_session *s, struct pc_report *r, const char *arg);
+
 #endif

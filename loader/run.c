@@ -250,12 +250,8 @@ static int collect_results(struct pc_run *run)
 		r->partial = true;
 		pc_report_note(r, "interrupted: results so far, marked partial");
 	}
-	for (int k = 0; k < pc_n_paths; k++)
-		if (pc_path_selected(&pc_paths[k], run->o->suite))
-			pc_paths[k].trace->results(&run->s, r);
-	for (int k = 0; k < pc_n_paths; k++)
-		if (pc_path_selected(&pc_paths[k], run->o->suite))
-			pc_paths[k].trace->hists(&run->s, r);
+	pc_paths_results(&run->s, r, run->o->suite);
+	pc_paths_hists(&run->s, r, run->o->suite);
 	pc_session_stats(&run->s, r);
 	return pc_report_exit_code(r);
 }

@@ -93,7 +93,7 @@ struct pc_result {
 };
 
 struct pc_hist_report {
-	char name[64];	 /* "mremap latency" */
+	char name[96];	 /* "mremap latency", "munmap PTEs per batch (folio_pte_batch)" */
 	char unit[24];	 /* "ns", "PTEs", "flushes" */
 	char source[96]; /* "tracepoint tlb:tlb_flush inside mremap" */
 	bool in_kernel;

@@ -13,7 +13,7 @@
 #include "session.h"
 
 /* The path's hook groups, in groups[] order. */
-enum { PER_CALL, PER_BATCH, FOLIO_PTE_BATCH };
+enum { PER_CALL, PER_BATCH };
 
 /* The per-call checks judged against the walk (tiers syscall-walk, fexit). */
 static const __u32 per_call[] = {PC_CHK_MOVED, PC_CHK_ADBITS, PC_CHK_PERMS, PC_CHK_PMD_MOVE};
@@ -74,14 +74,6 @@ static void per_batch_programs(const struct ptecheck_bpf *skel, struct pc_hook_p
 	};
 }
 
-static void fpb_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
-{
-	*p = (struct pc_hook_progs){
-		.fentry = {skel->progs.mremap_fpb_fexit},
-		.kprobe = {skel->progs.mremap_fpb_kretprobe},
-	};
-}
-
 static const struct pc_hook_group groups[] = {
 	/* fentry only: without it the syscall-walk tier covers the same. */
 	[PER_CALL] = {.name = "mremap per call (move_page_tables)",
@@ -95,11 +87,6 @@ static const struct pc_hook_group groups[] = {
 		       .needs_fexit = {true, true},
 		       .kprobe_fallback = true,
 		       .programs = per_batch_programs},
-	[FOLIO_PTE_BATCH] = {.name = "batch sizes (folio_pte_batch)",
-			     .funcs = {"folio_pte_batch"},
-			     .needs_fexit = {true},
-			     .kprobe_fallback = true,
-			     .programs = fpb_programs},
 };
 
 static void mremap_configure(struct pc_session *s)
@@ -247,11 +234,6 @@ static const char *batch_why(const struct pc_session *s)
 	return why ? why : walk_why(s);
 }
 
-static const char *fpb_why(const struct pc_session *s)
-{
-	return pc_session_hook_why(s, &pc_mremap_trace, FOLIO_PTE_BATCH);
-}
-
 static const struct pc_trace_hist hists[] = {
 	{PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap latency", "ns",
 	 "raw tracepoint raw_syscalls:sys_{enter,exit}, mremap", NULL},
@@ -263,11 +245,6 @@ static const struct pc_trace_hist hists[] = {
 	 "page-table walk at syscall entry/exit", walk_why},
 	{PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, "mremap PTEs per batch", "PTEs",
 	 "contpte_set_ptes per batch of 2+; batches of 1 = PTEs moved minus those", batch_why},
-	{PC_HIST_FPB_IN_MREMAP, PC_HIST_LINLOG, "folio_pte_batch() nr inside mremap", "PTEs",
-	 "folio_pte_batch return value", fpb_why},
-	{PC_HIST_BATCH_OTHER, PC_HIST_LINLOG,
-	 "folio_pte_batch() nr outside mremap (zap, mlock, ...)", "PTEs",
-	 "folio_pte_batch return value", fpb_why},
 };
 
 static void mremap_hists(struct pc_session *s, struct pc_report *r)
@@ -283,8 +260,9 @@ static const char *const tracepoints[] = {
 };
 
 static const struct pc_feature_hook feature_hooks[] = {
-	{"mremap", "move_page_tables"},	       {"mremap", "move_normal_pmd"},
-	{"batching", "folio_pte_batch"},       {"arm64 contpte", "contpte_get_and_clear_full_ptes"},
+	{"mremap", "move_page_tables"},
+	{"mremap", "move_normal_pmd"},
+	{"arm64 contpte", "contpte_get_and_clear_full_ptes"},
 	{"arm64 contpte", "contpte_set_ptes"},
 };
 
@@ -302,10 +280,6 @@ static void mremap_feature_paths(const struct pc_features *f)
 			      : "move_normal_pmd inlined here; without the page-table walk the "
 				"move is not observed";
 	f->line("mremap PMD-level move (v4.20+)", pc_vmlinux_btf() != NULL, pmd);
-	f->line("folio_pte_batch out of line", pc_kernel_has_func("folio_pte_batch"),
-		pc_kernel_has_func("folio_pte_batch")
-			? "folio_pte_batch"
-			: "folio_pte_batch absent or inlined: batch sizes not observable");
 }
 
 static void mremap_feature_tiers(const struct pc_features *f)

@@ -16,7 +16,7 @@
 struct pc_session;
 struct pc_report;
 
-#define PC_PATH_GROUPS 4 /* hook groups per path, at most */
+#define PC_PATH_GROUPS 8 /* hook groups per path, at most */
 
 /* A histogram of the path, and whether a session could fill it. */
 struct pc_trace_hist {
@@ -73,5 +73,6 @@ struct pc_trace_path {
 extern const struct pc_trace_path pc_mremap_trace;
 extern const struct pc_trace_path pc_filemap_trace;
 extern const struct pc_trace_path pc_contpte_trace;
+extern const struct pc_trace_path pc_batch_trace;
 
 #endif

@@ -18,9 +18,9 @@
 #include "session.h"
 #include "tracefs.h"
 
-const struct pc_trace_path *const pc_trace_paths[PC_N_PATHS] = {
+const struct pc_trace_path *const pc_trace_paths[PC_N_TRACE_PATHS] = {
 #define TRACE_PATH(path) &pc_##path##_trace,
-	PC_PATHS(TRACE_PATH)
+	PC_TRACE_PATHS(TRACE_PATH)
 #undef TRACE_PATH
 };
 
@@ -54,7 +54,7 @@ static int path_index(const struct pc_trace_path *p)
 {
 	int i = 0;
 
-	while (i < PC_N_PATHS - 1 && pc_trace_paths[i] != p)
+	while (i < PC_N_TRACE_PATHS - 1 && pc_trace_paths[i] != p)
 		i++;
 	return i;
 }
@@ -149,7 +149,7 @@ static void select_programs(struct pc_session *s)
 
 	bpf_object__for_each_program(prog, s->skel->obj)
 		bpf_program__set_autoload(prog, pc_session_tracepoint_here(prog));
-	for (int p = 0; p < PC_N_PATHS; p++) {
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_progs all;
 			struct bpf_program *const *on;
@@ -178,7 +178,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
 	if (err)
 		return err;
-	for (int p = 0; p < PC_N_PATHS; p++)
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 		if (pc_trace_paths[p]->configure)
 			pc_trace_paths[p]->configure(s);
 	select_programs(s);
@@ -198,7 +198,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 /* Every hook group off, with the same reason. */
 static void hooks_off(struct pc_session *s, const char *why)
 {
-	for (int p = 0; p < PC_N_PATHS; p++) {
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_choice *c = &s->hooks[p][g];
 
@@ -242,7 +242,7 @@ static void choose(struct pc_session *s, const struct pc_session_opts *o)
 						    sizeof(s->walk_reason)) == 0;
 	else
 		snprintf(s->walk_reason, sizeof(s->walk_reason), "page-table walk not requested");
-	for (int p = 0; p < PC_N_PATHS; p++) {
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		const struct pc_trace_path *path = pc_trace_paths[p];
 
 		pc_hooks_choose(path->groups, path->n_groups, s->hooks[p]);
@@ -357,7 +357,7 @@ static int attach_all(struct pc_session *s)
 		snprintf(s->load_error, sizeof(s->load_error), "links: %s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (int p = 0; p < PC_N_PATHS; p++)
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)
 			if (s->hooks[p][g].mech != PC_MECH_NONE)
 				attach_group(s, p, g);
@@ -384,7 +384,7 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 				 strerror(errno));
 		}
 	}
-	for (int p = 0; !err && p < PC_N_PATHS; p++)
+	for (int p = 0; !err && p < PC_N_TRACE_PATHS; p++)
 		if (pc_trace_paths[p]->ready)
 			err = pc_trace_paths[p]->ready(s);
 	if (err)
@@ -449,7 +449,7 @@ void pc_session_notes(struct pc_session *s, struct pc_report *r)
 		return;
 	}
 	pc_report_note(r, "page-table walk: %s", s->walk_reason);
-	for (int p = 0; p < PC_N_PATHS; p++)
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)
 			pc_report_note(r, "%s: %s (%s)", pc_trace_paths[p]->groups[g].name,
 				       pc_hook_mech_name(s->hooks[p][g].mech),

@@ -18,9 +18,9 @@
 
 struct bpf_link;
 
-/* The paths a session traces (PC_PATHS), in the order their results are
-   reported. */
-extern const struct pc_trace_path *const pc_trace_paths[PC_N_PATHS];
+/* The paths a session traces (PC_TRACE_PATHS), in the order their results
+   are reported. */
+extern const struct pc_trace_path *const pc_trace_paths[PC_N_TRACE_PATHS];
 
 struct pc_session_opts {
 	__u32 filter_mode; /* enum pc_filter_mode */
@@ -47,7 +47,7 @@ struct pc_session {
 	/* Each path's hook groups (pc_trace_paths order, the path's groups[]
 	   order): the mechanism chosen, none once one of its programs did not
 	   load or attach. */
-	struct pc_hook_choice hooks[PC_N_PATHS][PC_PATH_GROUPS];
+	struct pc_hook_choice hooks[PC_N_TRACE_PATHS][PC_PATH_GROUPS];
 	bool disturbance_complete; /* every disturbance tracepoint attached */
 	char missing_disturbance[200];
 	/* Tracepoint programs that did not attach (events, comma-separated). */

@@ -17,6 +17,10 @@
 #define PC_PATHS(X)	  X(mremap) X(filemap) X(contpte)
 #define PC_PATH_ONE(path) +1
 #define PC_N_PATHS	  (0 PC_PATHS(PC_PATH_ONE))
+/* The paths a tracing session traces: the suites' and `batch`, whose
+   histograms have no suite (trace/batch.c). */
+#define PC_TRACE_PATHS(X) PC_PATHS(X) X(batch)
+#define PC_N_TRACE_PATHS  (0 PC_TRACE_PATHS(PC_PATH_ONE))
 
 #define PC_ALL_CHECKS(X)   PC_MREMAP_CHECKS(X) PC_FILEMAP_CHECKS(X) PC_CONTPTE_CHECKS(X)
 #define PC_ALL_EVIDENCE(E) PC_MREMAP_EVIDENCE(E) PC_FILEMAP_EVIDENCE(E) PC_CONTPTE_EVIDENCE(E)

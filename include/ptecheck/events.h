@@ -27,9 +27,7 @@ enum pc_hist_id {
 	PC_HIST_MREMAP_PTES_MOVED,     /* linlog, page walk: present PTEs per call */
 	PC_HIST_MREMAP_PMDS_MOVED,     /* linlog, page walk: PMD-level moves per call */
 	PC_HIST_BATCH_MREMAP,	       /* linlog, contpte_set_ptes nr per mremap batch */
-	PC_HIST_BATCH_OTHER,	       /* linlog, folio_pte_batch() results outside mremap */
 	PC_HIST_FAULTAROUND_PAGES,     /* linlog, filemap:mm_filemap_map_pages window */
-	PC_HIST_FPB_IN_MREMAP,	       /* linlog, folio_pte_batch() results inside mremap */
 	PC_HIST_FM_SET_PTE_RANGE_NR,   /* linlog, set_pte_range nr per call */
 	PC_HIST_FM_RMAP_NR,	       /* linlog, folio_add_file_rmap_ptes nr per call */
 	PC_HIST_CP_GATHER_READS,       /* linlog, entries contpte_ptep_get's loop reads */

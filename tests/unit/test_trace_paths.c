@@ -18,7 +18,7 @@ static int groups_naming(const struct ptecheck_bpf *skel, const struct bpf_progr
 {
 	int n = 0;
 
-	for (int p = 0; p < PC_N_PATHS; p++) {
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
 			struct pc_hook_progs all = {0};
 			struct bpf_program *const *lists[] = {all.fentry, all.legacy, all.kprobe};
@@ -98,11 +98,11 @@ int main(void)
 		TAP_CHECK(skel, "the tracing object opens");
 		return tap_finish();
 	}
-	TAP_CHECK(PC_N_PATHS == 3 && pc_trace_paths[0] == &pc_mremap_trace &&
+	TAP_CHECK(PC_N_TRACE_PATHS == 4 && pc_trace_paths[0] == &pc_mremap_trace &&
 			  pc_trace_paths[1] == &pc_filemap_trace &&
-			  pc_trace_paths[2] == &pc_contpte_trace,
-		  "the session traces mremap, filemap and contpte, in that order");
-	for (int p = 0; p < PC_N_PATHS; p++) {
+			  pc_trace_paths[2] == &pc_contpte_trace && pc_trace_paths[3] == &pc_batch_trace,
+		  "the session traces mremap, filemap, contpte and batch, in that order");
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		TAP_CHECK(pc_trace_paths[p]->n_groups <= PC_PATH_GROUPS,
 			  "%s: at most %d hook groups", pc_trace_paths[p]->name, PC_PATH_GROUPS);
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)
@@ -115,7 +115,7 @@ int main(void)
 		int n = groups_naming(skel, prog);
 		bool whose = named_for(name, "disturb") || named_for(name, "common");
 
-		for (int p = 0; p < PC_N_PATHS; p++)
+		for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 			whose = whose || named_for(name, pc_trace_paths[p]->name);
 		if (!whose) {
 			unnamed++;
