@@ -15,15 +15,7 @@
 #include <ptecheck/batch.h>
 #include "tap.h"
 
-#ifndef MADV_COLD
-#define MADV_COLD 20
-#endif
-#ifndef MADV_PAGEOUT
-#define MADV_PAGEOUT 21
-#endif
-#ifndef MADV_DONTNEED_LOCKED
-#define MADV_DONTNEED_LOCKED 24
-#endif
+/* The C library names every advice but this one (glibc 2.36). */
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
