@@ -22,9 +22,9 @@
 #     arm64's modify_prot_start_ptes, which clears it with
 #     contpte_get_and_clear_full_ptes, and to set_ptes (contpte_set_ptes):
 #     2F batches of 16 for the two calls;
-# on 7.x x86_64 and arm64 (folio_pte_batch out of line), and on 6.12 arm64
-# (folio_pte_batch inline: not shown; no batched mprotect:
-# modify_prot_start_ptes absent, a named skip) the contpte and rmap ones.
+# on 7.x x86_64 and arm64 (folio_pte_batch out of line), and on 6.12
+# (folio_pte_batch inline: not shown; on arm64 no batched mprotect:
+# modify_prot_start_ptes absent, a named skip) the rmap and contpte ones.
 # Each guest boots in seconds with KVM, a few minutes under TCG.
 #
 # Usage: bash test_guest_batch.sh BUILD_DIR   (unused: guests get static
@@ -158,7 +158,7 @@ if ! command -v python3 >/dev/null; then
 fi
 
 ran=0
-for case in "x86_64 7" "arm64 7" "arm64 6.12"; do
+for case in "x86_64 7" "arm64 7" "x86_64 6.12" "arm64 6.12"; do
 	set -- $case
 	arch=$1 spec=$2 out=$tmp/$1-$2 deb_arch=amd64
 	[ "$arch" = arm64 ] && deb_arch=arm64
