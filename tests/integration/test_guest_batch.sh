@@ -158,24 +158,25 @@ if ! command -v python3 >/dev/null; then
 fi
 
 ran=0
+declare -A build # static guest builds, once per architecture
 for case in "x86_64 7" "arm64 7" "x86_64 6.12" "arm64 6.12"; do
-	set -- $case
-	arch=$1 spec=$2 out=$tmp/$1-$2 deb_arch=amd64
+	read -r arch spec <<<"$case"
+	out=$tmp/$arch-$spec deb_arch=amd64
 	[ "$arch" = arm64 ] && deb_arch=arm64
-	build_var=build_$arch
-	if [ -z "${!build_var:-}" ]; then
-		if ! dir=$("$ROOT/guest/build-guest" "$arch" 2>"$tmp/build-$arch.err" | tail -n 1); then
+	if [ -z "${build[$arch]:-}" ]; then
+		# The build directory is the last line build-guest prints.
+		if ! built=$("$ROOT/guest/build-guest" "$arch" 2>"$tmp/build-$arch.err"); then
 			not_ok "static $arch build for the guest" "guest/build-guest $arch failed" \
 				"$tmp/build-$arch.err"
 			continue
 		fi
-		eval "build_${arch}=\$dir"
+		build[$arch]=$(tail -n 1 <<<"$built")
 	fi
 	if ! "$ROOT/guest/kernel-fetch" fetch --arch "$deb_arch" "$spec" >/dev/null 2>"$out.fetch"; then
 		skip "$arch $spec guest: batch histograms" "kernel $spec not cached and not downloadable"
 		continue
 	fi
-	"$ROOT/guest/vmtest" --arch "$arch" --package "$spec" --build-dir "${!build_var}" \
+	"$ROOT/guest/vmtest" --arch "$arch" --package "$spec" --build-dir "${build[$arch]}" \
 		--timeout 600 --output "$out.json" --guest-cmd "$GUEST_CMD" 2>"$out.err"
 	rc=$?
 	ran=$((ran + 1))
