@@ -92,11 +92,6 @@ def at16(name, n, at_least=False, todo=None):  # n batches of 16 (others may be 
         None if ok else todo)
 
 
-# bpf/common.bpf.c stops tracking a followed child at sched:sched_process_exit,
-# which 7.x fires before exit_mm(): the child's exit zap is not counted.
-EXIT_TODO = "a followed child is untracked at sched_process_exit, which 7.x fires before exit_mm()"
-
-
 def note(text):
     got = [n for n in rep.get("notes", []) if text in n]
     say(bool(got), f"a note says '{text}' ({got[0] if got else 'none'})")
@@ -119,19 +114,19 @@ if spec == "7":
     all16(f"madvise DONTNEED PTEs per batch ({fpb})", F1)
     all16(f"mlock PTEs per batch ({fpb})", F)
     all16(f"munlock PTEs per batch ({fpb})", F)
-    at16(f"exit PTEs per batch ({fpb})", F, todo=EXIT_TODO)
+    at16(f"exit PTEs per batch ({fpb})", F)
 else:
     note(f"not shown: batch histograms ({fpb})")
 all16(f"munmap PTEs per batch ({rmap})", F2)
 all16(f"madvise DONTNEED PTEs per batch ({rmap})", F1)
-at16(f"exit PTEs per batch ({rmap})", F, todo=EXIT_TODO)
+at16(f"exit PTEs per batch ({rmap})", F)
 if arch == "arm64":
     all16("fork PTEs per batch (contpte_set_ptes)", F)
     all16("fork PTEs per batch (contpte_wrprotect_ptes)", F)
     at16("page fault PTEs per batch (contpte_set_ptes)", F, at_least=True)
     all16(f"munmap PTEs per batch ({clear})", F2)
     all16(f"madvise DONTNEED PTEs per batch ({clear})", F1)
-    at16(f"exit PTEs per batch ({clear})", F, todo=EXIT_TODO)
+    at16(f"exit PTEs per batch ({clear})", F)
     if spec == "7":
         at16("mprotect PTEs per batch (modify_prot_start_ptes)", 2 * F)
         at16(f"mprotect PTEs per batch ({clear})", 2 * F)
