@@ -25,6 +25,23 @@ static const char *const wrap_names[] = {
 	[PC_BENCH_BPFTRACE] = "bpftrace",
 };
 
+static const char *const titles[] = {
+	[PC_BENCH_HIST] = "ptecheck hist -- CMD (histograms)",
+	[PC_BENCH_WATCH] = "ptecheck watch -- CMD (all checks)",
+	[PC_BENCH_EMPTY] = "empty BPF programs on the same tracepoints (the floor)",
+	[PC_BENCH_BPFTRACE] = "the same histograms as a bpftrace one-liner",
+};
+
+/* A new row of workload wname under tracer w, named as overhead_rows[] says. */
+static json_t *tracer_row(const char *wname, enum pc_bench_wrap w)
+{
+	char name[96], title[200];
+
+	snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
+	snprintf(title, sizeof(title), "%s: %s", wname, titles[w]);
+	return pc_bench_row_new(name, "overhead", title, PC_BENCH_SLOWDOWN);
+}
+
 struct tracer_result {
 	bool measured;
 	double median;
@@ -104,12 +121,6 @@ static void folio_extra(json_t *row, const json_t *bare, const json_t *traced)
 static void overhead_row(struct pc_bench *b, const char *wname, struct pc_bench_side *bare,
 			 enum pc_bench_wrap wrap, struct tracer_result *res)
 {
-	static const char *const titles[] = {
-		[PC_BENCH_HIST] = "ptecheck hist -- CMD (histograms)",
-		[PC_BENCH_WATCH] = "ptecheck watch -- CMD (all checks)",
-		[PC_BENCH_EMPTY] = "empty BPF programs on the same tracepoints (the floor)",
-		[PC_BENCH_BPFTRACE] = "the same histograms as a bpftrace one-liner",
-	};
 	struct pc_bench_side t = {.label = wrap_names[wrap],
 				  .wrap = wrap,
 				  .cmd = bare->cmd,
@@ -117,16 +128,15 @@ static void overhead_row(struct pc_bench *b, const char *wname, struct pc_bench_
 				  .rate = bare->rate,
 				  .unit = bare->unit,
 				  .per = bare->per};
-	char name[96], title[200];
 	struct pc_bench_series ser;
+	char name[96];
 	json_t *row;
 
 	memset(res, 0, sizeof(*res));
 	snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[wrap]);
 	if (!pc_bench_selected(b, name))
 		return;
-	snprintf(title, sizeof(title), "%s: %s", wname, titles[wrap]);
-	row = pc_bench_row_new(name, "overhead", title, PC_BENCH_SLOWDOWN);
+	row = tracer_row(wname, wrap);
 	json_object_set_new(row, "ratio_of",
 			    json_string(bare->rate ? "pages/s bare / pages/s traced"
 						   : "loop time traced / loop time bare"));
@@ -353,9 +363,8 @@ static void skip_workload(struct pc_bench *b, const char *wname, const char *why
 	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++) {
 		snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
 		if (pc_bench_selected(b, name))
-			pc_bench_row_finish(
-				b, pc_bench_row_new(name, "overhead", name, PC_BENCH_SLOWDOWN),
-				PC_BENCH_SKIPPED, why);
+			pc_bench_row_finish(b, tracer_row(wname, (enum pc_bench_wrap)w),
+					    PC_BENCH_SKIPPED, why);
 	}
 }
 
