@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One side of a row of `ptecheck bench` (a workload, bare or under a
- * tracer) and a row's pairs: the two sides run alternately, A B A B ...,
- * each pair giving one ratio.
+ * tracer) and a row's pairs: the two sides run alternately, A B, B A ...,
+ * or (overhead rows) each traced run between two bare runs, each pair
+ * giving one ratio.
  */
 #ifndef PTECHECK_BENCH_SIDE_H
 #define PTECHECK_BENCH_SIDE_H
