@@ -244,17 +244,10 @@ struct fm_dirs {
 /* Makes base and mounts small and large in it: 0, or -1 with why. */
 static int fm_prepare(struct fm_dirs *d, unsigned int size_mb, char *why, size_t len)
 {
-	const char *tmp = getenv("TMPDIR");
 	char w[512];
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	snprintf(d->base, sizeof(d->base), "%s/ptecheck-bench.XXXXXX", tmp);
-	if (!mkdtemp(d->base)) {
-		snprintf(why, len, "mkdtemp in %s: %s", tmp, strerror(errno));
-		d->base[0] = '\0';
+	if (pc_bench_mkdtemp(d->base, sizeof(d->base), why, len))
 		return -1;
-	}
 	snprintf(d->small, sizeof(d->small), "%s/small", d->base);
 	snprintf(d->large, sizeof(d->large), "%s/large", d->base);
 	if (fm_mount(d->large, 2 * size_mb + 64, false, w, sizeof(w)) ||
@@ -275,28 +268,6 @@ static void fm_release(const struct fm_dirs *d)
 	rmdir(d->base);
 }
 
-/* "4K x 16384" from the workload's folio census, or "unknown". */
-static void census_text(const json_t *wl, char *buf, size_t len, bool *large)
-{
-	const json_t *f = json_object_get(wl, "folios"), *v;
-	const char *k;
-	size_t used = 0;
-
-	*large = false;
-	buf[0] = '\0';
-	if (!json_is_object(f) || !json_object_size(f)) {
-		snprintf(buf, len, "unknown");
-		return;
-	}
-	json_object_foreach((json_t *)f, k, v)
-	{
-		used += snprintf(buf + used, used < len ? len - used : 0, "%s%s x %lld",
-				 used ? ", " : "", k, (long long)json_integer_value(v));
-		if (strcmp(k, "4K"))
-			*large = true;
-	}
-}
-
 /* The folios each side's file had and the pages a fault mapped: row's extra and note. */
 static void fm_note(json_t *row, const json_t *wa, const json_t *wb, char *note, size_t len)
 {
@@ -304,8 +275,8 @@ static void fm_note(json_t *row, const json_t *wa, const json_t *wb, char *note,
 	char cs[160], cl[160];
 	double ppf_a, ppf_b;
 
-	census_text(wa, cs, sizeof(cs), &small_large);
-	census_text(wb, cl, sizeof(cl), &large_large);
+	pc_bench_census_text(wa, cs, sizeof(cs), &small_large);
+	pc_bench_census_text(wb, cl, sizeof(cl), &large_large);
 	ppf_a = json_number_value(json_object_get(wa, "pages_per_fault"));
 	ppf_b = json_number_value(json_object_get(wb, "pages_per_fault"));
 	json_object_set_new(row, "extra",

@@ -6,9 +6,12 @@
  * the time a tracing session takes to load and attach.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "overhead.h"
+#include "scratchfs.h"
 #include "start_exit.h"
 #include "session.h"
 #include "side.h"
@@ -21,6 +24,23 @@ static const char *const wrap_names[] = {
 	[PC_BENCH_EMPTY] = "empty-bpf",
 	[PC_BENCH_BPFTRACE] = "bpftrace",
 };
+
+static const char *const titles[] = {
+	[PC_BENCH_HIST] = "ptecheck hist -- CMD (histograms)",
+	[PC_BENCH_WATCH] = "ptecheck watch -- CMD (all checks)",
+	[PC_BENCH_EMPTY] = "empty BPF programs on the same tracepoints (the floor)",
+	[PC_BENCH_BPFTRACE] = "the same histograms as a bpftrace one-liner",
+};
+
+/* A new row of workload wname under tracer w, named as overhead_rows[] says. */
+static json_t *tracer_row(const char *wname, enum pc_bench_wrap w)
+{
+	char name[96], title[200];
+
+	snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
+	snprintf(title, sizeof(title), "%s: %s", wname, titles[w]);
+	return pc_bench_row_new(name, "overhead", title, PC_BENCH_SLOWDOWN);
+}
 
 struct tracer_result {
 	bool measured;
@@ -80,15 +100,27 @@ static void tracer_notes(json_t *row, const struct pc_bench_side *t, double medi
 	}
 }
 
+/* The fault loop: the folios of the file the last bare and traced runs faulted
+   (one file, so they must agree) and the pages a fault mapped. */
+static void folio_extra(json_t *row, const json_t *bare, const json_t *traced)
+{
+	char cb[160], ct[160];
+	bool large;
+
+	pc_bench_census_text(bare, cb, sizeof(cb), &large);
+	pc_bench_census_text(traced, ct, sizeof(ct), &large);
+	json_object_set_new(
+		row, "extra",
+		json_pack("{s:s, s:s, s:f, s:f}", "folios_bare", cb, "folios_traced", ct,
+			  "pages_per_fault_bare",
+			  json_number_value(json_object_get(bare, "pages_per_fault")),
+			  "pages_per_fault_traced",
+			  json_number_value(json_object_get(traced, "pages_per_fault"))));
+}
+
 static void overhead_row(struct pc_bench *b, const char *wname, struct pc_bench_side *bare,
 			 enum pc_bench_wrap wrap, struct tracer_result *res)
 {
-	static const char *const titles[] = {
-		[PC_BENCH_HIST] = "ptecheck hist -- CMD (histograms)",
-		[PC_BENCH_WATCH] = "ptecheck watch -- CMD (all checks)",
-		[PC_BENCH_EMPTY] = "empty BPF programs on the same tracepoints (the floor)",
-		[PC_BENCH_BPFTRACE] = "the same histograms as a bpftrace one-liner",
-	};
 	struct pc_bench_side t = {.label = wrap_names[wrap],
 				  .wrap = wrap,
 				  .cmd = bare->cmd,
@@ -96,22 +128,23 @@ static void overhead_row(struct pc_bench *b, const char *wname, struct pc_bench_
 				  .rate = bare->rate,
 				  .unit = bare->unit,
 				  .per = bare->per};
-	char name[96], title[200];
 	struct pc_bench_series ser;
+	char name[96];
 	json_t *row;
 
 	memset(res, 0, sizeof(*res));
 	snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[wrap]);
 	if (!pc_bench_selected(b, name))
 		return;
-	snprintf(title, sizeof(title), "%s: %s", wname, titles[wrap]);
-	row = pc_bench_row_new(name, "overhead", title, PC_BENCH_SLOWDOWN);
+	row = tracer_row(wname, wrap);
 	json_object_set_new(row, "ratio_of",
 			    json_string(bare->rate ? "pages/s bare / pages/s traced"
 						   : "loop time traced / loop time bare"));
-	if (pc_bench_pairs(b, row, bare, &t, PC_BENCH_SLOWDOWN, 0, &ser))
+	if (pc_bench_bracket(b, row, bare, &t, &ser))
 		goto out;
 	tracer_notes(row, &t, ser.ratio.median);
+	if (bare->rate)
+		folio_extra(row, bare->wl, t.wl);
 	pc_bench_row_finish(b, row, PC_BENCH_MEASURED, NULL);
 	res->measured = true;
 	res->median = ser.ratio.median;
@@ -183,6 +216,19 @@ static void judge_floor(struct pc_bench *b, const char *wname, const struct trac
 	}
 }
 
+/* True when a row of workload wname is selected. */
+static bool workload_selected(const struct pc_bench *b, const char *wname)
+{
+	char name[96];
+
+	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++) {
+		snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
+		if (pc_bench_selected(b, name))
+			return true;
+	}
+	return false;
+}
+
 /* The rows of one workload (cmd, its figure metric), bare against each tracer. */
 static void overhead_workload(struct pc_bench *b, const char *wname,
 			      const struct pc_bench_argv *cmd, const char *metric, bool rate)
@@ -194,16 +240,12 @@ static void overhead_workload(struct pc_bench *b, const char *wname,
 				     .unit = rate ? "pages/s" : "ns",
 				     .per = rate ? "" : "/loop"};
 	struct tracer_result res[PC_BENCH_BPFTRACE + 1];
-	char name[96], why[512];
-	bool any = false;
+	char why[512];
 
-	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++) {
-		snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
-		any = any || pc_bench_selected(b, name);
-	}
-	if (!any)
+	if (!workload_selected(b, wname))
 		return;
-	/* Warm-up: one bare run, discarded (page cache, binaries, mTHP pools). */
+	/* Warm-up: one bare run, discarded (page cache, binaries, mTHP pools; the
+	   fault loop's file is made by it). */
 	if (pc_bench_run_side(b, &bare, why, sizeof(why)))
 		fprintf(stderr, "ptecheck: bench: %s warm-up: %s\n", wname, why);
 	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++)
@@ -281,20 +323,90 @@ static void load_attach(struct pc_bench *b)
 	pc_bench_row_finish(b, row, PC_BENCH_MEASURED, NULL);
 }
 
+/* The fault loop's one file, on a tmpfs of the bench's own. */
+struct ff_file {
+	char base[PATH_MAX], fs[PATH_MAX + 8], path[PATH_MAX + 16];
+};
+
+/* Mounts the tmpfs: 0, or -1 with why.  The file is made by the first run. */
+static int ff_prepare(struct ff_file *f, unsigned int size_mb, char *why, size_t len)
+{
+	char opts[80], w[512];
+
+	if (pc_bench_mkdtemp(f->base, sizeof(f->base), why, len))
+		return -1;
+	snprintf(f->fs, sizeof(f->fs), "%s/fs", f->base);
+	snprintf(f->path, sizeof(f->path), "%s/data", f->fs);
+	/* huge=never: 4 KiB folios whatever shmem_enabled says, as before. */
+	snprintf(opts, sizeof(opts), "size=%um,mode=0700,huge=never", size_mb + 16);
+	if (pc_scratch_tmpfs(f->fs, opts, w, sizeof(w))) {
+		snprintf(why, len, "scratch tmpfs for the fault loop's file: %s", w);
+		return -1;
+	}
+	return 0;
+}
+
+static void ff_release(const struct ff_file *f)
+{
+	if (!f->base[0])
+		return;
+	pc_scratch_release_all();
+	rmdir(f->fs);
+	rmdir(f->base);
+}
+
+/* Every selected row of workload wname skipped, with why. */
+static void skip_workload(struct pc_bench *b, const char *wname, const char *why)
+{
+	char name[96];
+
+	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++) {
+		snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
+		if (pc_bench_selected(b, name))
+			pc_bench_row_finish(b, tracer_row(wname, (enum pc_bench_wrap)w),
+					    PC_BENCH_SKIPPED, why);
+	}
+}
+
+/*
+ * The fault loop, bare and traced, on ONE file made once, so every run
+ * faults the same page-cache folios: a file made per run, on a tmpfs
+ * mounted per run, landed on other physical pages each time (here nearly
+ * every page in a 2 MiB block of its own, a different set per run).
+ */
+static void overhead_filemap(struct pc_bench *b)
+{
+	const char *wname = "filemap-fault";
+	unsigned int size_mb = b->o.quick ? 16 : 64;
+	struct ff_file f = {0};
+	struct pc_bench_argv ff;
+	char size[16], why[600];
+
+	if (!workload_selected(b, wname))
+		return;
+	if (ff_prepare(&f, size_mb, why, sizeof(why))) {
+		skip_workload(b, wname, why);
+		goto out;
+	}
+	snprintf(size, sizeof(size), "%uM", size_mb);
+	pc_bench_workload_argv(b, &ff, "filemap_fault", "--file", f.path, "--size", size,
+			       "--seconds", b->o.quick ? "0.3" : "2", "--json", NULL);
+	overhead_workload(b, wname, &ff, "faults_per_sec", true);
+out:
+	ff_release(&f);
+}
+
 static void overhead(struct pc_bench *b)
 {
-	struct pc_bench_argv mf, ff;
+	struct pc_bench_argv mf;
 	char iters[16];
 
 	snprintf(iters, sizeof(iters), "%d", b->o.quick ? 2000 : 10000);
 	pc_bench_workload_argv(b, &mf, "mremap_folios", "--folio", "64k", "--iterations", iters,
 			       "--json", NULL);
 	overhead_workload(b, "mremap-folios", &mf, "total_ns", false);
-
-	/* tmpfs, 4 KiB folios here: the most faults per page, the most hook calls. */
-	pc_bench_workload_argv(b, &ff, "filemap_fault", "--size", b->o.quick ? "16M" : "64M",
-			       "--seconds", b->o.quick ? "0.3" : "2", "--json", NULL);
-	overhead_workload(b, "filemap-fault", &ff, "faults_per_sec", true);
+	/* tmpfs, 4 KiB folios: the most faults per page, the most hook calls. */
+	overhead_filemap(b);
 
 	load_attach(b);
 	pc_bench_start_exit(b);

@@ -369,6 +369,44 @@ void pc_bench_argv_join(const struct pc_bench_argv *a, char *buf, size_t len)
 		used += snprintf(buf + used, len - used, "%s%s", i ? " " : "", a->v[i]);
 }
 
+/* ---- what the rows share -------------------------------------------------- */
+
+int pc_bench_mkdtemp(char *dir, size_t len, char *why, size_t why_len)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	snprintf(dir, len, "%s/ptecheck-bench.XXXXXX", tmp);
+	if (!mkdtemp(dir)) {
+		snprintf(why, why_len, "mkdtemp in %s: %s", tmp, strerror(errno));
+		dir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+void pc_bench_census_text(const json_t *wl, char *buf, size_t len, bool *large)
+{
+	const json_t *f = json_object_get(wl, "folios"), *v;
+	const char *k;
+	size_t used = 0;
+
+	*large = false;
+	buf[0] = '\0';
+	if (!json_is_object(f) || !json_object_size(f)) {
+		snprintf(buf, len, "unknown");
+		return;
+	}
+	json_object_foreach((json_t *)f, k, v)
+	{
+		used += snprintf(buf + used, used < len ? len - used : 0, "%s%s x %lld",
+				 used ? ", " : "", k, (long long)json_integer_value(v));
+		if (strcmp(k, "4K"))
+			*large = true;
+	}
+}
+
 /* ---- rows ------------------------------------------------------------- */
 
 static const char *const kind_names[] = {

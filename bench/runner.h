@@ -106,6 +106,15 @@ const char *pc_bench_first_line(const char *text, char *buf, size_t len);
 /* CLOCK_MONOTONIC in seconds. */
 double pc_bench_now(void);
 
+/* What the rows share ------------------------------------------------------ */
+
+/* A directory of a row's own under $TMPDIR (or /tmp) for its scratch
+   filesystems: 0, or -1 with why (dir is then empty). */
+int pc_bench_mkdtemp(char *dir, size_t len, char *why, size_t why_len);
+/* "4K x 16384" from a filemap_fault result's folio census, or "unknown";
+   large: a folio larger than 4 KiB was seen. */
+void pc_bench_census_text(const json_t *wl, char *buf, size_t len, bool *large);
+
 /* Row objects ------------------------------------------------------------- */
 
 json_t *pc_bench_row_new(const char *name, const char *table, const char *title,

@@ -165,11 +165,11 @@ int pc_bench_run_side(struct pc_bench *b, struct pc_bench_side *s, char *why, si
 	return rc;
 }
 
-/* Ratio of one pair: speedup of b over a, or slowdown of b (traced) against a (bare). */
-static double pair_ratio(const struct pc_bench_side *a, const struct pc_bench_side *b,
-			 enum pc_bench_kind k)
+/* Ratio of one pair of figures va, vb (rates when rate): speedup of b over a,
+   or slowdown of b (traced) against a (bare). */
+static double pair_ratio(bool rate, double va, double vb, enum pc_bench_kind k)
 {
-	double ta = a->rate ? 1 / a->value : a->value, tb = b->rate ? 1 / b->value : b->value;
+	double ta = rate ? 1 / va : va, tb = rate ? 1 / vb : vb;
 
 	return k == PC_BENCH_SPEEDUP ? ta / tb : tb / ta;
 }
@@ -203,10 +203,54 @@ static int run_pairs(struct pc_bench *b, struct pc_bench_side *sa, struct pc_ben
 		ser->b[i] = sb->value;
 		ser->ia[i] = sa->instructions;
 		ser->ib[i] = sb->instructions;
-		ser->r[i] = pair_ratio(sa, sb, k);
+		ser->r[i] = pair_ratio(sa->rate, sa->value, sb->value, k);
 		ser->n = i + 1;
 	}
 	return 0;
+}
+
+/* The mean, in time, of two figures of a side: the time per page of two rates. */
+static double mean_of(bool rate, double v0, double v1)
+{
+	return rate ? 2 / (1 / v0 + 1 / v1) : (v0 + v1) / 2;
+}
+
+/* pc_bench_bracket() but the row: 0, or -1 with why. */
+static int run_bracket(struct pc_bench *b, struct pc_bench_side *bare, struct pc_bench_side *t,
+		       struct pc_bench_series *ser, char *why, size_t len)
+{
+	char w[400];
+
+	memset(ser, 0, sizeof(*ser));
+	t->dropped = t->state_full = t->violations = t->runs = 0;
+	if (pc_bench_run_side(b, bare, w, sizeof(w))) {
+		snprintf(why, len, "first bare run: %s", w);
+		return -1;
+	}
+	ser->a[0] = bare->value;
+	for (int i = 0; i < b->o.repeat; i++) {
+		if (pc_bench_run_side(b, t, w, sizeof(w)) ||
+		    pc_bench_run_side(b, bare, w, sizeof(w))) {
+			snprintf(why, len, "pair %d: %s", i + 1, w);
+			return -1;
+		}
+		ser->b[i] = t->value;
+		ser->a[i + 1] = bare->value;
+		ser->r[i] = pair_ratio(bare->rate, mean_of(bare->rate, ser->a[i], ser->a[i + 1]),
+				       t->value, PC_BENCH_SLOWDOWN);
+		ser->n = i + 1;
+	}
+	return 0;
+}
+
+/* The row's ratios, its sides (na values of a) and their statistics in ser. */
+static void series_to_row(json_t *row, const struct pc_bench_side *sa,
+			  const struct pc_bench_side *sb, int na, struct pc_bench_series *ser)
+{
+	pc_bench_row_ratios(row, ser->r, ser->n);
+	pc_bench_row_side(row, "a", sa->label, ser->a, na, sa->unit, sa->per);
+	pc_bench_row_side(row, "b", sb->label, ser->b, ser->n, sb->unit, sb->per);
+	pc_bench_stats(ser->r, ser->n, &ser->ratio);
 }
 
 int pc_bench_pairs(struct pc_bench *b, json_t *row, struct pc_bench_side *sa,
@@ -219,10 +263,20 @@ int pc_bench_pairs(struct pc_bench *b, json_t *row, struct pc_bench_side *sa,
 		pc_bench_row_finish(b, row, PC_BENCH_SKIPPED, why);
 		return -1;
 	}
-	pc_bench_row_ratios(row, ser->r, ser->n);
-	pc_bench_row_side(row, "a", sa->label, ser->a, ser->n, sa->unit, sa->per);
-	pc_bench_row_side(row, "b", sb->label, ser->b, ser->n, sb->unit, sb->per);
-	pc_bench_stats(ser->r, ser->n, &ser->ratio);
+	series_to_row(row, sa, sb, ser->n, ser);
+	return 0;
+}
+
+int pc_bench_bracket(struct pc_bench *b, json_t *row, struct pc_bench_side *bare,
+		     struct pc_bench_side *traced, struct pc_bench_series *ser)
+{
+	char why[512];
+
+	if (run_bracket(b, bare, traced, ser, why, sizeof(why))) {
+		pc_bench_row_finish(b, row, PC_BENCH_SKIPPED, why);
+		return -1;
+	}
+	series_to_row(row, bare, traced, ser->n + 1, ser);
 	return 0;
 }
 

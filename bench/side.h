@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One side of a row of `ptecheck bench` (a workload, bare or under a
- * tracer) and a row's pairs: the two sides run alternately, A B A B ...,
- * each pair giving one ratio.
+ * tracer) and a row's pairs: the two sides run alternately, A B, B A ...,
+ * or (overhead rows) each traced run between two bare runs, each pair
+ * giving one ratio.
  */
 #ifndef PTECHECK_BENCH_SIDE_H
 #define PTECHECK_BENCH_SIDE_H
@@ -40,7 +41,8 @@ struct pc_bench_side {
 int pc_bench_run_side(struct pc_bench *b, struct pc_bench_side *s, char *why, size_t len);
 
 struct pc_bench_series {
-	double a[PC_BENCH_MAX_REPEAT], b[PC_BENCH_MAX_REPEAT], r[PC_BENCH_MAX_REPEAT];
+	/* a: one more for pc_bench_bracket()'s last bare run */
+	double a[PC_BENCH_MAX_REPEAT + 1], b[PC_BENCH_MAX_REPEAT], r[PC_BENCH_MAX_REPEAT];
 	long long ia[PC_BENCH_MAX_REPEAT], ib[PC_BENCH_MAX_REPEAT];
 	int n;
 	struct pc_bench_stats ratio; /* of r[] */
@@ -56,6 +58,17 @@ struct pc_bench_series {
 int pc_bench_pairs(struct pc_bench *b, json_t *row, struct pc_bench_side *sa,
 		   struct pc_bench_side *sb, enum pc_bench_kind k, int warmup,
 		   struct pc_bench_series *ser);
+
+/*
+ * The runs of an overhead row: bare, traced, bare, traced, ..., bare
+ * (b->o.repeat traced runs and one bare run more), each traced run's
+ * slowdown taken against the mean (in time) of the bare runs just before
+ * and just after it: a drift of the machine's speed over the row cancels
+ * in every ratio, and no side always runs first.  Sets the row's ratios,
+ * "a" (the bare runs) and "b": 0, or -1 with the row finished as skipped.
+ */
+int pc_bench_bracket(struct pc_bench *b, json_t *row, struct pc_bench_side *bare,
+		     struct pc_bench_side *traced, struct pc_bench_series *ser);
 
 /* The instruction ratio (A / B) of the pairs, or why it is not counted. */
 void pc_bench_row_instructions(const struct pc_bench *b, json_t *row,

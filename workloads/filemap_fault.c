@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <sched.h>
@@ -53,15 +54,13 @@ enum {
 	EXIT_CANNOT_RUN = PC_WL_EXIT_CANNOT_RUN,
 };
 
-enum backing { BK_TMPFS, BK_TMPFS_HUGE, BK_EXT4, BK_DIR };
+enum backing { BK_TMPFS, BK_TMPFS_HUGE, BK_EXT4, BK_DIR, BK_FILE };
 enum folio { FOLIO_ASIS, FOLIO_LARGE, FOLIO_SMALL };
 
-/* NULL-ended for pc_wl_lookup(); "dir" is not a word --backing takes. */
-static const char *const backing_names[] = {[BK_TMPFS] = "tmpfs",
-					    [BK_TMPFS_HUGE] = "tmpfs-huge",
-					    [BK_EXT4] = "ext4",
-					    [BK_DIR] = "dir",
-					    NULL};
+/* NULL-ended for pc_wl_lookup(); --backing takes neither "dir" nor "file". */
+static const char *const backing_names[] = {[BK_TMPFS] = "tmpfs", [BK_TMPFS_HUGE] = "tmpfs-huge",
+					    [BK_EXT4] = "ext4",	  [BK_DIR] = "dir",
+					    [BK_FILE] = "file",	  NULL};
 /* --folio takes folio_names + 1: FOLIO_LARGE and FOLIO_SMALL. */
 static const char *const folio_names[] = {
 	[FOLIO_ASIS] = "as-is", [FOLIO_LARGE] = "large", [FOLIO_SMALL] = "small", NULL};
@@ -77,7 +76,7 @@ struct config {
 	bool private_map;
 	double seconds;
 	enum backing backing;
-	const char *dir; /* BK_DIR */
+	const char *dir, *file; /* BK_DIR, BK_FILE */
 	enum folio folio;
 	bool verify;
 };
@@ -153,6 +152,9 @@ static void usage(FILE *out)
 		"                    DIR         an existing directory (its filesystem)\n"
 		"                    Scratch filesystems live in $TMPDIR (or /tmp) and\n"
 		"                    are unmounted and deleted on every exit path.\n"
+		"  --file PATH       no --backing: the data file is PATH, made when missing,\n"
+		"                    else used as it is (SIZE x workers long), and kept:\n"
+		"                    runs given one PATH fault the same page-cache folios\n"
 		"  --folio large|small  tmpfs only: large sets hugepages-64kB/shmem_enabled\n"
 		"                    to \"always\"; small mounts with huge=never and sets it to\n"
 		"                    \"never\" (not with tmpfs-huge).  Default: change nothing.\n"
@@ -186,7 +188,7 @@ static void usage(FILE *out)
 
 /* Options given, for the ones that exclude each other. */
 struct given {
-	bool threads, processes, seconds;
+	bool threads, processes, seconds, backing, folio;
 };
 
 static double parse_seconds(const char *arg)
@@ -208,7 +210,7 @@ static void parse_backing(char *arg)
 	int i = pc_wl_lookup(arg, backing_names);
 	struct stat st;
 
-	if (i >= 0 && i != BK_DIR) {
+	if (i >= 0 && i != BK_DIR && i != BK_FILE) {
 		cfg.backing = (enum backing)i;
 	} else if (!stat(arg, &st) && S_ISDIR(st.st_mode)) {
 		cfg.backing = BK_DIR;
@@ -249,9 +251,15 @@ static void own_opt(int c, char *arg, void *ctx)
 		break;
 	case 'b':
 		parse_backing(arg);
+		given->backing = true;
+		break;
+	case 'F':
+		cfg.backing = BK_FILE;
+		cfg.file = arg;
 		break;
 	case 'f':
 		cfg.folio = (enum folio)(pc_wl_choice("--folio", arg, folio_names + 1) + 1);
+		given->folio = true;
 		break;
 	case 'v':
 		cfg.verify = true;
@@ -268,6 +276,7 @@ static void parse_args(int argc, char **argv)
 		{"map", required_argument, NULL, 'M'},
 		{"seconds", required_argument, NULL, 'S'},
 		{"backing", required_argument, NULL, 'b'},
+		{"file", required_argument, NULL, 'F'},
 		{"folio", required_argument, NULL, 'f'},
 		{"verify", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
@@ -279,6 +288,8 @@ static void parse_args(int argc, char **argv)
 		usage_error("--threads and --processes exclude each other%s", "");
 	if (given.seconds && cfg.wl.iterations)
 		usage_error("--seconds and --iterations exclude each other%s", "");
+	if (cfg.file && (given.backing || given.folio))
+		usage_error("--file excludes --backing and --folio (the file is what it is)%s", "");
 	if (cfg.write && cfg.private_map)
 		usage_error("--mode write needs --map shared (a private write is an anonymous "
 			    "COW fault)%s",
@@ -394,23 +405,13 @@ static const char *prepare_backing(size_t total, char *fsdir, size_t len)
 	return fsdir;
 }
 
-/* Creates the data file, unlinked at once, and fills it with the pattern. */
-static void create_file(const char *dir, size_t total)
+/* Fills the new data file (data_fd) with the pattern. */
+static void fill_file(size_t total)
 {
-	char path[PATH_MAX];
 	unsigned char *buf;
 	size_t off, i, n;
 	ssize_t w;
 
-	if (snprintf(path, sizeof(path), "%s/" PROG ".XXXXXX", dir) >= (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
-		pc_wl_die("data file name");
-	}
-	data_fd = mkostemp(path, O_CLOEXEC);
-	if (data_fd < 0)
-		pc_wl_die("creating the data file");
-	/* The descriptor keeps it alive: no exit path can leave it behind. */
-	unlink(path);
 	/* Full size first: huge=within_size only allocates huge folios inside i_size. */
 	if (ftruncate(data_fd, (off_t)total))
 		pc_wl_die("ftruncate() of the data file");
@@ -433,6 +434,48 @@ static void create_file(const char *dir, size_t total)
 	/* Written back now, so writeback does not run during the measurement. */
 	if (cfg.backing != BK_TMPFS && cfg.backing != BK_TMPFS_HUGE && fdatasync(data_fd))
 		pc_wl_die("fdatasync() of the data file");
+}
+
+/* Creates the data file, unlinked at once, and fills it with the pattern. */
+static void create_file(const char *dir, size_t total)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/" PROG ".XXXXXX", dir) >= (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		pc_wl_die("data file name");
+	}
+	data_fd = mkostemp(path, O_CLOEXEC);
+	if (data_fd < 0)
+		pc_wl_die("creating the data file");
+	/* The descriptor keeps it alive: no exit path can leave it behind. */
+	unlink(path);
+	fill_file(total);
+}
+
+/* --file: opens PATH, or makes it nameless (O_TMPFILE), fills it and links it
+   as PATH, so that a run failing while it fills leaves no short file. */
+static void open_file(size_t total)
+{
+	char dir[PATH_MAX], proc[64];
+	struct stat st;
+
+	data_fd = open(cfg.file, O_RDWR | O_CLOEXEC);
+	if (data_fd < 0 && errno == ENOENT) {
+		snprintf(dir, sizeof(dir), "%s", cfg.file);
+		data_fd = open(dirname(dir), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+		if (data_fd < 0)
+			pc_wl_die("creating the --file (O_TMPFILE in its directory)");
+		fill_file(total);
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", data_fd);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, cfg.file, AT_SYMLINK_FOLLOW))
+			pc_wl_die("linking the --file");
+		return;
+	}
+	if (data_fd < 0 || fstat(data_fd, &st))
+		pc_wl_die("opening the --file");
+	if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size != total)
+		usage_error("--file %s is not a regular file of --size x workers bytes", cfg.file);
 }
 
 /* The folio sizes in worker 0's region (its first GiB), or why unknown. */
@@ -731,9 +774,13 @@ int main(int argc, char **argv)
 	parse_args(argc, argv);
 	total = cfg.wl.size * cfg.workers;
 	pc_wl_start();
-	dir = prepare_backing(total, fsdir, sizeof(fsdir));
-	choose_folios(dir);
-	create_file(dir, total);
+	if (cfg.backing == BK_FILE) {
+		open_file(total);
+	} else {
+		dir = prepare_backing(total, fsdir, sizeof(fsdir));
+		choose_folios(dir);
+		create_file(dir, total);
+	}
 	folio_census(&census);
 
 	sh = mmap(NULL, sizeof(*sh) + cfg.workers * sizeof(sh->res[0]), PROT_READ | PROT_WRITE,

@@ -376,6 +376,37 @@ assert all(w["faults_per_sec"] > 0 for w in obj["per_worker"]), "a worker at 0/s
 	fi
 }
 
+# --file: the first run makes the file (verified), a second run faults the
+# same file as it is (verified again: the content is the pattern), a run
+# whose size disagrees with the file's exits 2, and the file is kept.
+t_filemap_file() {
+	local desc="filemap_fault --file: made once, reused as it is, kept; a size mismatch exits 2"
+	local dir=$tmp/filemap-file f rc1 rc2 size
+
+	have "$FILEMAP" "$desc" || return
+	mkdir -p "$dir"
+	f=$dir/data
+	run "$FILEMAP" --file "$f" --size 4M --iterations 2 --verify --json
+	rc1=$rc
+	grep -q '"backing":"file"' "$tmp/out" || rc1="$rc1 (no \"backing\":\"file\")"
+	run "$FILEMAP" --file "$f" --size 4M --iterations 2 --verify --json
+	rc2=$rc
+	size=$(stat -c %s "$f" 2>/dev/null)
+	run "$FILEMAP" --file "$f" --size 8M --iterations 1
+	if [ "$rc1" != 0 ] || [ "$rc2" != 0 ]; then
+		fail "$desc" "first run exit $rc1, second $rc2: $(first_err)"
+	elif [ "$size" != 4194304 ]; then
+		fail "$desc" "file not kept at 4 MiB: '$size'"
+	elif [ "$rc" -ne 2 ]; then
+		fail "$desc" "--size 8M on a 4 MiB file: exit $rc, wanted 2"
+	elif [ -n "$(find "$dir" -mindepth 1 ! -name data)" ]; then
+		fail "$desc" "left beside it: $(find "$dir" -mindepth 1 ! -name data | tr '\n' ' ')"
+	else
+		pass "$desc"
+	fi
+	rm -f "$f"
+}
+
 # contpte_mlock: the mlock loop and one access pattern, short; both JSON,
 # nothing lost, every knob it changes (64 KiB and 2 MiB "enabled") put back;
 # without hugepages-64kB (fake sysfs) it exits 4.
@@ -513,6 +544,8 @@ cases+=(
 	"expect_exit|2|filemap_fault --size 3 exits 2|$FILEMAP|--size|3"
 	"expect_exit|2|filemap_fault --backing /nonexistent/dir exits 2|$FILEMAP|--backing|/nonexistent/dir"
 	"expect_exit|2|filemap_fault --seconds with --iterations exits 2|$FILEMAP|--seconds|1|--iterations|1"
+	"expect_exit|2|filemap_fault --file with --backing exits 2|$FILEMAP|--file|/tmp/x|--backing|tmpfs"
+	"t_filemap_file"
 	"t_filemap_json"
 	"t_help|$BUILD_DIR/workloads/contpte_mlock"
 	"expect_exit|2|contpte_mlock --pattern bogus exits 2|$BUILD_DIR/workloads/contpte_mlock|--pattern|bogus"
