@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "batch.h"
+#include "batch_walk.h"
 #include "ptecheck.skel.h"
 #include "probe.h"
 #include "session.h"
@@ -49,6 +50,10 @@ struct batch_source {
 static const struct batch_source sources[PC_BSRC__COUNT] = {
 	[PC_BSRC_FPB] = {"folio_pte_batch", "folio_pte_batch return value, by the caller's context",
 			 FPB},
+	[PC_BSRC_WALK] = {"derived",
+			  "page-table walk at syscall entry: runs of PTEs of one large "
+			  "folio folio_pte_batch would batch (not its result)",
+			  -1},
 };
 
 const char *pc_batch_ctx_name(__u32 ctx)
@@ -77,8 +82,8 @@ static const char *source_why(const struct pc_session *s, __u32 src)
 {
 	if (!sources[src].label)
 		return "not measured by this build";
-	if (sources[src].group < 0)
-		return s->walk_enabled ? NULL : s->walk_reason;
+	if (src == PC_BSRC_WALK)
+		return pc_batch_walk_why(s);
 	return pc_session_hook_why(s, &pc_batch_trace, sources[src].group);
 }
 
@@ -125,6 +130,8 @@ static void batch_hists(struct pc_session *s, struct pc_report *r)
 
 		if (!why)
 			source_hists(s, r, src);
+		if (!why && src == PC_BSRC_WALK)
+			pc_batch_walk_note(s, r);
 		else if (sources[src].label && !strcmp(r->command, "hist"))
 			pc_report_note(r, "not shown: batch histograms (%s): %s",
 				       sources[src].label, why);
@@ -143,6 +150,7 @@ static void batch_feature_paths(const struct pc_features *f)
 		pc_kernel_has_func("folio_pte_batch")
 			? "folio_pte_batch"
 			: "folio_pte_batch absent or inlined: its batch sizes not observable");
+	pc_batch_walk_feature(f);
 }
 
 static void batch_feature_tiers(const struct pc_features *f)
@@ -167,6 +175,7 @@ const struct pc_trace_path pc_batch_trace = {
 	.name = "batch",
 	.groups = groups,
 	.n_groups = sizeof(groups) / sizeof(groups[0]),
+	.configure = pc_batch_walk_configure,
 	.hists = batch_hists,
 	.tracepoints = tracepoints,
 	.feature_hooks = feature_hooks,
