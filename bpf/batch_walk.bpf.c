@@ -115,6 +115,8 @@ static long bw_slot(__u32 i, void *key)
 	struct bw_state *st = bpf_map_lookup_elem(&bw_states, key);
 	__u64 addr, idx, raw, bits;
 	struct pc_pte p;
+	__u32 ended;
+	bool open;
 
 	if (!st || i >= st->npages || i >= PC_BW_MAX_PAGES)
 		return 1;
@@ -128,18 +130,13 @@ static long bw_slot(__u32 i, void *key)
 		return 0;
 	raw = st->ptes[(idx - st->tbl_idx) & 511];
 	p = pc_decode_pte(raw);
-	if (p.kind != PC_PTE_PRESENT) {
-		bw_end_run(st);
-		return 0;
-	}
-	st->n[PC_BW_PTES]++;
 	bits = raw & ~st->ignored;
-	if (pc_fpb_continues(&st->run, addr, p.pfn, bits)) {
-		pc_fpb_extend(&st->run);
-		return 0;
-	}
-	bw_end_run(st);
-	bw_open_run(st, p.pfn, bits);
+	ended = pc_fpb_step(&st->run, addr, p.kind == PC_PTE_PRESENT, p.pfn, bits, &open);
+	if (ended)
+		pc_batch_add(PC_BSRC_WALK, st->ctx, ended);
+	st->n[PC_BW_PTES] += p.kind == PC_PTE_PRESENT;
+	if (open)
+		bw_open_run(st, p.pfn, bits);
 	return 0;
 }
 

@@ -57,9 +57,13 @@ void pc_batch_walk_note(struct pc_session *s, struct pc_report *r)
 void pc_batch_walk_feature(const struct pc_features *f)
 {
 	const char *why = calib_why(f->calib, "page-table walk not calibrated");
+	char detail[320];
 
-	f->line("derived batch runs (page-table walk)", !why,
-		why ? why
-		    : "munmap, mprotect, madvise DONTNEED/FREE/COLD/PAGEOUT, mlock, munlock at "
-		      "syscall entry; not fork, exit or khugepaged (no syscall range to walk)");
+	if (!why)
+		snprintf(detail, sizeof(detail),
+			 "page-table walk at entry of munmap, mprotect, madvise "
+			 "DONTNEED/FREE/COLD/PAGEOUT, mlock, munlock; not fork, exit or khugepaged "
+			 "(no syscall range to walk); %s",
+			 f->calib->vmemmap_why);
+	f->line("derived batch runs", !why, why ? why : detail);
 }

@@ -116,6 +116,24 @@ PC_INLINE __u32 pc_fpb_close(struct pc_fpb_run *r)
 }
 
 /*
+ * Feeds run r the PTE at user address addr (present: mapping pfn, with
+ * bits the entry less pc_fpb_ignored()): the length of the run it ends
+ * (0: none), and *open when a present PTE continues no run, so the caller
+ * reads its folio and, where it is large, pc_fpb_open()s one there.
+ */
+PC_INLINE __u32 pc_fpb_step(struct pc_fpb_run *r, __u64 addr, bool present, __u64 pfn, __u64 bits,
+			    bool *open)
+{
+	*open = false;
+	if (present && pc_fpb_continues(r, addr, pfn, bits)) {
+		pc_fpb_extend(r);
+		return 0;
+	}
+	*open = present;
+	return pc_fpb_close(r);
+}
+
+/*
  * The head of the folio of a struct page at page whose second word
  * (compound_head, v7.2 compound_info) is info: bit 0 marks a tail, the
  * rest is the head's address, or (v7.2 with HugeTLB vmemmap optimization

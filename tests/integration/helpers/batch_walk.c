@@ -4,10 +4,11 @@
  * (tests/integration/test_batch_walk.sh): N 64 KiB-aligned blocks of
  * anonymous memory, written; how many became one order-4 folio each (a
  * head and 15 tails of consecutive PFNs, /proc/self/pagemap and
- * /proc/kpageflags) in the first and second half; then mprotect of all,
+ * /proc/kpageflags) in the first and second half; then mprotect of 8
+ * pages inside block 0 and of all,
  * MADV_DONTNEED of the second half, mlock and munlock of the first, and
- * munmap of all.  Prints "first F second S" (the order-4 folios of each
- * half) on stdout.  Exit 0, 1 on error.  Needs root (PFNs).
+ * munmap of all.  Prints "first F second S block0 B" (the order-4 folios of
+ * each half; B 1 when block 0 is one) on stdout.  Exit 0, 1 on error.  Needs root (PFNs).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -53,7 +54,7 @@ static int one_folio(const char *b, int last)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 16, half = n / 2, first = 0, second = 0;
+	int n = argc > 1 ? atoi(argv[1]) : 16, half = n / 2, first = 0, second = 0, block0;
 	char *raw, *m;
 
 	pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
@@ -78,10 +79,14 @@ int main(int argc, char **argv)
 		else
 			second += one_folio(m + i * BLOCK, i == n - 1);
 	}
-	if (mprotect(m, n * BLOCK, PROT_READ) ||
+	block0 = one_folio(m, 0);
+	/* Pages 4..11 of block 0 first: a run the range ends (8); then, in
+	   the whole range, read-only pages amid writable ones (4, 8, 4: the
+	   kernel's mprotect compares the write bit, and the VMAs split). */
+	if (mprotect(m + 4 * 4096, 8 * 4096, PROT_READ) || mprotect(m, n * BLOCK, PROT_READ) ||
 	    madvise(m + half * BLOCK, (n - half) * BLOCK, MADV_DONTNEED) ||
 	    mlock(m, half * BLOCK) || munlock(m, half * BLOCK) || munmap(m, n * BLOCK))
 		return 1;
-	printf("first %d second %d\n", first, second);
+	printf("first %d second %d block0 %d\n", first, second, block0);
 	return 0;
 }
