@@ -35,7 +35,15 @@ struct bw_state {
 	__u64 ptes[PC_PTRS_PER_TABLE];
 };
 
-PC_THREAD_MAP(bw_states, struct bw_state);
+/* Per thread (a syscall tracepoint's program may be preempted: no per-CPU
+   buffer); LRU: a thread's entry is reused call to call, the least recent
+   thread's makes room. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct bw_state);
+} bw_states SEC(".maps");
 
 /* Zeroed template for new bw_states entries (too large for the stack). */
 struct {
@@ -155,22 +163,41 @@ static __always_inline __u32 bw_ctx(const struct bpf_raw_tracepoint_args *ctx)
 	return c;
 }
 
+/* The thread's state, or NULL with its npages counted as not walked. */
+static __always_inline struct bw_state *bw_state_of(__u32 *key, __u64 npages)
+{
+	struct bw_state *st = bpf_map_lookup_elem(&bw_states, key), *tmpl;
+	__u32 zero = 0;
+
+	if (st)
+		return st;
+	tmpl = bpf_map_lookup_elem(&bw_template, &zero);
+	if (tmpl)
+		bpf_map_update_elem(&bw_states, key, tmpl, BPF_NOEXIST);
+	st = bpf_map_lookup_elem(&bw_states, key);
+	if (!st)
+		__sync_fetch_and_add(&bw_stats[PC_BW_UNWALKED], npages);
+	return st;
+}
+
 /* Walks [addr, addr + len) of the current task for context c. */
 static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 start = addr & ~(PC_PAGE_SIZE - 1),
-	      end = (addr + len + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
-	__u32 zero = 0, track, key = pc_tid();
-	struct bw_state *st, *tmpl = bpf_map_lookup_elem(&bw_template, &zero);
+	      end = (addr + len + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1), npages;
+	__u32 key = pc_tid();
+	struct bw_state *st;
+	long done;
 
-	if (!tmpl || end <= start)
+	if (end <= start || !target_flags())
 		return;
-	st = thread_state(&bw_states, tmpl, true, &track);
+	npages = (end - start) >> PC_PAGE_SHIFT;
+	st = bw_state_of(&key, npages);
 	if (!st)
 		return;
 	st->start = start;
-	st->npages = (end - start) >> PC_PAGE_SHIFT;
+	st->npages = npages < PC_BW_MAX_PAGES ? npages : PC_BW_MAX_PAGES;
 	st->pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	st->ctx = c;
 	st->ignored = pc_fpb_ignored(pc_fpb_respects_write(c));
@@ -178,11 +205,11 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 	st->run.len = 0;
 	__builtin_memset(st->n, 0, sizeof(st->n));
 	st->n[PC_BW_CALLS] = 1;
-	if (st->npages > PC_BW_MAX_PAGES) {
-		st->n[PC_BW_UNWALKED] = st->npages - PC_BW_MAX_PAGES;
-		st->npages = PC_BW_MAX_PAGES;
-	}
-	bpf_loop(st->npages, bw_slot, &key, 0);
+	st->n[PC_BW_UNWALKED] = npages - st->npages;
+	done = bpf_loop(st->npages, bw_slot, &key, 0);
+	/* Stopped early: the entry went (LRU) under the walk. */
+	if (done < (long)st->npages)
+		st->n[PC_BW_UNWALKED] += st->npages - (done > 0 ? done : 0);
 	bw_end_run(st);
 	for (int k = 0; k < PC_BW__COUNT; k++)
 		if (st->n[k])

@@ -7,7 +7,8 @@
 # MADV_DONTNEEDed, mlocked, munlocked and munmapped under `ptecheck hist --format json -- CMD`; each
 # context's "<ctx> PTEs per large-folio run (derived)" histogram holds one
 # run of 16 per order-4 folio still mapped, nothing else.  With mTHP off
-# every folio is small: no derived histogram, the small PTEs counted.  The
+# every folio is small: no derived histogram, the small PTEs counted; the
+# pages of a range past the walk's bound are counted too.  The
 # mTHP setting is restored on every exit.  Run under the itest lock.
 # TAP output; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
@@ -110,6 +111,11 @@ n=$(note "$tmp/off.json")
 [[ $n =~ ([0-9]+)\ present\ PTEs\ read,\ ([0-9]+)\ of ]]
 check "mTHP off: every present PTE read was of a small folio (${BASH_REMATCH[1]:-?} = ${BASH_REMATCH[2]:-?})" \
 	"[[ -n '${BASH_REMATCH[1]:-}' && '${BASH_REMATCH[1]:-}' == '${BASH_REMATCH[2]:-}' ]]"
+# 160 blocks: mprotect and munmap of all 2560 pages each pass the bound
+# of 2048 by 512; the halves do not.
+"$pc" hist --format json --output "$tmp/big.json" -- "$shape" 160 >/dev/null 2>&1
+like "a range past the walk's bound: the pages not walked are counted" "$tmp/big.json" \
+	', 0 entries or folios unreadable, 1024 pages past the walk.s bound \(2048 per call\) not walked$'
 restore
 check "64 KiB mTHP restored to '$before'" "grep -q '\\[$before\\]' '$mthp'"
 tap_end
