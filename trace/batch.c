@@ -51,8 +51,8 @@ static const struct batch_source sources[PC_BSRC__COUNT] = {
 	[PC_BSRC_FPB] = {"folio_pte_batch", "folio_pte_batch return value, by the caller's context",
 			 FPB},
 	[PC_BSRC_WALK] = {"derived",
-			  "page-table walk at syscall entry: runs of PTEs of one large "
-			  "folio folio_pte_batch would batch (not its result)",
+			  "page-table walk at syscall entry: PTE runs of one large folio (not "
+			  "folio_pte_batch's result)",
 			  -1},
 };
 
@@ -130,11 +130,11 @@ static void batch_hists(struct pc_session *s, struct pc_report *r)
 
 		if (!why)
 			source_hists(s, r, src);
-		if (!why && src == PC_BSRC_WALK)
-			pc_batch_walk_note(s, r);
 		else if (sources[src].label && !strcmp(r->command, "hist"))
 			pc_report_note(r, "not shown: batch histograms (%s): %s",
 				       sources[src].label, why);
+		if (src == PC_BSRC_WALK)
+			pc_batch_walk_note(s, r); /* when it walked */
 	}
 }
 

@@ -96,6 +96,9 @@ like() {
 like "the note counts the calls walked and nothing unreadable or past the bound" "$tmp/on.json" \
 	'^derived batch runs: ([7-9]|[1-9][0-9]+) calls walked, [0-9]+ present PTEs read, [0-9]+ of them in small folios .*, 0 pages under huge PMDs, 0 entries or folios unreadable, 0 pages past'
 check "the JSON validates against the schema" "valid '$tmp/on.json'"
+check "the derived histograms say where they come from, whole" \
+	"grep -q '\"source\": \"page-table walk at syscall entry: PTE runs of one large folio (not folio_pte_batch.s result)\"' '$tmp/on.json'"
+check "no note of the batch path says (null)" "! grep -q '(null)' '$tmp/on.json'"
 
 echo never >"$mthp"
 "$pc" hist --format json --output "$tmp/off.json" -- "$shape" 16 >"$tmp/shape" 2>/dev/null
