@@ -40,6 +40,12 @@ enum pc_gate_exit {
 #define PC_GATE_MAX_RESULTS	 4096 /* per report; a run has ~60 */
 #define PC_GATE_MAX_HISTS	 256
 
+/* The noise floor of one run for the histograms whose name contains name. */
+struct pc_gate_floor {
+	char name[64];
+	double pct; /* in % or points, as the policy key says */
+};
+
 /* What a rule does when it finds something. */
 enum pc_gate_action { PC_GATE_ACTION_REPORT = 0, PC_GATE_ACTION_FAIL };
 
@@ -55,15 +61,16 @@ struct pc_gate_policy {
 	char latency_histogram[64];		    /* default "mremap latency" */
 	int n_batch_names;
 	char batch_names[PC_GATE_MAX_BATCH_NAMES][64]; /* substrings of names */
+	int batch_min_batches; /* batches a histogram needs per side to be judged */
 	/* The noise of one run of one kernel (docs/gate.md, "Noise"): per
-	   batch histogram, the change of its mean in %; per folio order, the
+	   batch histogram, the change of its mean in % and of its share of
+	   batches reaching the baseline's mode in points; per folio order, the
 	   change of the share of full batches in points. */
-	int n_noise;
-	struct {
-		char name[64]; /* substring of histogram names */
-		double pct;
-	} noise[PC_GATE_MAX_BATCH_NAMES];
+	int n_noise, n_share_noise;
+	struct pc_gate_floor noise[PC_GATE_MAX_BATCH_NAMES];	   /* pct: % */
+	struct pc_gate_floor share_noise[PC_GATE_MAX_BATCH_NAMES]; /* pct: points */
 	double noise_default_pct;	    /* a batch histogram without its own floor */
+	double share_noise_default_pp;	    /* the same for its share */
 	char order_all[64], order_full[64]; /* order_histograms; "" = not judged */
 	double order_noise_pp;
 	int order_min_batches; /* batches of an order per side to judge it */
@@ -78,12 +85,15 @@ int pc_gate_policy_parse(struct pc_gate_policy *p, const char *buf, size_t len, 
 			 size_t errlen);
 int pc_gate_policy_load(struct pc_gate_policy *p, const char *path, char *err, size_t errlen);
 /* True if a histogram of that name is a batch histogram under the policy:
-   one whose mean is judged, or one of the order histograms. */
+   one whose mean and mode share are judged, or one of the order histograms. */
 bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *name);
-/* True if the mean of the histogram of that name is judged (batch_histograms). */
+/* True if the mean and the mode share of the histogram of that name are
+   judged (batch_histograms: every per-path batch histogram by default). */
 bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *name);
 /* The noise floor of one run for the mean of histogram name, in %. */
 double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *name);
+/* The same for its share of batches reaching the baseline's mode, in points. */
+double pc_gate_share_noise_floor(const struct pc_gate_policy *p, const char *name);
 
 /*
  * Parses and validates one report of `ptecheck run` into a pc_report

@@ -37,6 +37,12 @@ void pc_gate_settle(struct pc_gate_rule_result *rr, int found, enum pc_gate_acti
 
 /* Count-weighted mean of a histogram's bucket midpoints (rules_batch.c). */
 double pc_gate_hist_mean(const struct pc_hist_report *h);
+/* The slot with the most events (the larger one on a tie). */
+int pc_gate_hist_mode(const struct pc_hist_report *h);
+/* The share (%) of h's events in slot `from` or above. */
+double pc_gate_share_from(const struct pc_hist_report *h, int from);
+/* Whether the share reaching that mode is judged: not for batches of one. */
+bool pc_gate_mode_judged(const struct pc_hist_report *h, int mode);
 /* The share (%) of order k fault-around batches of r that mapped all they
    could; false when r has fewer than the policy's minimum of them. */
 bool pc_gate_order_share(const struct pc_report *r, const struct pc_gate_policy *pol, int k,

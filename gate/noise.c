@@ -4,7 +4,8 @@
  * kernel, for the statistics the batching rule judges (rules_batch.c): per
  * group of runs (machine, suite, scale), each statistic's range over the
  * runs and the largest change between two of them (relative % for a mean,
- * points for a share), beside the floor the policy gives it.  How the
+ * points for a share: of a histogram's batches reaching its mode, of an
+ * order's full batches), beside the floor the policy gives it.  How the
  * policy's floors were measured (docs/gate.md, "Noise"); exit 1 when a
  * spread exceeds its floor: the policy would call that noise a regression.
  */
@@ -36,7 +37,21 @@ static int noise_line(FILE *out, const char *what, const struct range *r, double
 	return over;
 }
 
-/* The means of every mean-judged histogram all runs have. */
+/* Histogram name's per-run means (mode < 0) or shares of batches in slot
+   mode or above into r; false unless every run has events. */
+static bool hist_range(const struct pc_gate_side *s, const char *name, int mode, struct range *r)
+{
+	for (int k = 0; k < s->n_runs; k++) {
+		const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], name);
+
+		if (h && pc_hist_report_total(h))
+			range_add(r, mode < 0 ? pc_gate_hist_mean(h) : pc_gate_share_from(h, mode));
+	}
+	return r->n == s->n_runs;
+}
+
+/* The mean of every judged histogram all runs have, and its share of
+   batches reaching the mode of all runs together (the rule's baseline). */
 static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_gate_policy *pol)
 {
 	const struct pc_report *first = s->runs[0];
@@ -44,22 +59,25 @@ static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_
 
 	for (int i = 0; i < first->n_hists; i++) {
 		const char *name = first->hists[i].name;
-		struct range r = {0};
-		char what[96];
+		const struct pc_hist_report *all = pc_report_find_hist(s->merged, name);
+		int mode = all ? pc_gate_hist_mode(all) : 0;
+		struct range m = {0}, sh = {0};
+		char what[192];
 
 		if (!pc_gate_is_mean_hist(pol, name))
 			continue;
-		for (int k = 0; k < s->n_runs; k++) {
-			const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], name);
-
-			if (h && pc_hist_report_total(h))
-				range_add(&r, pc_gate_hist_mean(h));
+		if (hist_range(s, name, -1, &m) && m.lo > 0) {
+			snprintf(what, sizeof(what), "%s mean", name);
+			over += noise_line(out, what, &m, 100.0 * (m.hi - m.lo) / m.lo, "%",
+					   pc_gate_noise_floor(pol, name));
 		}
-		if (r.n != s->n_runs || r.lo <= 0)
-			continue;
-		snprintf(what, sizeof(what), "%s mean", name);
-		over += noise_line(out, what, &r, 100.0 * (r.hi - r.lo) / r.lo, "%",
-				   pc_gate_noise_floor(pol, name));
+		if (all && pc_gate_mode_judged(all, mode) && hist_range(s, name, mode, &sh)) {
+			snprintf(what, sizeof(what),
+				 "%s share of batches of %llu %s or more (the mode)", name,
+				 (unsigned long long)pc_hist_slot_low(all->kind, mode), all->unit);
+			over += noise_line(out, what, &sh, sh.hi - sh.lo, " pp",
+					   pc_gate_share_noise_floor(pol, name));
+		}
 	}
 	return over;
 }

@@ -11,6 +11,8 @@
  * Sans, the sans-serif of Debian's Chromium, has digits of 0.64 em, '+'
  * of 0.84, 'M' of 0.86, '%' of 0.95).
  */
+#include <errno.h>
+#include <stdlib.h>
 #include "gate_output.h"
 
 static const char html_style[] =
@@ -24,6 +26,7 @@ static const char html_style[] =
 	".why{color:#555;font-size:90%}table.checks{width:100%;table-layout:fixed}"
 	"col.name{width:14em}"
 	".hist{margin:1em 0 1.5em}.hist h4{margin:.2em 0}.hist p{margin:.2em 0;color:#555}"
+	"h4.path{font-size:115%;margin:1.2em 0 .3em;border-bottom:1px solid #ccc}"
 	".pair{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:24px}"
 	".chart{min-width:0;overflow-x:auto}.chart svg{display:block;width:100%;height:auto}"
 	".cap{font-size:90%;margin-bottom:2px}.judged{color:#1a5fb4;font-size:85%}"
@@ -319,33 +322,131 @@ static void html_summary(struct pc_out *o, const struct pc_gate_result *g)
 	pc_outf(o, "</ul>\n");
 }
 
+/* The histograms of a section, in report order: the candidate's names
+   first, then those only the baseline has; each with its path. */
+struct hist_names {
+	int n;
+	struct {
+		const char *name;
+		char path[sizeof(((struct pc_hist_report *)0)->name)];
+	} e[2 * PC_GATE_MAX_HISTS];
+};
+
+static void list_hists(struct hist_names *l, const struct pc_gate_group *grp, bool latency)
+{
+	const struct pc_report *names[2] = {grp->cand.merged, grp->base.merged};
+
+	l->n = 0;
+	for (int s = 0; s < 2; s++)
+		for (int k = 0; names[s] && k < names[s]->n_hists; k++) {
+			const struct pc_hist_report *h = &names[s]->hists[k];
+
+			if (is_time_unit(h->unit) != latency ||
+			    (s == 1 && pc_report_find_hist(grp->cand.merged, h->name)) ||
+			    l->n >= (int)(sizeof(l->e) / sizeof(l->e[0])))
+				continue;
+			l->e[l->n].path[0] = 0;
+			l->e[l->n++].name = h->name;
+		}
+}
+
+/* Whether name starts with the n bytes of w and a space. */
+static bool starts_word(const char *name, const char *w, size_t n)
+{
+	return n && !strncmp(name, w, n) && name[n] == ' ';
+}
+
+/* Histogram i's path when its name has no " PTEs per": the longest path
+   of a per-path name it starts with, else its first word when another
+   histogram's name starts with it too. */
+static void other_path(struct hist_names *l, int i)
+{
+	const char *name = l->e[i].name, *sp = strchr(name, ' ');
+	size_t best = 0;
+
+	for (int j = 0; j < l->n; j++) {
+		size_t n = strlen(l->e[j].path);
+
+		if (n > best && strstr(l->e[j].name, " PTEs per") &&
+		    starts_word(name, l->e[j].path, n))
+			best = n;
+	}
+	for (int j = 0; !best && sp && j < l->n; j++)
+		if (j != i && starts_word(l->e[j].name, name, (size_t)(sp - name)))
+			best = (size_t)(sp - name);
+	snprintf(l->e[i].path, sizeof(l->e[i].path), "%.*s", (int)best, name);
+}
+
+/*
+ * Each histogram's path: the part of a per-path name before " PTEs per"
+ * ("fork PTEs per batch (contpte_set_ptes)": fork); another histogram
+ * joins a path by its first words ("mremap present PTEs moved per call":
+ * mremap), else none ("": other).
+ */
+static void name_paths(struct hist_names *l)
+{
+	for (int i = 0; i < l->n; i++) {
+		const char *end = strstr(l->e[i].name, " PTEs per");
+
+		if (end)
+			snprintf(l->e[i].path, sizeof(l->e[i].path), "%.*s",
+				 (int)(end - l->e[i].name), l->e[i].name);
+	}
+	for (int i = 0; i < l->n; i++)
+		if (!strstr(l->e[i].name, " PTEs per"))
+			other_path(l, i);
+}
+
+/* Path i's histograms under its subheading, unless an earlier one had that path. */
+static void html_path(struct pc_out *o, const struct pc_gate_policy *pol,
+		      const struct pc_gate_group *grp, const struct hist_names *l, int i)
+{
+	const char *path = l->e[i].path;
+
+	for (int j = 0; j < i; j++)
+		if (!strcmp(l->e[j].path, path))
+			return;
+	pc_outf(o, "<div class=\"path\"><h4 class=\"path\">%s</h4>\n",
+		path[0] ? ESC_XML(path) : "other histograms");
+	for (int j = i; j < l->n; j++)
+		if (!strcmp(l->e[j].path, path))
+			html_hist_pair(o, pol, grp, l->e[j].name);
+	pc_outf(o, "</div>\n");
+}
+
 /*
  * One section of histograms, batch (every unit but time: PTEs, pages,
- * orders, ...) or latency (time units), in report order, which follows the
- * paths: the candidate's names first, then those only the baseline has.
+ * orders, ...) grouped per path (the paths in report order, the
+ * histograms without one last), or latency (time units) in report order.
  */
 static void html_hists(struct pc_out *o, const struct pc_gate_policy *pol,
 		       const struct pc_gate_group *grp, bool latency)
 {
-	const struct pc_report *names[2] = {grp->cand.merged, grp->base.merged};
-	int s, k, shown = 0;
+	struct hist_names *l = malloc(sizeof(*l));
 
+	if (!l) { /* the page fails to write rather than lack a section */
+		o->err = o->err ? o->err : ENOMEM;
+		return;
+	}
 	pc_outf(o, "<section class=\"hists %s\"><h3>%s</h3>\n", latency ? "latency" : "batch",
 		latency ? "Latency histograms" : "Batch histograms");
-	for (s = 0; s < 2; s++) {
-		for (k = 0; names[s] && k < names[s]->n_hists; k++) {
-			const struct pc_hist_report *h = &names[s]->hists[k];
-
-			if (is_time_unit(h->unit) != latency ||
-			    (s == 1 && pc_report_find_hist(grp->cand.merged, h->name)))
-				continue;
-			html_hist_pair(o, pol, grp, h->name);
-			shown++;
+	list_hists(l, grp, latency);
+	if (!latency)
+		name_paths(l);
+	for (int i = 0; i < l->n; i++)
+		if (latency)
+			html_hist_pair(o, pol, grp, l->e[i].name);
+		else if (l->e[i].path[0])
+			html_path(o, pol, grp, l, i);
+	for (int i = 0; !latency && i < l->n; i++)
+		if (!l->e[i].path[0]) {
+			html_path(o, pol, grp, l, i);
+			break;
 		}
-	}
-	if (!shown)
+	if (!l->n)
 		pc_outf(o, "<p>none in the reports of either side</p>\n");
 	pc_outf(o, "</section>\n");
+	free(l);
 }
 
 /* A side's status of a check; a skip with its reason, as the report gave it. */

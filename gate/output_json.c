@@ -7,6 +7,16 @@
 
 #define JTXT(s) pc_jstr((s), PC_GATE_CLEAN_MAX, PC_CLEAN_LINE | PC_CLEAN_NONCHAR)
 
+/* batch_noise_pct, batch_share_noise_pp: {"name substring": floor, ...}. */
+static json_t *json_floors(struct pc_jb *b, const struct pc_gate_floor *floors, int n)
+{
+	json_t *o = json_object();
+
+	for (int i = 0; i < n && i < PC_GATE_MAX_BATCH_NAMES; i++)
+		pc_jset(b, o, floors[i].name, json_real(floors[i].pct));
+	return o;
+}
+
 static json_t *json_policy(struct pc_jb *b, const struct pc_gate_policy *p)
 {
 	json_t *o = json_object(), *a = json_array();
@@ -25,11 +35,11 @@ static json_t *json_policy(struct pc_jb *b, const struct pc_gate_policy *p)
 	for (i = 0; i < p->n_batch_names && i < PC_GATE_MAX_BATCH_NAMES; i++)
 		pc_jpush(b, a, JTXT(p->batch_names[i]));
 	pc_jset(b, o, "batch_histograms", a);
-	a = json_object();
-	for (i = 0; i < p->n_noise && i < PC_GATE_MAX_BATCH_NAMES; i++)
-		pc_jset(b, a, p->noise[i].name, json_real(p->noise[i].pct));
-	pc_jset(b, o, "batch_noise_pct", a);
+	pc_jset(b, o, "batch_min_batches", json_integer(p->batch_min_batches));
+	pc_jset(b, o, "batch_noise_pct", json_floors(b, p->noise, p->n_noise));
 	pc_jset(b, o, "noise_default_pct", json_real(p->noise_default_pct));
+	pc_jset(b, o, "batch_share_noise_pp", json_floors(b, p->share_noise, p->n_share_noise));
+	pc_jset(b, o, "share_noise_default_pp", json_real(p->share_noise_default_pp));
 	a = json_array();
 	if (p->order_all[0]) {
 		pc_jpush(b, a, JTXT(p->order_all));

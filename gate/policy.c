@@ -11,31 +11,34 @@
 #include "gate_input.h"
 
 /*
- * Batch histograms whose mean is judged: those of ptecheck's own
- * scenarios that do not follow the allocator's mix of folio orders, i.e.
- * mremap's (the scenarios move the same folios every run).  Fault-around
- * batches are judged per folio order (order_histograms) instead: their raw
- * mean moved by -11..+8% between boots of one kernel.  folio_pte_batch()
- * results come from whatever else the processes do (exit, zap) and swing
- * by half between runs of one kernel: not judged by default.
+ * Batch histograms that are judged, by their mean and by their share of
+ * batches reaching the baseline's mode: every per-path batch histogram,
+ * "<ctx> PTEs per batch (<source>)" (the kernel's batches, mremap's among
+ * them) and "<ctx> PTEs per large-folio run (derived)" (include/ptecheck/
+ * batch.h names them).  Fault-around batches are judged per folio order
+ * (order_histograms) instead: their raw mean ("fault-around PTEs per
+ * set_pte_range") moved by -11..+8% between boots of one kernel.  The
+ * lump "folio_pte_batch() nr outside mremap" mixes every path and swings
+ * by half between runs: not judged.
  */
 static const char *const default_batch_names[] = {
-	"mremap PTEs per batch",
+	"PTEs per batch",
+	"PTEs per large-folio run",
 };
 
 /*
  * The noise of one run, measured: `ptecheck gate --noise` over boots of
  * one kernel (docs/gate.md, "Noise", the figures and the command),
- * rounded up with a margin.
+ * rounded up with a margin.  mremap's recorded batches are mostly of one
+ * PTE: their mode share is not judged, so no share floor was measured.
  */
-static const struct {
-	const char *name;
-	double pct;
-} default_noise[] = {
+static const struct pc_gate_floor default_noise[] = {
 	{"mremap PTEs per batch", 2},
 };
 #define DEFAULT_NOISE_PCT      10 /* a batch histogram not measured */
 #define DEFAULT_ORDER_NOISE_PP 2
+#define DEFAULT_SHARE_NOISE_PP 10 /* a share not measured */
+#define DEFAULT_MIN_BATCHES    10
 
 static const char *const default_order_histograms[2] = {
 	"fault-around large-folio batches, by order",
@@ -57,11 +60,11 @@ void pc_gate_policy_default(struct pc_gate_policy *p)
 	for (i = 0; i < sizeof(default_batch_names) / sizeof(default_batch_names[0]); i++)
 		snprintf(p->batch_names[p->n_batch_names++], sizeof(p->batch_names[0]), "%s",
 			 default_batch_names[i]);
-	for (i = 0; i < sizeof(default_noise) / sizeof(default_noise[0]); i++) {
-		snprintf(p->noise[i].name, sizeof(p->noise[i].name), "%s", default_noise[i].name);
-		p->noise[p->n_noise++].pct = default_noise[i].pct;
-	}
+	for (i = 0; i < sizeof(default_noise) / sizeof(default_noise[0]); i++)
+		p->noise[p->n_noise++] = default_noise[i];
 	p->noise_default_pct = DEFAULT_NOISE_PCT;
+	p->share_noise_default_pp = DEFAULT_SHARE_NOISE_PP;
+	p->batch_min_batches = DEFAULT_MIN_BATCHES;
 	snprintf(p->order_all, sizeof(p->order_all), "%s", default_order_histograms[0]);
 	snprintf(p->order_full, sizeof(p->order_full), "%s", default_order_histograms[1]);
 	p->order_noise_pp = DEFAULT_ORDER_NOISE_PP;
@@ -84,12 +87,23 @@ bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *name)
 	       (p->order_all[0] && (!strcmp(name, p->order_all) || !strcmp(name, p->order_full)));
 }
 
+/* The first of n floors whose name is in name, else dflt. */
+static double floor_of(const struct pc_gate_floor *floors, int n, double dflt, const char *name)
+{
+	for (int i = 0; i < n && i < PC_GATE_MAX_BATCH_NAMES; i++)
+		if (floors[i].name[0] && strstr(name, floors[i].name))
+			return floors[i].pct;
+	return dflt;
+}
+
 double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *name)
 {
-	for (int i = 0; i < p->n_noise && i < PC_GATE_MAX_BATCH_NAMES; i++)
-		if (p->noise[i].name[0] && strstr(name, p->noise[i].name))
-			return p->noise[i].pct;
-	return p->noise_default_pct;
+	return floor_of(p->noise, p->n_noise, p->noise_default_pct, name);
+}
+
+double pc_gate_share_noise_floor(const struct pc_gate_policy *p, const char *name)
+{
+	return floor_of(p->share_noise, p->n_share_noise, p->share_noise_default_pp, name);
 }
 
 static int pol_action(json_t *v, const char *key, enum pc_gate_action *dst, char *err,
@@ -160,8 +174,9 @@ static int pol_name(json_t *v, const char *key, char *dst, size_t sz, char *err,
 static const char *const policy_keys =
 	"coverage_loss, batching_regression, performance_regression, batching_tolerance_pct, "
 	"perf_threshold_pct, perf_min_runs, allow_partial, allow_no_baseline, batch_histograms, "
-	"batch_noise_pct, noise_default_pct, order_histograms, order_noise_pp, "
-	"order_min_batches, latency_histogram";
+	"batch_min_batches, batch_noise_pct, noise_default_pct, batch_share_noise_pp, "
+	"share_noise_default_pp, order_histograms, order_noise_pp, order_min_batches, "
+	"latency_histogram";
 
 static int pol_integer(json_t *v, const char *key, double lo, double hi, int *dst, char *err,
 		       size_t errlen)
@@ -205,8 +220,10 @@ static int pol_names(json_t *v, const char *key, char (*dst)[64], int max, int *
 	return 0;
 }
 
-/* batch_noise_pct: {"histogram name substring": pct, ...}. */
-static int pol_noise(struct pc_gate_policy *p, const char *key, json_t *v, char *err, size_t errlen)
+/* batch_noise_pct, batch_share_noise_pp: {"histogram name substring": floor, ...};
+   max the largest floor. */
+static int pol_floors(struct pc_gate_floor *floors, int *n, double max, const char *key, json_t *v,
+		      char *err, size_t errlen)
 {
 	const char *name;
 	json_t *e;
@@ -221,17 +238,17 @@ static int pol_noise(struct pc_gate_policy *p, const char *key, json_t *v, char 
 			   PC_GATE_MAX_BATCH_NAMES);
 		return -1;
 	}
-	p->n_noise = 0;
+	*n = 0;
 	json_object_foreach(v, name, e)
 	{
 		json_t *s = json_string(name);
-		int bad = !s || pol_name(s, key, p->noise[p->n_noise].name,
-					 sizeof(p->noise[0].name), err, errlen);
+		int bad = !s ||
+			  pol_name(s, key, floors[*n].name, sizeof(floors[0].name), err, errlen);
 
 		json_decref(s);
-		if (bad || pol_number(e, key, 0, 1000, &p->noise[p->n_noise].pct, err, errlen))
+		if (bad || pol_number(e, key, 0, max, &floors[*n].pct, err, errlen))
 			return -1;
-		p->n_noise++;
+		(*n)++;
 	}
 	return 0;
 }
@@ -271,7 +288,13 @@ static int pol_key(struct pc_gate_policy *p, const char *key, json_t *v, char *e
 	if (!strcmp(key, "order_min_batches"))
 		return pol_integer(v, key, 1, 1000000, &p->order_min_batches, err, errlen);
 	if (!strcmp(key, "batch_noise_pct"))
-		return pol_noise(p, key, v, err, errlen);
+		return pol_floors(p->noise, &p->n_noise, 1000, key, v, err, errlen);
+	if (!strcmp(key, "batch_share_noise_pp"))
+		return pol_floors(p->share_noise, &p->n_share_noise, 100, key, v, err, errlen);
+	if (!strcmp(key, "share_noise_default_pp"))
+		return pol_number(v, key, 0, 100, &p->share_noise_default_pp, err, errlen);
+	if (!strcmp(key, "batch_min_batches"))
+		return pol_integer(v, key, 1, 1000000, &p->batch_min_batches, err, errlen);
 	if (!strcmp(key, "noise_default_pct"))
 		return pol_number(v, key, 0, 1000, &p->noise_default_pct, err, errlen);
 	if (!strcmp(key, "order_noise_pp"))

@@ -321,7 +321,9 @@ void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy 
 						row->check, row->tier,
 						pc_gate_status_name(row->base));
 	}
-	/* A batch histogram the baseline had and the candidate lost: a hook tier went. */
+	/* A batch histogram the baseline had and the candidate lost: a hook tier
+	   went.  Not a few batches a path made by chance in one run (exit,
+	   khugepaged): below batch_min_batches, a note. */
 	for (i = 0; i < g->base.merged->n_hists; i++) {
 		const struct pc_hist_report *bh = &g->base.merged->hists[i];
 		const struct pc_hist_report *ch = pc_report_find_hist(g->cand.merged, bh->name);
@@ -329,6 +331,15 @@ void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy 
 		if (!pc_gate_is_batch_hist(pol, bh->name) || !pc_hist_report_total(bh) ||
 		    pc_hist_report_total(ch))
 			continue;
+		if (pc_hist_report_total(bh) < (__u64)pol->batch_min_batches) {
+			pc_gate_add_finding(
+				rr, false,
+				"not judged: histogram \"%s\" has %llu events in the "
+				"baseline (< %d, batch_min_batches), %s in the candidate",
+				bh->name, (unsigned long long)pc_hist_report_total(bh),
+				pol->batch_min_batches, ch ? "none" : "absent");
+			continue;
+		}
 		found++;
 		pc_gate_add_finding(
 			rr, true,

@@ -4,8 +4,10 @@
  * given its inputs, against the noise one run of one kernel shows
  * (docs/gate.md, "Noise"):
  *
- *  - the mean batch size of each batch histogram (mremap's batches: the
- *    scenarios move the same folios every run);
+ *  - per batch histogram (one per path: "fork PTEs per batch (...)",
+ *    "munmap PTEs per large-folio run (derived)", mremap's), its mean
+ *    batch size and its share of batches reaching the baseline's mode (a
+ *    regression that moves batches off the mode can keep the mean);
  *  - per folio order, the share of fault-around batches of large folios
  *    that mapped all they could (pc_fault_batch_cap): not the raw mean of
  *    PTEs per set_pte_range, which follows the mix of folio orders the
@@ -14,7 +16,9 @@
  * A drop beyond the tolerance fails only beyond the noise floor of the
  * runs given (the floor of one run over the square root of the runs per
  * side) and, with two or more runs per side, beyond their spread; a drop
- * within the noise is "not judged", with the runs that would settle it.
+ * within the noise is "not judged", with the runs that would settle it,
+ * and so is a histogram with fewer batches on a side than the policy's
+ * batch_min_batches.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,8 +26,9 @@
 
 /* One statistic compared between the sides. */
 struct stat_cmp {
-	char what[160];	  /* "mremap PTEs per batch mean", "... order 4" */
-	const char *unit; /* "%" (relative change) or " pp" (points of a share) */
+	char what[192];	   /* "mremap PTEs per batch mean", "... order 4" */
+	const char *vunit; /* of the values: "" (a mean) or "%" (a share) */
+	const char *unit;  /* of the change: "%" (relative) or " pp" (points of a share) */
 	double base, cand;
 	double delta; /* candidate - baseline, in unit */
 	double floor; /* the noise of one run, in unit */
@@ -72,34 +77,101 @@ static int note_outcome(struct pc_gate_rule_result *rr, const struct stat_cmp *s
 {
 	switch (o) {
 	case CMP_IMPROVED:
-		pc_gate_add_improvement(rr, "batching improved: %s %.1f -> %.1f (%+.1f%s)", s->what,
-					s->base, s->cand, s->delta, s->unit);
-		pc_gate_add_finding(rr, false, "%s %.1f -> %.1f (improved)", s->what, s->base,
-				    s->cand);
+		pc_gate_add_improvement(rr, "batching improved: %s %.1f%s -> %.1f%s (%+.1f%s)",
+					s->what, s->base, s->vunit, s->cand, s->vunit, s->delta,
+					s->unit);
+		pc_gate_add_finding(rr, false, "%s %.1f%s -> %.1f%s (improved)", s->what, s->base,
+				    s->vunit, s->cand, s->vunit);
 		return 0;
 	case CMP_SPREAD:
 		pc_gate_add_finding(rr, false,
-				    "%s %.1f -> %.1f (%+.1f%s) within the runs' spread (baseline "
-				    "%.1f..%.1f, candidate %.1f..%.1f)",
-				    s->what, s->base, s->cand, s->delta, s->unit, s->blo, s->bhi,
-				    s->clo, s->chi);
+				    "%s %.1f%s -> %.1f%s (%+.1f%s) within the runs' spread "
+				    "(baseline %.1f..%.1f, candidate %.1f..%.1f)",
+				    s->what, s->base, s->vunit, s->cand, s->vunit, s->delta,
+				    s->unit, s->blo, s->bhi, s->clo, s->chi);
 		return 0;
 	case CMP_NOISE:
 		pc_gate_add_finding(rr, false,
-				    "not judged: %s %.1f -> %.1f (%+.1f%s) is within the noise of "
-				    "%d run%s per side (%.1f%s); run %d times per side",
-				    s->what, s->base, s->cand, s->delta, s->unit, n,
-				    n == 1 ? "" : "s", floor_for(s->floor, n), s->unit,
+				    "not judged: %s %.1f%s -> %.1f%s (%+.1f%s) is within the noise "
+				    "of %d run%s per side (%.1f%s); run %d times per side",
+				    s->what, s->base, s->vunit, s->cand, s->vunit, s->delta,
+				    s->unit, n, n == 1 ? "" : "s", floor_for(s->floor, n), s->unit,
 				    runs_needed(s->floor, -s->delta));
 		return 1;
 	default:
-		pc_gate_add_finding(rr, false, "%s %.1f -> %.1f (%+.1f%s, within %g%s)", s->what,
-				    s->base, s->cand, s->delta, s->unit, tol, s->unit);
+		pc_gate_add_finding(rr, false, "%s %.1f%s -> %.1f%s (%+.1f%s, within %g%s)",
+				    s->what, s->base, s->vunit, s->cand, s->vunit, s->delta,
+				    s->unit, tol, s->unit);
 		return 0;
 	}
 }
 
-/* ---- mean batch size ----------------------------------------------------- */
+/* Compares s: 1 when it regressed (the caller words the reason), else 0
+   with its finding (and *noise counted when the drop was within it). */
+static int judge(struct pc_gate_group *g, const struct stat_cmp *s, double tol, int *noise)
+{
+	enum cmp_outcome o = compare(s, tol, min_runs(g));
+
+	if (o == CMP_REGRESSED)
+		return 1;
+	*noise += note_outcome(&g->rules[PC_GATE_RULE_BATCHING], s, o, tol, min_runs(g));
+	return 0;
+}
+
+/* The reason of a regressed statistic of a histogram; also: the other one. */
+static struct pc_gate_finding *regressed(struct pc_gate_group *g, const struct stat_cmp *s,
+					 double tol, const char *also)
+{
+	int n = min_runs(g);
+
+	return pc_gate_add_finding(&g->rules[PC_GATE_RULE_BATCHING], true,
+				   "batching regressed: %s %.1f%s -> %.1f%s (%+.1f%s, tolerance "
+				   "%g%s, noise of %d run%s %.1f%s)%s",
+				   s->what, s->base, s->vunit, s->cand, s->vunit, s->delta, s->unit,
+				   tol, s->unit, n, n == 1 ? "" : "s", floor_for(s->floor, n),
+				   s->unit, also);
+}
+
+/* ---- per-run spreads ------------------------------------------------------- */
+
+/* What a statistic is of, in one run: a histogram (and the baseline's mode)
+   or a folio order. */
+struct stat_of {
+	const char *name;
+	int slot;
+	const struct pc_gate_policy *pol;
+};
+
+/* A statistic of one run; false when the run cannot give it. */
+typedef bool (*run_stat_fn)(const struct pc_report *r, const struct stat_of *of, double *v);
+
+/* The smallest and largest per-run value on one side; false when a run
+   cannot give it. */
+static bool run_range(const struct pc_gate_side *side, run_stat_fn stat, const struct stat_of *of,
+		      double *lo, double *hi)
+{
+	for (int r = 0; r < side->n_runs; r++) {
+		double v;
+
+		if (!stat(side->runs[r], of, &v))
+			return false;
+		if (r == 0 || v < *lo)
+			*lo = v;
+		if (r == 0 || v > *hi)
+			*hi = v;
+	}
+	return side->n_runs > 0;
+}
+
+/* Both sides' per-run ranges of a statistic into s. */
+static void spread(struct stat_cmp *s, const struct pc_gate_group *g, run_stat_fn stat,
+		   const struct stat_of *of)
+{
+	s->have_spread = run_range(&g->base, stat, of, &s->blo, &s->bhi) &&
+			 run_range(&g->cand, stat, of, &s->clo, &s->chi);
+}
+
+/* ---- per batch histogram: its mean and its share of the baseline's mode ---- */
 
 /*
  * Count-weighted mean of the bucket midpoints: exact for the linear
@@ -121,6 +193,40 @@ double pc_gate_hist_mean(const struct pc_hist_report *h)
 	return n > 0 ? (double)(sum / n) : 0.0;
 }
 
+int pc_gate_hist_mode(const struct pc_hist_report *h)
+{
+	int m = 0;
+
+	for (int i = 1; i < PC_HIST_SLOTS; i++)
+		if (h->slots[i] >= h->slots[m])
+			m = i;
+	return m;
+}
+
+/* Batches of h in slot `from` or above. */
+static __u64 count_from(const struct pc_hist_report *h, int from)
+{
+	__u64 n = 0;
+
+	for (int i = from; i < PC_HIST_SLOTS; i++)
+		n += h->slots[i];
+	return n;
+}
+
+double pc_gate_share_from(const struct pc_hist_report *h, int from)
+{
+	__u64 t = pc_hist_report_total(h);
+
+	return t ? 100.0 * (double)count_from(h, from) / (double)t : 0;
+}
+
+/* Whether the share of a mode is judged: not when the mode holds batches
+   of one PTE (no batching to lose there; the mean judges the rest). */
+bool pc_gate_mode_judged(const struct pc_hist_report *h, int mode)
+{
+	return pc_hist_slot_high(h->kind, mode) > 1;
+}
+
 static double slot_pct(const struct pc_hist_report *h, int slot)
 {
 	__u64 t = pc_hist_report_total(h);
@@ -128,24 +234,24 @@ static double slot_pct(const struct pc_hist_report *h, int slot)
 	return t ? 100.0 * (double)h->slots[slot] / (double)t : 0;
 }
 
-/* The smallest and largest per-run mean of histogram name on one side;
-   false when a run lacks it or has no events. */
-static bool run_mean_range(const struct pc_gate_side *side, const char *name, double *lo,
-			   double *hi)
+static bool run_mean(const struct pc_report *r, const struct stat_of *of, double *v)
 {
-	for (int r = 0; r < side->n_runs; r++) {
-		const struct pc_hist_report *h = pc_report_find_hist(side->runs[r], name);
-		double m;
+	const struct pc_hist_report *h = pc_report_find_hist(r, of->name);
 
-		if (!h || !pc_hist_report_total(h))
-			return false;
-		m = pc_gate_hist_mean(h);
-		if (r == 0 || m < *lo)
-			*lo = m;
-		if (r == 0 || m > *hi)
-			*hi = m;
-	}
-	return side->n_runs > 0;
+	if (!h || !pc_hist_report_total(h))
+		return false;
+	*v = pc_gate_hist_mean(h);
+	return true;
+}
+
+static bool run_mode_share(const struct pc_report *r, const struct stat_of *of, double *v)
+{
+	const struct pc_hist_report *h = pc_report_find_hist(r, of->name);
+
+	if (!h || !pc_hist_report_total(h))
+		return false;
+	*v = pc_gate_share_from(h, of->slot);
+	return true;
 }
 
 /*
@@ -182,6 +288,27 @@ static char *mean_evidence(const struct pc_hist_report *ch, const struct pc_hist
 	return strdup(buf);
 }
 
+/* The evidence of a share's drop: the counts reaching the mode, and in it. */
+static char *share_evidence(const struct pc_hist_report *ch, const struct pc_hist_report *bh,
+			    int mode)
+{
+	char buf[PC_GATE_MSG_MAX], lo[32];
+
+	snprintf(lo, sizeof(lo), "%llu%s %s", (unsigned long long)pc_hist_slot_low(bh->kind, mode),
+		 pc_hist_slot_high(bh->kind, mode) > pc_hist_slot_low(bh->kind, mode) ? "+" : "",
+		 bh->unit);
+	snprintf(buf, sizeof(buf),
+		 "batches of %llu %s or more: %llu of %llu -> %llu of %llu; in the mode bucket %s: "
+		 "%.1f%% -> %.1f%%",
+		 (unsigned long long)pc_hist_slot_low(bh->kind, mode), bh->unit,
+		 (unsigned long long)count_from(bh, mode),
+		 (unsigned long long)pc_hist_report_total(bh),
+		 (unsigned long long)count_from(ch, mode),
+		 (unsigned long long)pc_hist_report_total(ch), lo, slot_pct(bh, mode),
+		 slot_pct(ch, mode));
+	return strdup(buf);
+}
+
 /* Events in the candidate only: newly observable is not better unless it batches. */
 static void batch_new(struct pc_gate_rule_result *rr, const struct pc_hist_report *ch,
 		      const struct pc_hist_report *bh, double tol)
@@ -199,36 +326,92 @@ static void batch_new(struct pc_gate_rule_result *rr, const struct pc_hist_repor
 				    ch->name, cm, bh ? "no events" : "absent");
 }
 
-/* One batch histogram with events on both sides; 1 if it regressed. */
-static int mean_compare(struct pc_gate_group *g, const struct pc_gate_policy *pol,
+/* A histogram on both sides: its two statistics, each saying the other. */
+struct hist_cmp {
+	const struct pc_hist_report *ch, *bh;
+	int mode;
+	bool share_judged;
+	struct stat_cmp mean, share;
+	char mean_also[192], share_also[64];
+};
+
+static void hist_cmp_init(struct hist_cmp *hc, const struct pc_gate_group *g,
+			  const struct pc_gate_policy *pol)
+{
+	struct stat_cmp *m = &hc->mean, *s = &hc->share;
+	const struct stat_of of_mean = {.name = hc->ch->name};
+	const struct stat_of of_share = {.name = hc->ch->name, .slot = hc->mode};
+
+	*m = (struct stat_cmp){
+		.vunit = "", .unit = "%", .floor = pc_gate_noise_floor(pol, hc->ch->name)};
+	snprintf(m->what, sizeof(m->what), "%s mean", hc->ch->name);
+	m->base = pc_gate_hist_mean(hc->bh);
+	m->cand = pc_gate_hist_mean(hc->ch);
+	m->delta = m->base > 0 ? 100.0 * (m->cand - m->base) / m->base : 0;
+	spread(m, g, run_mean, &of_mean);
+	*s = (struct stat_cmp){
+		.vunit = "%", .unit = " pp", .floor = pc_gate_share_noise_floor(pol, hc->ch->name)};
+	snprintf(s->what, sizeof(s->what),
+		 "%s share of batches of %llu %s or more (the baseline's mode)", hc->ch->name,
+		 (unsigned long long)pc_hist_slot_low(hc->bh->kind, hc->mode), hc->bh->unit);
+	s->base = pc_gate_share_from(hc->bh, hc->mode);
+	s->cand = pc_gate_share_from(hc->ch, hc->mode);
+	s->delta = s->cand - s->base;
+	spread(s, g, run_mode_share, &of_share);
+	snprintf(hc->share_also, sizeof(hc->share_also), "; mean %.1f -> %.1f", m->base, m->cand);
+	hc->mean_also[0] = 0;
+	if (hc->share_judged)
+		snprintf(hc->mean_also, sizeof(hc->mean_also),
+			 "; share of batches of %llu %s or more %.1f%% -> %.1f%%",
+			 (unsigned long long)pc_hist_slot_low(hc->bh->kind, hc->mode), hc->bh->unit,
+			 s->base, s->cand);
+}
+
+/* A histogram with enough batches on both sides: its regressions (0..2). */
+static int hist_compare(struct pc_gate_group *g, const struct pc_gate_policy *pol,
 			const struct pc_hist_report *ch, const struct pc_hist_report *bh,
 			int *noise)
 {
-	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
-	struct stat_cmp s = {.unit = "%", .floor = pc_gate_noise_floor(pol, ch->name)};
+	struct hist_cmp hc = {.ch = ch, .bh = bh, .mode = pc_gate_hist_mode(bh)};
 	double tol = pol->batching_tolerance_pct;
-	enum cmp_outcome o;
 	struct pc_gate_finding *f;
+	int found = 0;
 
-	snprintf(s.what, sizeof(s.what), "%s mean", ch->name);
-	s.base = pc_gate_hist_mean(bh);
-	s.cand = pc_gate_hist_mean(ch);
-	s.delta = s.base > 0 ? 100.0 * (s.cand - s.base) / s.base : 0;
-	s.have_spread = run_mean_range(&g->base, ch->name, &s.blo, &s.bhi) &&
-			run_mean_range(&g->cand, ch->name, &s.clo, &s.chi);
-	o = compare(&s, tol, min_runs(g));
-	if (o != CMP_REGRESSED) {
-		*noise += note_outcome(rr, &s, o, tol, min_runs(g));
-		return 0;
+	/* A slot of another kind holds other sizes: only the means compare. */
+	hc.share_judged = ch->kind == bh->kind && pc_gate_mode_judged(bh, hc.mode);
+	hist_cmp_init(&hc, g, pol);
+	if (judge(g, &hc.mean, tol, noise)) {
+		f = regressed(g, &hc.mean, tol, hc.mean_also);
+		if (f)
+			f->evidence = mean_evidence(ch, bh);
+		found++;
 	}
-	f = pc_gate_add_finding(rr, true,
-				"batching regressed: %s %.1f -> %.1f (%+.1f%%, tolerance %g%%, "
-				"noise of %d run%s %.1f%%)",
-				s.what, s.base, s.cand, s.delta, tol, min_runs(g),
-				min_runs(g) == 1 ? "" : "s", floor_for(s.floor, min_runs(g)));
-	if (f)
-		f->evidence = mean_evidence(ch, bh);
-	return 1;
+	if (hc.share_judged && judge(g, &hc.share, tol, noise)) {
+		f = regressed(g, &hc.share, tol, hc.share_also);
+		if (f)
+			f->evidence = share_evidence(ch, bh, hc.mode);
+		found++;
+	}
+	return found;
+}
+
+/* The fewer batches of the two sides (the candidate's alone when only it
+   has events) below batch_min_batches: true, with the note. */
+static bool too_few(struct pc_gate_rule_result *rr, const struct pc_gate_policy *pol,
+		    const struct pc_hist_report *ch, const struct pc_hist_report *bh)
+{
+	__u64 c = pc_hist_report_total(ch), b = pc_hist_report_total(bh);
+	bool cand_fewer = !b || c <= b;
+
+	if ((cand_fewer ? c : b) >= (__u64)pol->batch_min_batches)
+		return false;
+	pc_gate_add_finding(rr, false,
+			    "not judged: %s: %llu batches < %d (batch_min_batches) in the %s "
+			    "(baseline %llu, candidate %llu)",
+			    ch->name, (unsigned long long)(cand_fewer ? c : b),
+			    pol->batch_min_batches, cand_fewer ? "candidate" : "baseline",
+			    (unsigned long long)b, (unsigned long long)c);
+	return true;
 }
 
 /* ---- per folio order: batches that mapped all they could ----------------- */
@@ -258,21 +441,9 @@ bool pc_gate_order_share(const struct pc_report *r, const struct pc_gate_policy 
 	return true;
 }
 
-/* The per-run share range of order k on one side; false when a run has too few. */
-static bool run_share_range(const struct pc_gate_side *side, const struct pc_gate_policy *pol,
-			    int k, double *lo, double *hi)
+static bool run_order_share(const struct pc_report *r, const struct stat_of *of, double *v)
 {
-	for (int r = 0; r < side->n_runs; r++) {
-		double v;
-
-		if (!pc_gate_order_share(side->runs[r], pol, k, &v))
-			return false;
-		if (r == 0 || v < *lo)
-			*lo = v;
-		if (r == 0 || v > *hi)
-			*hi = v;
-	}
-	return side->n_runs > 0;
+	return pc_gate_order_share(r, of->pol, of->slot, v);
 }
 
 /* Order k with enough batches on both sides: 1 if it regressed. */
@@ -280,10 +451,10 @@ static int order_compare(struct pc_gate_group *g, const struct pc_gate_policy *p
 			 int *noise)
 {
 	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
-	struct stat_cmp s = {.unit = " pp", .floor = pol->order_noise_pp};
+	struct stat_cmp s = {.vunit = "%", .unit = " pp", .floor = pol->order_noise_pp};
+	const struct stat_of of = {.slot = k, .pol = pol};
 	double tol = pol->batching_tolerance_pct;
 	__u64 ba, bf, ca, cf;
-	enum cmp_outcome o;
 	struct pc_gate_finding *f;
 	char buf[PC_GATE_MSG_MAX];
 
@@ -294,13 +465,9 @@ static int order_compare(struct pc_gate_group *g, const struct pc_gate_policy *p
 	s.base = 100.0 * (double)bf / (double)ba;
 	s.cand = 100.0 * (double)cf / (double)ca;
 	s.delta = s.cand - s.base;
-	s.have_spread = run_share_range(&g->base, pol, k, &s.blo, &s.bhi) &&
-			run_share_range(&g->cand, pol, k, &s.clo, &s.chi);
-	o = compare(&s, tol, min_runs(g));
-	if (o != CMP_REGRESSED) {
-		*noise += note_outcome(rr, &s, o, tol, min_runs(g));
+	spread(&s, g, run_order_share, &of);
+	if (!judge(g, &s, tol, noise))
 		return 0;
-	}
 	f = pc_gate_add_finding(
 		rr, true,
 		"batching regressed: fault-around batches of order %d folios that "
@@ -323,7 +490,7 @@ static int order_compare(struct pc_gate_group *g, const struct pc_gate_policy *p
 void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *pol)
 {
 	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
-	int found = 0, compared = 0, noise = 0;
+	int found = 0, compared = 0, noise = 0, tiny = 0;
 
 	if (pc_gate_no_baseline(g, rr))
 		return;
@@ -333,12 +500,16 @@ void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy 
 
 		if (!pc_gate_is_mean_hist(pol, ch->name) || !pc_hist_report_total(ch))
 			continue;
+		if (too_few(rr, pol, ch, bh)) {
+			tiny++;
+			continue;
+		}
 		if (!bh || !pc_hist_report_total(bh)) {
 			batch_new(rr, ch, bh, pol->batching_tolerance_pct / 100.0);
 			continue;
 		}
 		compared++;
-		found += mean_compare(g, pol, ch, bh, &noise);
+		found += hist_compare(g, pol, ch, bh, &noise);
 	}
 	for (int k = 1; k <= PC_HIST_LINEAR_MAX && pol->order_all[0]; k++) {
 		double b, c;
@@ -349,7 +520,14 @@ void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy 
 		compared++;
 		found += order_compare(g, pol, k, &noise);
 	}
-	if (!compared && !found) {
+	if (!compared && tiny) {
+		pc_gate_not_judged(rr,
+				   "%d batch histogram%s with fewer than %d batches on a side "
+				   "(batch_min_batches), none with more",
+				   tiny, tiny == 1 ? "" : "s", pol->batch_min_batches);
+		return;
+	}
+	if (!compared) {
 		pc_gate_not_judged(rr,
 				   "no batch histogram with events in both baseline and candidate");
 		return;

@@ -123,6 +123,68 @@ static void test_outputs(void)
 	gate_free(&g);
 }
 
+#define FORK	"fork PTEs per batch (contpte_set_ptes)"
+#define FORK_D	"fork PTEs per large-folio run (derived)"
+#define MUNMAP	"munmap PTEs per batch (folio_pte_batch)"
+#define FORK_RE "batching regressed: " FORK " share of batches of 16 PTEs or more"
+
+/*
+ * Per-path histograms: the fork share regression in every format, and the
+ * HTML page's batch histograms grouped per path, fork's two together
+ * though the reports interleave them with munmap's.
+ */
+static void test_paths(void)
+{
+	__u64 b[17] = {[8] = 5, [16] = 95}, c[17] = {[12] = 40, [16] = 60};
+	struct pc_report *rb = mk("x86_64", "mremap", 1), *rc = mk("x86_64", "mremap", 1);
+	const char *fork, *munmap, *derived;
+	struct gate g;
+	char *s;
+
+	gate_init(&g);
+	add_batch_hist(rb, FORK, b, 17);
+	add_batch_hist(rb, MUNMAP, b, 17);
+	add_batch_hist(rb, FORK_D, b, 17);
+	add_batch_hist(rc, FORK, c, 17);
+	add_batch_hist(rc, MUNMAP, b, 17);
+	add_batch_hist(rc, FORK_D, b, 17);
+	add_base(&g, rb);
+	add_cand(&g, rc);
+	if (gate_run(&g)) {
+		tap_skip("no result to render");
+		gate_free(&g);
+		return;
+	}
+	s = render_gate(g.res, PC_GATE_FMT_TEXT);
+	TAP_CHECK(
+		s && strstr(s,
+			    "because batching-regression on x86_64 suite mremap scale 1: " FORK_RE),
+		"text: the fork share regression is the reason");
+	free(s);
+	s = render_gate(g.res, PC_GATE_FMT_JSON);
+	TAP_CHECK(s && strstr(s, "\"text\": \"" FORK_RE) &&
+			  strstr(s, "\"evidence\": \"batches of 16 PTEs or more: 95 of 100 -> 60 "
+				    "of 100") &&
+			  strstr(s, "\"batch_min_batches\": 10") &&
+			  strstr(s, "\"share_noise_default_pp\": 10"),
+		  "json: the finding, its evidence and the new policy keys");
+	free(s);
+	s = render_gate(g.res, PC_GATE_FMT_JUNIT);
+	TAP_CHECK(s && strstr(s, "<failure type=\"batching-regression\" message=\"" FORK_RE),
+		  "junit: the fork share regression is the failure");
+	free(s);
+	s = render_gate(g.res, PC_GATE_FMT_HTML);
+	fork = s ? strstr(s, "<h4 class=\"path\">fork</h4>") : NULL;
+	munmap = s ? strstr(s, "<h4 class=\"path\">munmap</h4>") : NULL;
+	derived = s ? strstr(s, "<h4>" FORK_D "</h4>") : NULL;
+	TAP_CHECK(fork && munmap && derived && fork < derived && derived < munmap &&
+			  !strstr(fork + 1, "<h4 class=\"path\">fork</h4>") &&
+			  strstr(munmap, "<h4>" MUNMAP "</h4>"),
+		  "html: one subheading per path, fork's histograms together under it");
+	free(s);
+	gate_free(&g);
+}
+
 /* A warning passes (it does not fail the gate) and is said in every format. */
 static void test_warn(void)
 {
@@ -277,6 +339,7 @@ int main(void)
 		return TAP_EXIT_FAIL;
 	}
 	test_outputs();
+	test_paths();
 	test_warn();
 	test_command();
 	rmdir(tmpdir);

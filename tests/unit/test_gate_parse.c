@@ -242,7 +242,9 @@ static void test_policy(void)
 			   "\"allow_no_baseline\": true, \"batch_histograms\": [\"per batch\"], "
 			   "\"batch_noise_pct\": {\"per batch\": 3.5}, \"noise_default_pct\": 7, "
 			   "\"order_histograms\": [\"all\", \"full\"], \"order_noise_pp\": 4, "
-			   "\"order_min_batches\": 50, "
+			   "\"order_min_batches\": 50, \"batch_min_batches\": 20, "
+			   "\"batch_share_noise_pp\": {\"fork\": 4.5}, "
+			   "\"share_noise_default_pp\": 6, "
 			   "\"latency_histogram\": \"mremap latency\"}";
 	int ret;
 
@@ -252,8 +254,16 @@ static void test_policy(void)
 			  p.performance_regression == PC_GATE_ACTION_FAIL &&
 			  p.batching_tolerance_pct == 10 && p.perf_threshold_pct == 25 &&
 			  p.perf_min_runs == 3 && !p.allow_partial && !p.allow_no_baseline &&
-			  p.n_batch_names == 1 && p.order_min_batches == 5,
+			  p.n_batch_names == 2 && p.order_min_batches == 5 &&
+			  p.batch_min_batches == 10 && p.n_share_noise == 0 &&
+			  p.share_noise_default_pp == 10,
 		  "default policy as documented");
+	TAP_CHECK(pc_gate_is_mean_hist(&p, "fork PTEs per batch (contpte_set_ptes)") &&
+			  pc_gate_is_mean_hist(
+				  &p, "madvise DONTNEED PTEs per batch (folio_pte_batch)") &&
+			  pc_gate_is_mean_hist(&p, "munmap PTEs per large-folio run (derived)") &&
+			  pc_gate_is_batch_hist(&p, "khugepaged PTEs per batch (folio_pte_batch)"),
+		  "default judged histograms: every per-path batch histogram, kernel and derived");
 	TAP_CHECK(pc_gate_is_mean_hist(&p, "mremap PTEs per batch") &&
 			  !pc_gate_is_mean_hist(&p, "fault-around PTEs per set_pte_range") &&
 			  !pc_gate_is_batch_hist(&p, "folio_pte_batch() nr outside mremap") &&
@@ -275,7 +285,10 @@ static void test_policy(void)
 			  p.perf_threshold_pct == 50.5 && p.n_batch_names == 1 && p.allow_partial &&
 			  p.n_noise == 1 && p.noise[0].pct == 3.5 && p.noise_default_pct == 7 &&
 			  !strcmp(p.order_all, "all") && !strcmp(p.order_full, "full") &&
-			  p.order_noise_pp == 4 && p.order_min_batches == 50,
+			  p.order_noise_pp == 4 && p.order_min_batches == 50 &&
+			  p.batch_min_batches == 20 && p.n_share_noise == 1 &&
+			  pc_gate_share_noise_floor(&p, "fork PTEs per batch (x)") == 4.5 &&
+			  pc_gate_share_noise_floor(&p, "munmap PTEs per batch (x)") == 6,
 		  "every policy key parses");
 	ret = pol_parse(&p, "{\"order_histograms\": []}", err, sizeof(err));
 	TAP_CHECK(ret == 0 && !p.order_all[0] &&
@@ -287,6 +300,12 @@ static void test_policy(void)
 	ret = pol_parse(&p, "{\"batch_noise_pct\": {\"x\": -1}}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "batch_noise_pct"),
 		  "a negative noise floor is refused, naming the key");
+	ret = pol_parse(&p, "{\"batch_share_noise_pp\": {\"x\": 101}}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "\"batch_share_noise_pp\": 101 out of range [0, 100]"),
+		  "a share floor over 100 points is refused, naming the key");
+	ret = pol_parse(&p, "{\"batch_min_batches\": 0}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "batch_min_batches"),
+		  "batch_min_batches 0 is refused, naming the key");
 	pc_gate_policy_default(&p);
 	pc_gate_policy_default(&p);
 	ret = pol_parse(&p, "{\"coverage_los\": \"fail\"}", err, sizeof(err));

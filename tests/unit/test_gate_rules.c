@@ -138,6 +138,7 @@ static void test_batching(void)
 {
 	__u64 b16[17] = {[16] = 100}, c8[17] = {[8] = 100}, c15[17] = {[15] = 100};
 	__u64 ones[17] = {[1] = 100}, c32[17] = {[1] = 6, [4] = 2, [9] = 2};
+	__u64 c16_8[17] = {[8] = 8, [16] = 92};
 	struct gate g;
 
 	gate_init(&g);
@@ -163,12 +164,32 @@ static void test_batching(void)
 		  "batching_regression: report only warns");
 	gate_free(&g);
 
+	/* Every batch one PTE short of a full contpte block: the mean moves
+	   6%, within the tolerance; the share of batches of 16 (the mode)
+	   falls from all to none, which is the regression (issue #17). */
 	gate_init(&g);
 	add_run(&g, true, "aarch64", BATCH_NAME, b16);
 	add_run(&g, false, "aarch64", BATCH_NAME, c15);
+	TAP_CHECK(
+		gate_run(&g) == 0 &&
+			has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), false,
+				    "mremap PTEs per batch mean 16.0 -> 15.0 (-6.2%, within 10%)"),
+		"batch mean 16 -> 15 is within the 10%% tolerance");
+	TAP_CHECK(
+		g.res && !g.res->ship &&
+			has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), true,
+				    "batching regressed: mremap PTEs per batch share of batches of "
+				    "16 PTEs or more (the baseline's mode) 100.0% -> 0.0%"),
+		"batch 16 -> 15: the share of the mode falls 100 pp: do not ship");
+	gate_free(&g);
+
+	/* A few batches leave the mode, within the tolerance of both. */
+	gate_init(&g);
+	add_run(&g, true, "aarch64", BATCH_NAME, b16);
+	add_run(&g, false, "aarch64", BATCH_NAME, c16_8);
 	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
 			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_PASS,
-		  "batch mean 16 -> 15 is within the 10%% tolerance");
+		  "8 of 100 batches of 16 -> 8: mean and share within the tolerance, ships");
 	gate_free(&g);
 
 	gate_init(&g);
@@ -242,6 +263,189 @@ static void test_batching(void)
 	add_run(&g, true, "aarch64", BATCH_NAME, b16);
 	add_run(&g, false, "aarch64", BATCH_NAME, c8);
 	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "batch histogram names come from the policy");
+	gate_free(&g);
+}
+
+/* ---- per-path batch histograms (issue #17) --------------------------------- */
+
+#define FORK	"fork PTEs per batch (contpte_set_ptes)"
+#define ZAP	"munmap PTEs per batch (folio_pte_batch)"
+#define MLOCK	"mlock PTEs per batch (folio_pte_batch)"
+#define MPROT	"mprotect PTEs per batch (modify_prot_start_ptes)"
+#define DERIVED "munmap PTEs per large-folio run (derived)"
+
+/* A gate of one histogram name, baseline bv, candidate cv, one run each:
+   its batching-regression result. */
+static const struct pc_gate_rule_result *path_gate(struct gate *g, const char *name,
+						   const __u64 *bv, const __u64 *cv)
+{
+	gate_init(g);
+	add_run(g, true, "x86_64", name, bv);
+	add_run(g, false, "x86_64", name, cv);
+	gate_run(g);
+	return rule(g, 0, PC_GATE_RULE_BATCHING);
+}
+
+/*
+ * Each path's histogram judged by its mean and by its share of batches
+ * reaching the baseline's mode, under the default policy (whose
+ * batch_histograms judged mremap's alone before: every case but the
+ * mremap-less "batches grew" one fails there).
+ */
+static void test_paths(void)
+{
+	/* fork: the mode (16) falls 95% -> 60%, the mean 15.6 -> 14.4 (-7.7%). */
+	__u64 fb[17] = {[8] = 5, [16] = 95}, fc[17] = {[12] = 40, [16] = 60};
+	/* munmap: the mode holds 55%, the rest shrinks 8 -> 2: mean -22%. */
+	__u64 zb[17] = {[8] = 45, [16] = 55}, zc[17] = {[2] = 45, [16] = 55};
+	__u64 tb[17] = {[16] = 5}, tc[17] = {[8] = 3};
+	__u64 same[17] = {[1] = 20, [16] = 200};
+	__u64 db[17] = {[16] = 100}, dc[17] = {[4] = 50, [16] = 50};
+	__u64 grown[19] = {[18] = 100};
+	const struct pc_gate_rule_result *rr;
+	struct gate g;
+
+	rr = path_gate(&g, FORK, fb, fc);
+	TAP_CHECK(g.ret == 0 && !g.res->ship && rr->verdict == PC_GATE_FAIL,
+		  "fork: mode share 95%% -> 60%% with the mean within 10%%: do not ship");
+	TAP_CHECK(has_finding(rr, true,
+			      "batching regressed: " FORK " share of batches of 16 PTEs or more "
+			      "(the baseline's mode) 95.0% -> 60.0% (-35.0 pp, tolerance 10 pp, "
+			      "noise of 1 run 10.0 pp); mean 15.6 -> 14.4") &&
+			  has_finding(rr, false, FORK " mean 15.6 -> 14.4 (-7.7%, within 10%)"),
+		  "fork: the reason names the histogram, the shares and the means");
+	TAP_CHECK(has_evidence(rr, "batches of 16 PTEs or more: 95 of 100 -> 60 of 100; in the "
+				   "mode bucket 16 PTEs: 95.0% -> 60.0%"),
+		  "fork: the evidence gives the counts");
+	gate_free(&g);
+
+	rr = path_gate(&g, ZAP, zb, zc);
+	TAP_CHECK(g.ret == 0 && !g.res->ship && rr->verdict == PC_GATE_FAIL &&
+			  has_finding(rr, true,
+				      "batching regressed: " ZAP " mean 12.4 -> 9.7 (-21.8%, "
+				      "tolerance 10%, noise of 1 run 10.0%); share of batches of "
+				      "16 PTEs or more 55.0% -> 55.0%") &&
+			  has_finding(rr, false,
+				      ZAP " share of batches of 16 PTEs or more (the "
+					  "baseline's mode) 55.0% -> 55.0% (+0.0 pp, within"),
+		  "munmap: the mean falls 22%% with the mode share held: fails on the mean");
+	gate_free(&g);
+
+	rr = path_gate(&g, MLOCK, tb, tc);
+	TAP_CHECK(g.ret == 0 && g.res->ship && rr->verdict == PC_GATE_NOT_JUDGED &&
+			  has_finding(rr, false,
+				      "not judged: " MLOCK
+				      ": 3 batches < 10 (batch_min_batches) in "
+				      "the candidate (baseline 5, candidate 3)") &&
+			  strstr(rr->not_judged, "fewer than 10 batches on a side"),
+		  "mlock: 5 and 3 batches are not judged, and the note says so");
+	gate_free(&g);
+
+	rr = path_gate(&g, MPROT, same, same);
+	TAP_CHECK(g.ret == 0 && g.res->ship && rr->verdict == PC_GATE_PASS &&
+			  has_finding(rr, false, MPROT " mean 14.6 -> 14.6 (+0.0%, within 10%)") &&
+			  has_finding(rr, false,
+				      MPROT " share of batches of 16 PTEs or more (the "
+					    "baseline's mode) 90.9% -> 90.9%"),
+		  "mprotect: unchanged: both statistics compared, ships");
+	gate_free(&g);
+
+	rr = path_gate(&g, DERIVED, db, dc);
+	TAP_CHECK(g.ret == 0 && !g.res->ship &&
+			  has_finding(rr, true,
+				      "batching regressed: " DERIVED " mean 16.0 -> 10.0") &&
+			  has_finding(rr, true,
+				      "batching regressed: " DERIVED " share of batches of 16 PTEs "
+				      "or more (the baseline's mode) 100.0% -> 50.0%"),
+		  "derived: runs of a large folio judged like the kernel's batches");
+	gate_free(&g);
+
+	/* Batches grew past the mode (16 -> 32..63): no share regression. */
+	gate_init(&g);
+	add_run(&g, true, "x86_64", FORK, db);
+	{
+		struct pc_report *r = mk("x86_64", "mremap", 1);
+
+		add_batch_hist(r, FORK, grown, 19);
+		add_cand(&g, r);
+	}
+	gate_run(&g);
+	rr = rule(&g, 0, PC_GATE_RULE_BATCHING);
+	TAP_CHECK(g.ret == 0 && g.res->ship && rr->verdict == PC_GATE_PASS &&
+			  has_improvement(rr, "batching improved: " FORK " mean 16.0 -> 47.5") &&
+			  has_finding(rr, false, "(the baseline's mode) 100.0% -> 100.0%"),
+		  "fork: batches grown past the mode: an improvement, not a share regression");
+	gate_free(&g);
+
+	/* The candidate lost a path's histogram: coverage loss names it. */
+	gate_init(&g);
+	add_run(&g, true, "x86_64", FORK, fb);
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	gate_run(&g);
+	TAP_CHECK(g.ret == 0 &&
+			  has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true,
+				      "histogram \"" FORK "\" has 100 events in the baseline, "
+				      "absent in the candidate"),
+		  "fork histogram lost by the candidate: coverage loss");
+	gate_free(&g);
+
+	/* Three batches khugepaged made by chance in the baseline: not a lost tier. */
+	gate_init(&g);
+	add_run(&g, true, "x86_64", "khugepaged PTEs per batch (folio_pte_batch)", tc);
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	gate_run(&g);
+	TAP_CHECK(g.ret == 0 && rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_PASS &&
+			  has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), false,
+				      "not judged: histogram \"khugepaged PTEs per batch "
+				      "(folio_pte_batch)\" has 3 events in the baseline (< 10, "
+				      "batch_min_batches), absent in the candidate"),
+		  "khugepaged: 3 batches in the baseline only: a note, not coverage loss");
+	gate_free(&g);
+
+	/* Noise: the same fork drop within a share floor of 40 points. */
+	gate_init(&g);
+	snprintf(g.in.policy.share_noise[0].name, sizeof(g.in.policy.share_noise[0].name), "fork");
+	g.in.policy.share_noise[0].pct = 40;
+	g.in.policy.n_share_noise = 1;
+	add_run(&g, true, "x86_64", FORK, fb);
+	add_run(&g, false, "x86_64", FORK, fc);
+	gate_run(&g);
+	TAP_CHECK(g.ret == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict == PC_GATE_NOT_JUDGED &&
+			  has_finding(rule(&g, 0, PC_GATE_RULE_BATCHING), false,
+				      "is within the noise of 1 run per side (40.0 pp); run 2 "
+				      "times per side"),
+		  "fork: a share drop within its floor (batch_share_noise_pp) is not judged");
+	gate_free(&g);
+}
+
+/* --noise: the spread of a path's mode share over repeated runs of one
+   kernel, beside its floor (share_noise_default_pp). */
+static void test_noise_shares(void)
+{
+	__u64 r1[17] = {[8] = 5, [16] = 95}, r2[17] = {[8] = 20, [16] = 80};
+	char *buf = NULL;
+	size_t len = 0;
+	struct gate g;
+	FILE *f;
+	int ret = -1;
+
+	gate_init(&g);
+	add_run(&g, false, "x86_64", FORK, r1);
+	add_run(&g, false, "x86_64", FORK, r2);
+	g.in.cand = g.cand;
+	g.in.cand_files = g.cf;
+	f = open_memstream(&buf, &len);
+	if (f) {
+		ret = pc_gate_noise(&g.in, f, g.err, sizeof(g.err));
+		fclose(f);
+	}
+	TAP_CHECK(ret == 1 && buf &&
+			  strstr(buf, FORK " share of batches of 16 PTEs or more (the mode)") &&
+			  strstr(buf, "80.00 .. 95.00") &&
+			  strstr(buf, "15.00 pp (floor 10 pp)  EXCEEDS THE FLOOR"),
+		  "noise: a fork mode share 80..95%% over two runs exceeds its 10 pp floor");
+	free(buf);
 	gate_free(&g);
 }
 
@@ -500,6 +704,8 @@ int main(void)
 	test_batching();
 	test_orders();
 	test_noise();
+	test_paths();
+	test_noise_shares();
 	test_perf();
 	test_groups();
 	return tap_finish();
