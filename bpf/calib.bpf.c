@@ -15,6 +15,10 @@
 #include <ptecheck/events.h>
 #include <ptecheck/syscall_nr.h>
 #include "ptwalk.h"
+#include "folio.bpf.h"
+#if defined(__TARGET_ARCH_arm64)
+#include <ptecheck/contpte.h>
+#endif
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -79,6 +83,88 @@ static long try_candidate(__u32 k, void *data)
 	return 0;
 }
 
+/*
+ * The vmemmap: the base whose struct page for calib_pfn is the known
+ * page's, an anonymous page of index calib_uaddr >> 12 (do_mmap() sets
+ * an anonymous mapping's vm_pgoff to its address) and no tail.  x86: the
+ * candidates below a struct page the kernel points to (the task's vmap'd
+ * stack), on 1 GiB boundaries (include/ptecheck/batch_walk.h); arm64: the
+ * memory model's base for each VA_BITS (include/ptecheck/contpte.h).
+ */
+struct vm_struct___pc {
+	struct page **pages;
+} __attribute__((preserve_access_index));
+struct task_struct___pc {
+	struct vm_struct___pc *stack_vm_area;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool vmemmap_is(__u64 base, __u64 size)
+{
+	struct folio *f = (struct folio *)(base + calib_pfn * size);
+	unsigned long mapping = 0, index = 0;
+	struct pc_folio_at at;
+
+	result.vm_tried++;
+	if (bpf_probe_read_kernel(&mapping, sizeof(mapping), &f->mapping) ||
+	    bpf_probe_read_kernel(&index, sizeof(index), &f->index))
+		return false;
+	if (!(mapping & 1) || index != calib_uaddr >> PC_PAGE_SHIFT)
+		return false;
+	at = pc_folio_of_page((__u64)f);
+	return at.head == (__u64)f && at.pages == 1;
+}
+
+struct vm_ctx {
+	__u64 some_page, size;
+};
+
+static long try_vmemmap(__u32 k, void *data)
+{
+	struct vm_ctx *vc = data;
+#if defined(__TARGET_ARCH_arm64)
+	static const __u32 va_bits[PC_PTL_CANDIDATES] = PC_PTL_VA_BITS;
+	__u64 base = k < PC_PTL_CANDIDATES ? pc_arm64_vmemmap_base(va_bits[k], vc->size) +
+						     (result.base >> PC_PAGE_SHIFT) * vc->size
+					   : 0;
+#else
+	__u64 base = pc_vmemmap_candidate_x86(vc->some_page, k);
+#endif
+
+	if (!base || !vmemmap_is(base, vc->size))
+		return 0;
+	result.vmemmap = base;
+	result.page_size = vc->size;
+	result.vm_code = PC_VM_FOUND;
+	return 1;
+}
+
+static __always_inline void find_vmemmap(struct task_struct *task)
+{
+	struct vm_ctx vc = {.size = bpf_core_type_size(struct page)};
+	__u32 n;
+
+	result.vm_code = PC_VM_NO_LAYOUT;
+	if (!pc_folio_layout_known() || !vc.size || !bpf_core_field_exists(struct folio, index))
+		return;
+#if defined(__TARGET_ARCH_arm64)
+	n = PC_PTL_CANDIDATES;
+#else
+	struct task_struct___pc *t = (struct task_struct___pc *)task;
+	struct page **pages;
+
+	result.vm_code = PC_VM_NO_STACK;
+	if (!bpf_core_field_exists(t->stack_vm_area))
+		return;
+	pages = BPF_CORE_READ(t, stack_vm_area, pages);
+	if (!pages || bpf_probe_read_kernel(&vc.some_page, sizeof(vc.some_page), pages) ||
+	    !vc.some_page)
+		return;
+	n = pc_vmemmap_candidates_x86(calib_phys_limit, vc.size);
+#endif
+	result.vm_code = PC_VM_NO_MATCH;
+	bpf_loop(n, try_vmemmap, &vc, 0);
+}
+
 SEC("raw_tp/sys_enter")
 int calibrate(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -93,5 +179,8 @@ int calibrate(struct bpf_raw_tracepoint_args *ctx)
 	if (!lc.pgd_va)
 		return 0;
 	bpf_loop(calib_candidates, try_candidate, &lc, 0);
+	result.vm_code = PC_VM_NOT_TRIED;
+	if (result.found)
+		find_vmemmap(task);
 	return 0;
 }

@@ -119,7 +119,7 @@ static void kernel_sections(void)
 		for (int g = 0; g < p->n_groups; g++)
 			line(p->groups[g].name, choice[k][g].mech != PC_MECH_NONE,
 			     choice[k][g].reason);
-		f[k] = (struct pc_features){walk, choice[k], line, tiers_line};
+		f[k] = (struct pc_features){walk, &calib, choice[k], line, tiers_line};
 	}
 	printf("\nPaths this kernel has (BTF; absent = not in this kernel, or inlined):\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "batch.h"
+#include "batch_walk.h"
 #include "ptecheck.skel.h"
 #include "probe.h"
 #include "session.h"
@@ -70,6 +71,10 @@ static const struct batch_source sources[PC_BSRC__COUNT] = {
 	[PC_BSRC_CP_YOUNG_DIRTY] = {"contpte_clear_young_dirty_ptes",
 				    "contpte_clear_young_dirty_ptes nr" CP_NR_NOTE, CP_YOUNG_DIRTY,
 				    "arm64 only: MADV_FREE's batches not observable"},
+	[PC_BSRC_WALK] = {"derived",
+			  "page-table walk at syscall entry: PTE runs of one large folio (not "
+			  "folio_pte_batch's result)",
+			  -1},
 };
 
 const char *pc_batch_ctx_name(__u32 ctx)
@@ -139,8 +144,8 @@ static const char *source_why(const struct pc_session *s, __u32 src)
 {
 	if (!sources[src].label)
 		return "not measured by this build";
-	if (sources[src].group < 0)
-		return s->walk_enabled ? NULL : s->walk_reason;
+	if (src == PC_BSRC_WALK)
+		return pc_batch_walk_why(s);
 	return pc_session_hook_why(s, &pc_batch_trace, sources[src].group);
 }
 
@@ -190,6 +195,8 @@ static void batch_hists(struct pc_session *s, struct pc_report *r)
 		else if (sources[src].label && !strcmp(r->command, "hist"))
 			pc_report_note(r, "not shown: batch histograms (%s): %s",
 				       sources[src].label, why);
+		if (src == PC_BSRC_WALK)
+			pc_batch_walk_note(s, r); /* when it walked */
 	}
 }
 
@@ -232,6 +239,7 @@ static void batch_feature_paths(const struct pc_features *f)
 		snprintf(what, sizeof(what), "%s out of line", sources[src].label);
 		f->line(what, !missing, detail);
 	}
+	pc_batch_walk_feature(f);
 }
 
 static void batch_feature_tiers(const struct pc_features *f)
@@ -256,6 +264,7 @@ const struct pc_trace_path pc_batch_trace = {
 	.name = "batch",
 	.groups = groups,
 	.n_groups = sizeof(groups) / sizeof(groups[0]),
+	.configure = pc_batch_walk_configure,
 	.hists = batch_hists,
 	.tracepoints = tracepoints,
 	.feature_hooks = feature_hooks,

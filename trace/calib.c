@@ -58,6 +58,43 @@ static int pfn_of(void *addr, __u64 *pfn)
 	return 0;
 }
 
+/* The vmemmap bpf/calib.bpf.c found, or why not (out->vmemmap_why);
+   reason: the direct map's calibration, when it failed. */
+static void vmemmap_result(struct pc_walk_calib *out, const struct calib_bpf *skel,
+			   const char *reason)
+{
+	static const char *const why[] = {
+		[PC_VM_NO_STACK] = "no vmap'd task stack (CONFIG_VMAP_STACK) gives a struct page "
+				   "to start from",
+		[PC_VM_NO_LAYOUT] = "struct page / folio fields (compound_head or compound_info, "
+				    "the folio order) not in the kernel's BTF",
+		[PC_VM_NO_MATCH] = "no candidate base holds the known page's struct page",
+	};
+	const struct calib_result *r;
+
+	/* Valid only once the program ran: skel is loaded then. */
+	if (!out->valid) {
+		snprintf(out->vmemmap_why, sizeof(out->vmemmap_why), "no direct map: %s", reason);
+		return;
+	}
+	r = &skel->bss->result;
+	if (r->vm_code == PC_VM_FOUND && r->page_size) {
+		out->vmemmap = r->vmemmap;
+		out->page_size = r->page_size;
+		snprintf(out->vmemmap_why, sizeof(out->vmemmap_why),
+			 "vmemmap at 0x%llx, %llu-byte struct page (calibrated, %u tried)",
+			 (unsigned long long)r->vmemmap, (unsigned long long)r->page_size,
+			 r->vm_tried);
+	} else {
+		snprintf(out->vmemmap_why, sizeof(out->vmemmap_why),
+			 "vmemmap not found: %s (%u tried)",
+			 r->vm_code < sizeof(why) / sizeof(why[0]) && why[r->vm_code]
+				 ? why[r->vm_code]
+				 : "the calibration said nothing",
+			 r->vm_tried);
+	}
+}
+
 int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason, size_t len)
 {
 	struct calib_bpf *skel = NULL;
@@ -136,6 +173,7 @@ int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason
 		 out->levels, (unsigned long long)out->direct_map_base);
 	err = 0;
 out:
+	vmemmap_result(out, skel, reason);
 	calib_bpf__destroy(skel);
 	munmap(page, 4096);
 	return err;

@@ -38,6 +38,7 @@ struct pc_feature_hook {
 /* What `ptecheck features` found, for a path's own lines. */
 struct pc_features {
 	bool walk_ok;			    /* the page-table walk calibrated */
+	const struct pc_walk_calib *calib;  /* what the calibration found */
 	const struct pc_hook_choice *hooks; /* the path's groups, as chosen */
 	/* "what  yes|no  detail", and "checks  tiers" */
 	void (*line)(const char *what, bool ok, const char *detail);

@@ -237,11 +237,15 @@ static int load(struct pc_session *s, const struct pc_session_opts *o)
    only where it runs). */
 static void choose(struct pc_session *s, const struct pc_session_opts *o)
 {
-	if (o->want_walk)
-		s->walk_enabled = pc_calibrate_walk(&s->calib, &s->walk_phys_limit, s->walk_reason,
-						    sizeof(s->walk_reason)) == 0;
-	else
-		snprintf(s->walk_reason, sizeof(s->walk_reason), "page-table walk not requested");
+	/* Calibrated in every session: the batch path's derived source walks
+	   too (s->calib); want_walk turns on the checks' walk. */
+	char cal[sizeof(s->walk_reason) - 64];
+	bool ok = pc_calibrate_walk(&s->calib, &s->walk_phys_limit, cal, sizeof(cal)) == 0;
+
+	s->walk_enabled = ok && o->want_walk;
+	snprintf(s->walk_reason, sizeof(s->walk_reason), "%s%s%s",
+		 o->want_walk ? "" : "page-table walk not requested (calibration: ", cal,
+		 o->want_walk ? "" : ")");
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		const struct pc_trace_path *path = pc_trace_paths[p];
 

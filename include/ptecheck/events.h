@@ -157,6 +157,20 @@ struct pc_walk_calib {
 	__u64 direct_map_base; /* virtual address of physical address 0 */
 	__u32 levels;	       /* 3, 4 or 5 */
 	__u32 valid;
+	/* The vmemmap (struct page of pfn: vmemmap + pfn * page_size), for
+	   the batch path's derived source; page_size 0: not found, and why. */
+	__u64 vmemmap;
+	__u64 page_size;
+	char vmemmap_why[160];
+};
+
+/* Why bpf/calib.bpf.c found no vmemmap (calib_result.vm_code). */
+enum pc_vmemmap_code {
+	PC_VM_FOUND = 0,
+	PC_VM_NOT_TRIED, /* no direct map: the calibration stopped before */
+	PC_VM_NO_STACK,	 /* x86: no vmap'd task stack gives a struct page */
+	PC_VM_NO_LAYOUT, /* struct page / folio fields not in the kernel's BTF */
+	PC_VM_NO_MATCH,	 /* no candidate holds the known page's struct page */
 };
 
 /* What bpf/calib.bpf.c leaves in its .bss for the loader. */
@@ -166,6 +180,9 @@ struct calib_result {
 	__u32 found;
 	__u32 tried;
 	__u32 ran;
+	__u64 vmemmap, page_size;
+	__u32 vm_code; /* enum pc_vmemmap_code */
+	__u32 vm_tried;
 };
 
 /* Snapshot bounds: ranges beyond these are partly checked and say so. */

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The batch path's derived source, loader side: see trace/batch_walk.h. */
+#include <stdio.h>
+#include <ptecheck/batch_walk.h>
+#include "batch_walk.h"
+#include "ptecheck.skel.h"
+#include "session.h"
+
+/* The calibration's word when it found no vmemmap, or NULL. */
+static const char *calib_why(const struct pc_walk_calib *c, const char *fallback)
+{
+	if (c->valid && c->page_size)
+		return NULL;
+	return c->vmemmap_why[0] ? c->vmemmap_why : fallback;
+}
+
+const char *pc_batch_walk_why(const struct pc_session *s)
+{
+	return calib_why(&s->calib, s->walk_reason[0] ? s->walk_reason : "no page-table walk");
+}
+
+void pc_batch_walk_configure(struct pc_session *s)
+{
+	bool on = !pc_batch_walk_why(s);
+
+	s->skel->rodata->bw_on = on;
+	if (!on)
+		return;
+	s->skel->rodata->bw_dm_base = s->calib.direct_map_base;
+	s->skel->rodata->bw_levels = s->calib.levels;
+	s->skel->rodata->bw_phys_limit = s->walk_phys_limit;
+	s->skel->rodata->bw_vmemmap = s->calib.vmemmap;
+	s->skel->rodata->bw_page_size = s->calib.page_size;
+}
+
+void pc_batch_walk_note(struct pc_session *s, struct pc_report *r)
+{
+	const __u64 *n;
+
+	if (!s->loaded || pc_batch_walk_why(s))
+		return;
+	n = s->skel->bss->bw_stats;
+	if (!n[PC_BW_CALLS])
+		return;
+	pc_report_note(
+		r,
+		"derived batch runs: %llu calls walked, %llu present PTEs read, %llu of them "
+		"in small folios (no run: the kernel batches none), %llu pages under huge "
+		"PMDs, %llu entries or folios unreadable, %llu pages past the walk's bound "
+		"(%u per call) not walked",
+		(unsigned long long)n[PC_BW_CALLS], (unsigned long long)n[PC_BW_PTES],
+		(unsigned long long)n[PC_BW_SMALL], (unsigned long long)n[PC_BW_HUGE],
+		(unsigned long long)n[PC_BW_UNREAD], (unsigned long long)n[PC_BW_UNWALKED],
+		PC_BW_MAX_PAGES);
+}
+
+void pc_batch_walk_feature(const struct pc_features *f)
+{
+	const char *why = calib_why(f->calib, "page-table walk not calibrated");
+	char detail[320];
+
+	if (!why)
+		snprintf(detail, sizeof(detail),
+			 "page-table walk at entry of munmap, mprotect, madvise "
+			 "DONTNEED/FREE/COLD/PAGEOUT, mlock, munlock; not fork, exit or khugepaged "
+			 "(no syscall range to walk); %s",
+			 f->calib->vmemmap_why);
+	f->line("derived batch runs", !why, why ? why : detail);
+}
