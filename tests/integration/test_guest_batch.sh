@@ -116,6 +116,13 @@ if spec == "7":
     at16(f"exit PTEs per batch ({fpb})", F)
 else:
     note(f"not shown: batch histograms ({fpb})")
+# The derived runs (the page-table walk at syscall entry) see what the
+# kernel had to batch: the same folios, on every kernel.
+walk = "PTEs per large-folio run (derived)"
+all16(f"munmap {walk}", F2)
+all16(f"madvise DONTNEED {walk}", F1)
+all16(f"mlock {walk}", F)
+all16(f"munlock {walk}", F)
 all16(f"munmap PTEs per batch ({rmap})", F2)
 all16(f"madvise DONTNEED PTEs per batch ({rmap})", F1)
 at16(f"exit PTEs per batch ({rmap})", F)
@@ -136,7 +143,7 @@ else:
     note("not shown: batch histograms (contpte_set_ptes)")
 print("\n".join(lines))
 for name, h in sorted(hists.items()):
-    if "per batch (" in name:
+    if "per batch (" in name or "(derived)" in name:
         print("# " + name + ": " + " ".join(f"{b['low']}-{b['high']}:{b['count']}"
                                              for b in h["buckets"]))
 EOF
