@@ -545,6 +545,12 @@ static void array_hist(struct pc_session *s, __u32 id, struct pc_hist_report *ou
 		sum_percpu(fd, id * PC_HIST_SLOTS + slot, &out->slots[slot], 1);
 }
 
+/* The sum of histogram id's values into out (not keyed: one sum for all). */
+static void hist_sum(struct pc_session *s, __u32 id, struct pc_hist_report *out)
+{
+	out->has_sum = !sum_percpu(bpf_map__fd(s->skel->maps.hist_sums), id, &out->sum, 1);
+}
+
 static struct pc_hist_report *add_hist(struct pc_report *r, const struct pc_trace_hist *t)
 {
 	return pc_report_add_hist(r, t->name, t->unit, t->source, true, t->kind);
@@ -612,8 +618,10 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 			continue;
 		}
 		out = add_hist(r, &h[i]);
-		if (out)
-			array_hist(s, h[i].id, out);
+		if (!out)
+			continue;
+		array_hist(s, h[i].id, out);
+		hist_sum(s, h[i].id, out);
 	}
 }
 
