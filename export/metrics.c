@@ -4,6 +4,15 @@
  * every family once, HELP and TYPE before its samples, no per-pid or
  * per-address label, so the series are bounded by the checks, tiers,
  * kernel-log rules and batch contexts.
+ *
+ * Histograms: a report slot is a bucket whose le is the slot's highest
+ * value (linlog: 0..16 each, then one per power of two; log2 for latency),
+ * cumulated; _sum is the exact sum the BPF side keeps beside the slots
+ * (the hist_sums map), never an estimate from slot bounds.  Exported: the
+ * batch histograms (ptecheck_batch_ptes{context,source}) and mremap
+ * latency; the others (TLB flushes, PMD moves, fault-around windows, folio
+ * orders, contpte gather reads) are not, their names are no family of the
+ * metrics contract.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -3,7 +3,10 @@
  * ptecheck export --log: each violation as one JSON line with its evidence,
  * at most max_per_s a second; the lines held back are counted and said in
  * one {"suppressed": K} line when the next second lets lines through (or at
- * the end).  SIGHUP reopens the file (logrotate).
+ * the end).  SIGHUP reopens the file (logrotate).  A line is a violation
+ * event as the kernel sent it: a window found disturbed after its event
+ * was sent is counted inconclusive, not violated, so the counters of
+ * /metrics are what to alert on, the lines what to read then.
  */
 #ifndef PTECHECK_EXPORT_VLOG_H
 #define PTECHECK_EXPORT_VLOG_H
