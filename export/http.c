@@ -138,7 +138,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 int pc_http_start(struct pc_http **out, const struct sockaddr_storage *sa)
 {
 	struct pc_http *h = calloc(1, sizeof(*h));
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+	/* No MHD_USE_ERROR_LOG: bad clients are not news on stderr, and a
+	   failure to start is said by the caller, with its errno. */
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	uint16_t port = sa->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)sa)->sin6_port
+						  : ((const struct sockaddr_in *)sa)->sin_port;
 
 	if (!h)
 		return -ENOMEM;
@@ -146,11 +150,12 @@ int pc_http_start(struct pc_http **out, const struct sockaddr_storage *sa)
 	if (sa->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	errno = 0;
-	h->d = MHD_start_daemon(
-		flags, 0, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)sa,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)PC_HTTP_MAX_CONNECTIONS,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PC_HTTP_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PC_HTTP_REQUEST_MAX, MHD_OPTION_END);
+	h->d = MHD_start_daemon(flags, ntohs(port), NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR,
+				(struct sockaddr *)sa, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)PC_HTTP_MAX_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PC_HTTP_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PC_HTTP_REQUEST_MAX,
+				MHD_OPTION_END);
 	if (!h->d) {
 		int err = errno ? errno : EADDRNOTAVAIL;
 

@@ -42,6 +42,16 @@ check "--listen with a port past 65535: exit 2" "[[ $? -eq 2 ]]"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url=http://127.0.0.1:$port/metrics
 links_before=$(bpftool link list | grep -c '^[0-9]')
+# A port taken: exit 3 before anything is attached.
+python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(20)' "$port" &
+holder=$!
+sleep 0.3
+"$pc" export --listen "127.0.0.1:$port" --duration 5 >/dev/null 2>"$tmp/taken"
+check "a port taken: exit 3, said, nothing attached" \
+	"[[ $? -eq 3 ]] && grep -q 'Address already in use' $tmp/taken && [[ \$(bpftool link list | grep -c '^[0-9]') -eq $links_before ]]"
+kill "$holder"
+wait "$holder" 2>/dev/null
 mkdir "$tmp/tf"
 "$pc" export --listen "127.0.0.1:$port" -i 1 --textfile "$tmp/tf" --log "$tmp/v.log" \
 	--log-user-lines --comm mremap_folios 2>"$tmp/err" &
