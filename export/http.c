@@ -105,6 +105,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	static int seen; /* marks a connection's request as begun */
 	struct pc_http *h = cls;
 	bool get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	bool published;
 	char *body;
 	size_t len;
 
@@ -125,11 +126,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return answer_text(c, MHD_HTTP_NOT_FOUND, "not found: ptecheck serves /metrics\n",
 				   NULL);
 	pthread_mutex_lock(&h->lock);
+	published = h->body != NULL;
 	len = h->len;
-	body = malloc(len ? len : 1);
+	body = published ? malloc(len ? len : 1) : NULL;
 	if (body)
 		memcpy(body, h->body, len);
 	pthread_mutex_unlock(&h->lock);
+	/* Before the first exposition (the session still attaching): not yet. */
+	if (!published)
+		return answer_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "not tracing yet\n", NULL);
 	if (!body)
 		return MHD_NO;
 	return answer(c, MHD_HTTP_OK, PC_METRICS_CONTENT_TYPE, body, len, NULL);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ptecheck export's HTTP endpoint (libmicrohttpd): GET /metrics answers the
- * exposition last published, anything else 404 (other paths) or 405 (other
- * methods).  Bounded: connections at once, seconds per connection, bytes
- * per request.  Built only where libmicrohttpd is (PTECHECK_HAVE_MICROHTTPD).
+ * exposition last published (503 before the first), anything else 404
+ * (other paths) or 405 (other methods).  Bounded: connections at once, seconds per connection,
+ * bytes per request.  Built only where libmicrohttpd is (PTECHECK_HAVE_MICROHTTPD).
  */
 #ifndef PTECHECK_EXPORT_HTTP_H
 #define PTECHECK_EXPORT_HTTP_H
