@@ -51,7 +51,7 @@ mthp_state() { cat $mthp/enabled $mthp/shmem_enabled 2>/dev/null; }
 wait_lock() { flock /run/ptecheck.lock true; }
 
 # --- unknown option -----------------------------------------------------------
-for c in features run watch hist gate bench; do
+for c in features run watch hist export gate bench; do
 	row "$c --bogus" 2 "unrecognized option '--bogus'" "$pc" "$c" --bogus
 done
 row "guest/vmtest --bogus" 7 "unknown option '--bogus'" "$src/guest/vmtest" --bogus
@@ -72,6 +72,12 @@ row "run --format xml" 2 "unknown format 'xml' (text, json, tap, junit)" "$pc" r
 row "hist --format junit" 2 "hist checks nothing: no testcases for --format junit" \
 	"$pc" hist --format junit --duration 1
 row "bench --repeat 0" 2 "--repeat takes 1 to 51, not '0'" "$pc" bench --repeat 0
+row "export --listen 127.0.0.1:http" 2 "--listen 127.0.0.1:http: 'http' is not a port (1 to 65535)" \
+	"$pc" export --listen 127.0.0.1:http
+row "export --listen 127.0.0.1:65536" 2 "'65536' is not a port (1 to 65535)" \
+	"$pc" export --listen 127.0.0.1:65536
+row "export --listen localhost:9863" 2 "'localhost' is not a numeric IPv4 address or [IPv6] address" \
+	"$pc" export --listen localhost:9863
 row "guest/vmtest --timeout -1" 7 "" "$src/guest/vmtest" --timeout -1
 
 # --- pids and commands ------------------------------------------------------------
