@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <ptecheck/sample.h>
 #include "cli.h"
 #include "out.h"
 #include "report.h"
@@ -44,7 +45,7 @@ static void usage(FILE *f, bool hist)
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C | --cgroup PATH] [--duration S]\n"
 		"                     [--format F] [--output FILE] [--no-inherit] [-i S]\n"
-		"                     [--by comm|pid] [--user U]"
+		"                     [--by comm|pid] [--user U] [--sample N]"
 		" [--log-rules FILE] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
@@ -66,6 +67,9 @@ static void usage(FILE *f, bool hist)
 		"                 keys with most events first (as biolatency -D)\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
 		"                 capabilities, as strace -u does (default: as root)\n"
+		"  --sample N     (watch) judge 1 in N windows of each kind, per CPU: a busy\n"
+		"                 host pays for a few; the histograms still count every\n"
+		"                 one (docs/fleet.md)\n"
 		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
 		"                 kernel's memory-management splats are shown as they come\n"
 		"                 and fail the kernel-log check (docs/kernel-log.md)\n"
@@ -165,6 +169,26 @@ static int seconds_option(const char *opt, const char *arg, double lo, bool lo_i
 	return PC_EXIT_USAGE;
 }
 
+/* --sample N (watch only: hist judges nothing); -1 to go on, else the exit code. */
+static int sample_option(const char *arg, struct watch_opts *o)
+{
+	char *end;
+	long n;
+
+	if (o->hist) {
+		pc_err(0, "hist judges nothing: --sample is for watch");
+		return PC_EXIT_USAGE;
+	}
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || n < 1 || n > PC_SAMPLE_MAX) {
+		pc_err(0, "--sample takes a number 1 <= N <= %d, not '%s'", PC_SAMPLE_MAX, arg);
+		return PC_EXIT_USAGE;
+	}
+	o->so.sample = (__u32)n;
+	return -1;
+}
+
 /* One option into o; -1 to go on, else the exit code. */
 static int take_option(int c, struct watch_opts *o)
 {
@@ -222,6 +246,8 @@ static int take_option(int c, struct watch_opts *o)
 		}
 		o->so.hist_by = (__u32)err;
 		return -1;
+	case 'S':
+		return sample_option(optarg, o);
 	case 'u':
 		err = pc_user_lookup(optarg, &o->user);
 		if (err) {
@@ -297,6 +323,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"cgroup", required_argument, NULL, 'G'},
 		{"by", required_argument, NULL, 'b'},
 		{"user", required_argument, NULL, 'u'},
+		{"sample", required_argument, NULL, 'S'},
 		PC_KLOG_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{},
