@@ -23,6 +23,7 @@ const volatile __u32 sample_every;
 struct pc_tracked_map tracked SEC(".maps");
 struct pc_cgroup_map filter_cgroup SEC(".maps");
 struct pc_hists_map hists SEC(".maps");
+struct pc_hist_sums_map hist_sums SEC(".maps");
 struct pc_hist_keys_map hist_keys SEC(".maps");
 struct pc_counts_map counts SEC(".maps");
 struct pc_sample_map sample_seq SEC(".maps");

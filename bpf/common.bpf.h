@@ -56,6 +56,16 @@ struct pc_hists_map {
 };
 extern struct pc_hists_map hists SEC(".maps");
 
+/* The exact sum of the values each histogram took (ptecheck export's
+   _sum: the slots above PC_HIST_LINEAR_MAX do not keep it), keyed or not. */
+struct pc_hist_sums_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PC_HIST__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+extern struct pc_hist_sums_map hist_sums SEC(".maps");
+
 /* --by: the histograms per key (include/ptecheck/events.h); the loader
    shrinks it to one entry without --by. */
 struct pc_hist_keys_map {
@@ -309,12 +319,22 @@ static __always_inline void stat_add(__u32 id, __u64 n)
 		*v += n;
 }
 
+/* Adds value * n to the sum of histogram hist. */
+static __always_inline void hist_sum_add(__u32 hist, __u64 value, __u64 n)
+{
+	__u64 *sum = bpf_map_lookup_elem(&hist_sums, &hist);
+
+	if (sum)
+		__sync_fetch_and_add(sum, value * n);
+}
+
 /* Adds n to the slot of value in one histogram. */
 static __always_inline void hist_add_n(__u32 hist, __u32 kind, __u64 value, __u64 n)
 {
 	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
 	__u64 *v;
 
+	hist_sum_add(hist, value, n);
 	/* hist_by is read-only data: without --by the verifier drops the
 	   branch, and what runs is the array add alone. */
 	if (hist_by && pc_hist_add_keyed(key, n))
@@ -327,8 +347,11 @@ static __always_inline void hist_add_n(__u32 hist, __u32 kind, __u64 value, __u6
 static __always_inline void hist_add(__u32 hist, __u32 kind, __u64 value)
 {
 	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
-	__u64 *v;
+	__u64 *sum = bpf_map_lookup_elem(&hist_sums, &hist), *v;
 
+	/* Per-CPU: a plain add, as the slot's below. */
+	if (sum)
+		*sum += value;
 	if (hist_by && pc_hist_add_keyed(key, 1))
 		return;
 	v = bpf_map_lookup_elem(&hists, &key);

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "report.h"
 #include "gate.h"
+#include "cmd_export.h"
 #include "cmd_features.h"
 #include "restore.h"
 #include "cmd_run.h"
@@ -22,6 +23,7 @@ static const struct {
 	{"watch", pc_cmd_watch,
 	 "check a live program's mremap calls and file faults as they happen"},
 	{"hist", pc_cmd_watch, "per-call batch histograms of a live system or program"},
+	{"export", pc_cmd_export, "leave the checks running; serve them to Prometheus (/metrics)"},
 	{"gate", pc_cmd_gate, "compare run reports of a candidate kernel with a baseline: ship?"},
 	{"bench", pc_cmd_bench, "measure the patches' figures and the checks' overhead here"},
 	{"restore", pc_cmd_restore, "undo what a killed run or workload left changed"},

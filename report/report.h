@@ -100,6 +100,10 @@ struct pc_hist_report {
 	bool in_kernel;
 	__u32 kind; /* enum pc_hist_kind */
 	__u64 slots[PC_HIST_SLOTS];
+	/* The exact sum of the values counted (ptecheck export's _sum), when
+	   has_sum: the kernel keeps one per histogram, not one per --by key. */
+	bool has_sum;
+	__u64 sum;
 	/* watch/hist --by: whose events these are.  by PC_BY_NONE: everyone
 	   traced.  Else one key's, or (unattributed) those of the keys the
 	   kernel's table had no room for. */

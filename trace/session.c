@@ -24,6 +24,25 @@ const struct pc_trace_path *const pc_trace_paths[PC_N_TRACE_PATHS] = {
 #undef TRACE_PATH
 };
 
+/* s->on_violation of event ev: with the evidence kept, else its own. */
+static void tell_violation(struct pc_session *s, const struct pc_violation_event *ev,
+			   const char *check, const char *tier, const struct pc_evidence *kept)
+{
+	static struct pc_evidence e; /* large: not on the ring buffer callback's stack */
+
+	if (!kept) {
+		e = (struct pc_evidence){.pid = ev->tgid,
+					 .addr = ev->old_addr,
+					 .new_addr = ev->new_addr,
+					 .expected = ev->expected,
+					 .seen = ev->seen};
+		pc_text_fit(e.what, sizeof(e.what), pc_evidence_text(ev->check, ev->verdict), "");
+		pc_stack_evidence(&s->stack_syms, ev, &e);
+		kept = &e;
+	}
+	s->on_violation(s->on_violation_ctx, check, tier, kept);
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct pc_session *s = ctx;
@@ -46,6 +65,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 	/* Only kept evidence is shown: kallsyms is read for nothing else. */
 	if (kept)
 		pc_stack_evidence(&s->stack_syms, ev, kept);
+	if (s->on_violation)
+		tell_violation(s, ev, check, tier, kept);
 	return 0;
 }
 
@@ -556,6 +577,12 @@ static void array_hist(struct pc_session *s, __u32 id, struct pc_hist_report *ou
 		sum_percpu(fd, id * PC_HIST_SLOTS + slot, &out->slots[slot], 1);
 }
 
+/* The sum of histogram id's values into out (not keyed: one sum for all). */
+static void hist_sum(struct pc_session *s, __u32 id, struct pc_hist_report *out)
+{
+	out->has_sum = !sum_percpu(bpf_map__fd(s->skel->maps.hist_sums), id, &out->sum, 1);
+}
+
 static struct pc_hist_report *add_hist(struct pc_report *r, const struct pc_trace_hist *t)
 {
 	return pc_report_add_hist(r, t->name, t->unit, t->source, true, t->kind);
@@ -623,8 +650,10 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 			continue;
 		}
 		out = add_hist(r, &h[i]);
-		if (out)
-			array_hist(s, h[i].id, out);
+		if (!out)
+			continue;
+		array_hist(s, h[i].id, out);
+		hist_sum(s, h[i].id, out);
 	}
 }
 

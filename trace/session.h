@@ -56,7 +56,12 @@ struct pc_session {
 	struct pc_session_link *links; /* one slot per program of the object */
 	int n_links;
 	struct ring_buffer *rb;
-	struct pc_report *report;	 /* violation events go here */
+	struct pc_report *report; /* violation events go here */
+	/* Told of every violation event as it is drained, with its evidence
+	   (ptecheck export's log); NULL: none. */
+	void (*on_violation)(void *ctx, const char *check, const char *tier,
+			     const struct pc_evidence *e);
+	void *on_violation_ctx;
 	struct pc_stack_syms stack_syms; /* names their stacks' frames */
 };
 

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Prometheus text exposition (format 0.0.4) of a live session's report:
+ * every family once, HELP and TYPE before its samples, no per-pid or
+ * per-address label, so the series are bounded by the checks, tiers,
+ * kernel-log rules and batch contexts.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ptecheck/events.h>
+#include "metrics.h"
+
+/* Buckets above these bounds go to +Inf only: a stable bucket set every
+   scrape, as Prometheus' functions over buckets want. */
+#define PTES_BUCKET_MAX 65535ULL       /* a PTE table holds at most 512 */
+#define NS_BUCKET_MAX	34359738367ULL /* 2^35 - 1 ns, about 34 s */
+
+void pc_metrics_label_value(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", out);
+		else if (*s == '"')
+			fputs("\\\"", out);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* {k0="v0",k1="v1"} of n labels, extra (NULL: none) appended raw. */
+static void labels(FILE *out, int n, const char *const *keys, const char *const *vals,
+		   const char *extra)
+{
+	if (!n && !extra)
+		return;
+	fputc('{', out);
+	for (int i = 0; i < n; i++) {
+		fprintf(out, "%s%s=\"", i ? "," : "", keys[i]);
+		pc_metrics_label_value(out, vals[i]);
+		fputc('"', out);
+	}
+	if (extra)
+		fprintf(out, "%s%s", n ? "," : "", extra);
+	fputc('}', out);
+}
+
+static void family(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* v / 10^digits exactly, into buf: 1500 ns at 9 digits is "0.0000015". */
+static const char *scaled(char *buf, size_t len, unsigned long long v, int digits)
+{
+	unsigned long long div = 1;
+	int n;
+
+	for (int i = 0; i < digits; i++)
+		div *= 10;
+	n = snprintf(buf, len, "%llu.%0*llu", v / div, digits, v % div);
+	/* Trailing zeros go, and the point with them when nothing follows it. */
+	while (n > 0 && (size_t)n < len && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	if (n > 0 && (size_t)n < len && buf[n - 1] == '.')
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* The results' counters and their state, each in-kernel (check, tier) once. */
+static void results(FILE *out, const struct pc_report *r)
+{
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} counters[] = {
+		{"ptecheck_checks_judged_total", "Predicate evaluations judged in quiet windows.",
+		 offsetof(struct pc_result, checked)},
+		{"ptecheck_violations_total", "Evaluations that violated the invariant.",
+		 offsetof(struct pc_result, violations)},
+		{"ptecheck_inconclusive_total",
+		 "Evaluations not judged: disturbed, shared or unenforced windows.",
+		 offsetof(struct pc_result, inconclusive)},
+	};
+	static const char *const keys[] = {"check", "tier", "state"};
+
+	for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
+		family(out, counters[c].name, "counter", counters[c].help);
+		for (int i = 0; i < r->n_results; i++) {
+			const struct pc_result *res = &r->results[i];
+			const char *vals[] = {res->name, res->tier};
+
+			if (!res->in_kernel)
+				continue;
+			fputs(counters[c].name, out);
+			labels(out, 2, keys, vals, NULL);
+			fprintf(out, " %llu\n",
+				*(const unsigned long long *)((const char *)res + counters[c].off));
+		}
+	}
+	family(out, "ptecheck_check_tier_info", "gauge",
+	       "1 for each check and the tier it runs in here, with its state so far.");
+	for (int i = 0; i < r->n_results; i++) {
+		const struct pc_result *res = &r->results[i];
+		const char *vals[] = {res->name, res->tier, pc_status_name(res->status)};
+
+		if (!res->in_kernel)
+			continue;
+		fputs("ptecheck_check_tier_info", out);
+		labels(out, 3, keys, vals, NULL);
+		fputs(" 1\n", out);
+	}
+}
+
+/* Splats by rule: the stored ones by their rule, those not stored apart. */
+static int splats(FILE *out, const struct pc_kmsg_scan *scan)
+{
+	static const char *const key[] = {"rule"};
+	size_t n = scan ? pc_kmsg_scan_nsplats(scan) : 0, n_rules = 0;
+	const char **rules = calloc(n + 1, sizeof(*rules));
+	unsigned long long *counts = calloc(n + 1, sizeof(*counts)), dropped;
+
+	if (!rules || !counts) {
+		free(rules);
+		free(counts);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *rule = pc_kmsg_scan_splat(scan, i)->rule;
+		size_t k = 0;
+
+		while (k < n_rules && strcmp(rules[k], rule))
+			k++;
+		rules[k] = rule;
+		counts[k]++;
+		n_rules += k == n_rules;
+	}
+	dropped = scan ? pc_kmsg_scan_stats(scan)->splats_dropped : 0;
+	if (dropped) {
+		rules[n_rules] = "(not stored)";
+		counts[n_rules++] = dropped;
+	}
+	family(out, "ptecheck_kernel_log_splats_total", "counter",
+	       "Memory-management splats in the kernel log, by the rule that matched.");
+	for (size_t k = 0; k < n_rules; k++) {
+		fputs("ptecheck_kernel_log_splats_total", out);
+		labels(out, 1, key, &rules[k], NULL);
+		fprintf(out, " %llu\n", counts[k]);
+	}
+	free(rules);
+	free(counts);
+	return 0;
+}
+
+bool pc_metrics_batch_labels(const char *name, char *ctx, size_t ctx_len, char *src, size_t src_len)
+{
+	static const char per_batch[] = " PTEs per batch (",
+			  per_run[] = " PTEs per large-folio run (";
+	const char *at;
+	size_t len = strlen(name);
+
+	if (!strcmp(name, "mremap PTEs per batch")) {
+		snprintf(ctx, ctx_len, "mremap");
+		snprintf(src, src_len, "contpte_set_ptes");
+		return true;
+	}
+	if (!strcmp(name, "fault-around PTEs per set_pte_range")) {
+		snprintf(ctx, ctx_len, "fault-around");
+		snprintf(src, src_len, "set_pte_range");
+		return true;
+	}
+	if (!len || name[len - 1] != ')')
+		return false;
+	at = strstr(name, per_batch);
+	if (!at && (at = strstr(name, per_run)) == NULL)
+		return false;
+	snprintf(ctx, ctx_len, "%.*s", (int)(at - name), name);
+	at = strchr(at, '(') + 1;
+	snprintf(src, src_len, "%.*s", (int)(name + len - 1 - at), at);
+	return at > name + 1 && *ctx;
+}
+
+/* One histogram's samples: cumulative buckets to the last slot at most max
+   (value / 10^digits as le), +Inf, _sum (when the kernel kept it), _count. */
+static void histogram(FILE *out, const char *fam, const char *const *keys, const char *const *vals,
+		      int n, const struct pc_hist_report *h, unsigned long long max, int digits)
+{
+	unsigned long long cum = 0, total = pc_hist_report_total(h);
+	char le[48], num[32];
+
+	for (__u32 slot = 0; slot < PC_HIST_SLOTS - 1; slot++) {
+		unsigned long long high = pc_hist_slot_high(h->kind, slot);
+
+		if (high > max)
+			break;
+		cum = pc_sat_add(cum, h->slots[slot]);
+		snprintf(le, sizeof(le), "le=\"%s\"", scaled(num, sizeof(num), high, digits));
+		fprintf(out, "%s_bucket", fam);
+		labels(out, n, keys, vals, le);
+		fprintf(out, " %llu\n", cum);
+	}
+	fprintf(out, "%s_bucket", fam);
+	labels(out, n, keys, vals, "le=\"+Inf\"");
+	fprintf(out, " %llu\n", total);
+	if (h->has_sum) {
+		fprintf(out, "%s_sum", fam);
+		labels(out, n, keys, vals, NULL);
+		fprintf(out, " %s\n", scaled(num, sizeof(num), h->sum, digits));
+	}
+	fprintf(out, "%s_count", fam);
+	labels(out, n, keys, vals, NULL);
+	fprintf(out, " %llu\n", total);
+}
+
+/* Whether an earlier histogram of r has the batch labels of h[i] (a second
+   one would be a duplicate series). */
+static bool batch_seen(const struct pc_report *r, int i, const char *ctx, const char *src)
+{
+	char c[96], s[96];
+
+	for (int k = 0; k < i; k++)
+		if (pc_metrics_batch_labels(r->hists[k].name, c, sizeof(c), s, sizeof(s)) &&
+		    !strcmp(c, ctx) && !strcmp(s, src))
+			return true;
+	return false;
+}
+
+/* The batch histograms and mremap latency; the others are not exported. */
+static void histograms(FILE *out, const struct pc_report *r)
+{
+	static const char *const keys[] = {"context", "source"};
+	const struct pc_hist_report *latency = NULL;
+	char ctx[96], src[96];
+
+	family(out, "ptecheck_batch_ptes", "histogram",
+	       "PTEs per batch of the kernel's batched page-table paths, by context and source.");
+	for (int i = 0; i < r->n_hists; i++) {
+		const struct pc_hist_report *h = &r->hists[i];
+		const char *vals[] = {ctx, src};
+
+		if (h->by == PC_BY_NONE && !strcmp(h->name, "mremap latency"))
+			latency = h;
+		if (h->by != PC_BY_NONE || h->kind != PC_HIST_LINLOG ||
+		    !pc_metrics_batch_labels(h->name, ctx, sizeof(ctx), src, sizeof(src)) ||
+		    batch_seen(r, i, ctx, src))
+			continue;
+		histogram(out, "ptecheck_batch_ptes", keys, vals, 2, h, PTES_BUCKET_MAX, 0);
+	}
+	family(out, "ptecheck_mremap_latency_seconds", "histogram",
+	       "Time from mremap's entry to its exit, per call.");
+	if (latency)
+		histogram(out, "ptecheck_mremap_latency_seconds", NULL, NULL, 0, latency,
+			  NS_BUCKET_MAX, 9);
+}
+
+/* up, the start time and the build: one sample each. */
+static void info(FILE *out, const struct pc_metrics_src *m)
+{
+	static const char *const keys[] = {"version", "kernel_release", "machine"};
+	const char *vals[] = {PTECHECK_VERSION, m->r->kernel_release, m->r->machine};
+
+	family(out, "ptecheck_up", "gauge", "1 while the exporter traces.");
+	fputs("ptecheck_up 1\n", out);
+	family(out, "ptecheck_start_time_seconds", "gauge",
+	       "When the exporter started, in seconds since the Unix epoch.");
+	fprintf(out, "ptecheck_start_time_seconds %.3f\n", m->start_time);
+	family(out, "ptecheck_build_info", "gauge", "1, with ptecheck's version and the kernel's.");
+	fputs("ptecheck_build_info", out);
+	labels(out, 3, keys, vals, NULL);
+	fputs(" 1\n", out);
+}
+
+int pc_metrics_write(const struct pc_metrics_src *m, FILE *out)
+{
+	int err;
+
+	info(out, m);
+	results(out, m->r);
+	family(out, "ptecheck_events_lost_total", "counter",
+	       "Violation records the ring buffer had no room for.");
+	fprintf(out, "ptecheck_events_lost_total %llu\n",
+		(unsigned long long)(m->r->n_stats > PC_STAT_EVENTS_DROPPED
+					     ? m->r->stats[PC_STAT_EVENTS_DROPPED]
+					     : 0));
+	err = splats(out, m->klog);
+	if (err)
+		return err;
+	histograms(out, m->r);
+	return ferror(out) ? -EIO : 0;
+}
