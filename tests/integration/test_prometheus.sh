@@ -74,7 +74,7 @@ fi
 mthp=/sys/kernel/mm/transparent_hugepage/hugepages-64kB
 before_mthp=$(cat $mthp/enabled 2>/dev/null)
 eport=$(free_port)
-"$pc" export --listen "127.0.0.1:$eport" --log-user-lines >"$tmp/export.out" 2>"$tmp/export.err" &
+"$pc" export --listen "127.0.0.1:$eport" --interval 1 --log-user-lines >"$tmp/export.out" 2>"$tmp/export.err" &
 epid=$!
 bg+=("$epid")
 up=0
