@@ -86,23 +86,18 @@ struct watch {
 	struct pc_report *last; /* -i: the histograms at the last interval */
 };
 
-/* --sample N (watch only: hist judges nothing); -1 to go on, else the exit code. */
-static int sample_option(const char *arg, struct watch_opts *o)
+int pc_sample_option(const char *arg, __u32 *every)
 {
 	char *end;
 	long n;
 
-	if (o->hist) {
-		pc_err(0, "hist judges nothing: --sample is for watch");
-		return PC_EXIT_USAGE;
-	}
 	errno = 0;
 	n = strtol(arg, &end, 10);
 	if (errno || *end || n < 1 || n > PC_SAMPLE_MAX) {
 		pc_err(0, "--sample takes a number 1 <= N <= %d, not '%s'", PC_SAMPLE_MAX, arg);
 		return PC_EXIT_USAGE;
 	}
-	o->live.so.sample = (__u32)n;
+	*every = (__u32)n;
 	return -1;
 }
 
@@ -135,7 +130,11 @@ static int take_option(int c, struct watch_opts *o)
 		o->live.so.hist_by = (__u32)err;
 		return -1;
 	case 'S':
-		return sample_option(optarg, o);
+		if (o->hist) {
+			pc_err(0, "hist judges nothing: --sample is for watch");
+			return PC_EXIT_USAGE;
+		}
+		return pc_sample_option(optarg, &o->live.so.sample);
 	case 'h':
 		usage(stdout, o->hist);
 		return PC_EXIT_PASS;
