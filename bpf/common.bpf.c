@@ -224,6 +224,10 @@ int BPF_PROG(common_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (ptgid == ctgid)
 		return 0;
+	/* A new process cannot be tracked yet: an entry is a freed one's. */
+	flags = bpf_map_lookup_elem(&tracked, &ctgid);
+	if (flags && (*flags & PC_TRACK_EXITED))
+		bpf_map_delete_elem(&tracked, &ctgid);
 	flags = bpf_map_lookup_elem(&tracked, &ptgid);
 	if (!flags || !(*flags & PC_TRACK_CHILDREN))
 		return 0;
@@ -233,9 +237,10 @@ int BPF_PROG(common_fork, struct task_struct *parent, struct task_struct *child)
 }
 
 /* A thread that exits leaves no span open: it no longer keeps windows
-   disturbed; a followed child that exits is tracked no more (its pid may
-   come back as another's).  (Each path's part cleans its own per-thread
-   state.) */
+   disturbed; a followed child whose last thread exits is marked, and
+   tracked no more once freed (its pid may come back as another's), so
+   what exit_mm() does after this tracepoint (7.x) still counts.  (Each
+   path's part cleans its own per-thread state.) */
 SEC(PC_TP_SEC(sched, sched_process_exit))
 int common_task_exit(void *ctx)
 {
@@ -248,11 +253,27 @@ int common_task_exit(void *ctx)
 	if (BPF_CORE_READ(task, signal, live.counter) == 0)
 		flags = bpf_map_lookup_elem(&tracked, &tgid);
 	if (flags && (*flags & PC_TRACK_CHILDREN))
-		bpf_map_delete_elem(&tracked, &tgid);
+		*flags |= PC_TRACK_EXITED; /* the loader adds and deletes only */
 	if (!bpf_map_lookup_elem(&busy_threads, &tid))
 		return 0;
 	busy = bpf_map_lookup_elem(&disturb, &one);
 	if (bpf_map_delete_elem(&busy_threads, &tid) == 0 && busy)
 		__sync_fetch_and_sub(busy, 1);
+	return 0;
+}
+
+/* The task is freed (after it was reaped): a marked process's entry goes. */
+SEC(PC_TP_SEC(sched, sched_process_free))
+int common_task_free(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *p = (struct task_struct *)ctx->args[0];
+	__u32 pid = BPF_CORE_READ(p, pid), tgid = BPF_CORE_READ(p, tgid);
+	__u32 *flags;
+
+	if (pid != tgid)
+		return 0;
+	flags = bpf_map_lookup_elem(&tracked, &tgid);
+	if (flags && (*flags & PC_TRACK_EXITED))
+		bpf_map_delete_elem(&tracked, &tgid);
 	return 0;
 }

@@ -230,6 +230,20 @@ uint64_t pc_wl_now_ns(void)
  * workloads mremap into an empty destination; unmapping a placeholder
  * there would be timed too.
  */
+void pc_wl_fork_child_exits(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		pc_wl_die("fork()");
+	if (pid == 0)
+		_exit(0); /* not exit(): the parent owns the settings */
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			pc_wl_die("waitpid()");
+}
+
 char *pc_wl_free_range(size_t len, size_t align)
 {
 	size_t span = len + align;

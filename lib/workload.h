@@ -57,6 +57,12 @@ unsigned int pc_wl_folio_kb(const char *arg);
 /* "PROG: WHAT: strerror(errno)" on stderr, exit(w->error_exit). */
 void __attribute__((noreturn)) pc_wl_die(const char *what);
 
+/* The --help paragraph of a workload that changes mTHP settings. */
+#define PC_WL_HELP_RESTORES                                                                        \
+	"Every sysfs setting changed is restored on exit, including on SIGINT,\n"                  \
+	"SIGTERM, SIGHUP and SIGQUIT.  PTECHECK_SYSFS_ROOT (default /sys) moves\n"                 \
+	"the mTHP files, for tests.\n"
+
 /* Exits PC_WL_EXIT_CANNOT_RUN, saying so, unless base pages are 4 KiB. */
 void pc_wl_need_4k_pages(void);
 
@@ -86,6 +92,10 @@ const char *pc_wl_tmpdir(void);
 
 /* CLOCK_MONOTONIC in ns. */
 uint64_t pc_wl_now_ns(void);
+
+/* fork() of a child that exits at once (its copy of the mm is what
+   counts), waited for; exits (w->error_exit) when fork or wait fails. */
+void pc_wl_fork_child_exits(void);
 
 /*
  * An address where len bytes aligned to align (a power of two) were free a

@@ -13,7 +13,7 @@
 #include "session.h"
 
 /* The path's hook groups, in groups[] order: one per kernel source. */
-enum { FPB };
+enum { FPB, RMAP, CP_SET, CP_CLEAR, CP_WRPROTECT, CP_PROT, CP_YOUNG_DIRTY };
 
 static const char *const ctx_names[PC_BCTX__COUNT] = {
 	[PC_BCTX_MUNMAP] = "munmap",
@@ -44,11 +44,32 @@ struct batch_source {
 	const char *label;  /* "folio_pte_batch" */
 	const char *source; /* the histogram's source line */
 	int group;	    /* in groups[], -1: not a hook (the derived source) */
+	const char *absent; /* `features`, when its functions are not out of line */
 };
+
+/* The arm64 helpers are reached from set_ptes() & co. only for nr > 1. */
+#define CP_NR_NOTE " (a batch of 1 takes the inline path: not seen)"
 
 static const struct batch_source sources[PC_BSRC__COUNT] = {
 	[PC_BSRC_FPB] = {"folio_pte_batch", "folio_pte_batch return value, by the caller's context",
-			 FPB},
+			 FPB, "its batch sizes not observable"},
+	[PC_BSRC_RMAP_REMOVE] = {"folio_remove_rmap_ptes",
+				 "folio_remove_rmap_ptes nr (zap: munmap, exit, MADV_DONTNEED)",
+				 RMAP, "zap's rmap batches not observable"},
+	[PC_BSRC_CP_SET] = {"contpte_set_ptes", "contpte_set_ptes nr" CP_NR_NOTE, CP_SET,
+			    "arm64 only: set_ptes batches not observable"},
+	[PC_BSRC_CP_CLEAR] = {"contpte_*clear_full_ptes",
+			      "contpte_get_and_clear_full_ptes and contpte_clear_full_ptes "
+			      "nr" CP_NR_NOTE,
+			      CP_CLEAR, "arm64 only: zap's PTE clears not observable"},
+	[PC_BSRC_CP_WRPROTECT] = {"contpte_wrprotect_ptes", "contpte_wrprotect_ptes nr" CP_NR_NOTE,
+				  CP_WRPROTECT, "arm64 only: fork's write-protect not observable"},
+	[PC_BSRC_CP_PROT] = {"modify_prot_start_ptes",
+			     "arm64 modify_prot_start_ptes nr (every batch, 1 included)", CP_PROT,
+			     "arm64 with batched mprotect only: mprotect batches not observable"},
+	[PC_BSRC_CP_YOUNG_DIRTY] = {"contpte_clear_young_dirty_ptes",
+				    "contpte_clear_young_dirty_ptes nr" CP_NR_NOTE, CP_YOUNG_DIRTY,
+				    "arm64 only: MADV_FREE's batches not observable"},
 };
 
 const char *pc_batch_ctx_name(__u32 ctx)
@@ -64,12 +85,53 @@ static void fpb_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *
 	};
 }
 
+/* A helper's programs: bpf/batch_helpers.bpf.c, one fentry and one kprobe. */
+#define HELPER_PROGRAMS(fn, prog)                                                                  \
+	static void fn(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)                   \
+	{                                                                                          \
+		*p = (struct pc_hook_progs){.fentry = {skel->progs.prog##_fentry},                 \
+					    .kprobe = {skel->progs.prog##_kprobe}};                \
+	}
+HELPER_PROGRAMS(rmap_programs, batch_rmap)
+HELPER_PROGRAMS(cp_set_programs, batch_cp_set)
+HELPER_PROGRAMS(cp_wrprotect_programs, batch_cp_wrprotect)
+HELPER_PROGRAMS(cp_prot_programs, batch_cp_prot)
+HELPER_PROGRAMS(cp_young_dirty_programs, batch_cp_young_dirty)
+
+static void cp_clear_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
+{
+	*p = (struct pc_hook_progs){
+		.fentry = {skel->progs.batch_cp_get_clear_fentry,
+			   skel->progs.batch_cp_clear_fentry},
+		.kprobe = {skel->progs.batch_cp_get_clear_kprobe,
+			   skel->progs.batch_cp_clear_kprobe},
+	};
+}
+
+/* A helper read at entry: fentry, else kprobes (pte_t by value may be
+   refused by the trampoline). */
+#define HELPER_GROUP(title, progs, ...)                                                            \
+	{                                                                                          \
+		.name = "batch sizes (" title ")", .funcs = {__VA_ARGS__},                         \
+		.kprobe_fallback = true, .programs = progs                                         \
+	}
+
 static const struct pc_hook_group groups[] = {
 	[FPB] = {.name = "batch sizes (folio_pte_batch)",
 		 .funcs = {"folio_pte_batch"},
 		 .needs_fexit = {true},
 		 .kprobe_fallback = true,
 		 .programs = fpb_programs},
+	[RMAP] = HELPER_GROUP("folio_remove_rmap_ptes", rmap_programs, "folio_remove_rmap_ptes"),
+	[CP_SET] = HELPER_GROUP("contpte_set_ptes", cp_set_programs, "contpte_set_ptes"),
+	[CP_CLEAR] = HELPER_GROUP("contpte_*clear_full_ptes", cp_clear_programs,
+				  "contpte_get_and_clear_full_ptes", "contpte_clear_full_ptes"),
+	[CP_WRPROTECT] = HELPER_GROUP("contpte_wrprotect_ptes", cp_wrprotect_programs,
+				      "contpte_wrprotect_ptes"),
+	[CP_PROT] =
+		HELPER_GROUP("modify_prot_start_ptes", cp_prot_programs, "modify_prot_start_ptes"),
+	[CP_YOUNG_DIRTY] = HELPER_GROUP("contpte_clear_young_dirty_ptes", cp_young_dirty_programs,
+					"contpte_clear_young_dirty_ptes"),
 };
 
 /* Why source src cannot be measured in session s; NULL when it can. */
@@ -135,14 +197,41 @@ static const char *const tracepoints[] = {NULL};
 
 static const struct pc_feature_hook feature_hooks[] = {
 	{"batching", "folio_pte_batch"},
+	{"batching", "folio_remove_rmap_ptes"},
+	/* contpte_set_ptes, contpte_get_and_clear_full_ptes: mremap lists them. */
+	{"arm64 contpte", "contpte_clear_full_ptes"},
+	{"arm64 contpte", "contpte_wrprotect_ptes"},
+	{"arm64 contpte", "modify_prot_start_ptes"},
+	{"arm64 contpte", "contpte_clear_young_dirty_ptes"},
 };
 
+/* "LABEL out of line" per kernel source: its functions, or which is absent
+   (a named skip: the source's histograms are not shown). */
 static void batch_feature_paths(const struct pc_features *f)
 {
-	f->line("folio_pte_batch out of line", pc_kernel_has_func("folio_pte_batch"),
-		pc_kernel_has_func("folio_pte_batch")
-			? "folio_pte_batch"
-			: "folio_pte_batch absent or inlined: its batch sizes not observable");
+	char what[96], detail[200];
+
+	for (__u32 src = 0; src < PC_BSRC__COUNT; src++) {
+		const struct pc_hook_group *g;
+		const char *missing = NULL;
+		size_t used = 0;
+
+		if (!sources[src].label || sources[src].group < 0)
+			continue;
+		g = &groups[sources[src].group];
+		for (int i = 0; g->funcs[i] && !missing; i++) {
+			if (!pc_kernel_has_func(g->funcs[i]))
+				missing = g->funcs[i];
+			used += snprintf(detail + used,
+					 used < sizeof(detail) ? sizeof(detail) - used : 0, "%s%s",
+					 i ? ", " : "", g->funcs[i]);
+		}
+		if (missing)
+			snprintf(detail, sizeof(detail), "%s absent or inlined: %s", missing,
+				 sources[src].absent);
+		snprintf(what, sizeof(what), "%s out of line", sources[src].label);
+		f->line(what, !missing, detail);
+	}
 }
 
 static void batch_feature_tiers(const struct pc_features *f)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 
 #include "mremap_int.h"
 #include "fullio.h"
+#include "procmm.h"
 #include "report.h"
 
 /* Pages of fd [off, off + len) still in the page cache, by mincore on a new mapping. */
@@ -43,41 +45,77 @@ static long resident_pages(int fd, size_t off, size_t len)
 }
 
 /*
+ * What the eviction left: pages in the page cache (of the control folio
+ * with pte_dirty; -1 when not evicted: shmem; -errno when not counted)
+ * and, with pte_dirty, the control's PTEs MADV_PAGEOUT left mapped and
+ * the 64 KiB folios split meanwhile (mTHP stats, global; -1: unread).
+ */
+struct evicted {
+	long resident;
+	size_t mapped;
+	long splits;
+};
+
+/* MADV_PAGEOUT of [p, p + len), ev->splits counted around it: 0 or -errno. */
+static int pageout_counted(char *p, size_t len, struct evicted *ev)
+{
+	__u64 before, after;
+	bool counted = pc_mthp_stat("split", &before) == 0;
+	int ret = madvise(p, len, MADV_PAGEOUT) ? -errno : 0;
+
+	counted = counted && pc_mthp_stat("split", &after) == 0;
+	ev->splits = counted ? (long)(after - before) : -1;
+	return ret;
+}
+
+/*
  * Pages out a memfd through a new mapping, read in so that MADV_PAGEOUT
- * finds PTEs: reclaim drops a clean shmem folio and keeps (or swaps) a
- * dirty one.  The control folio's pages still resident: the result, or
+ * finds PTEs: reclaim unmaps each folio, drops a clean shmem folio and
+ * keeps (or swaps) a dirty one (no swap: shmem_writeout redirties it), so
+ * no swap is needed.  The mapping starts at a 2 MiB boundary: at a merely
+ * page-aligned one a folio can straddle a PMD boundary, the walk of each
+ * PMD sees part of it and splits it, and a split unmaps a file folio's
+ * pieces, which the walk then skips: they stay in the page cache.  0, or
  * -errno.
  */
-static long page_out(int fd, size_t len)
+static int page_out(int fd, size_t len, struct evicted *ev)
 {
-	char *p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-	int ret;
+	struct pc_resv resv = {0};
+	char *p = pc_resv_map(&resv, len + PMD);
+	__u64 pm[PAGES_64K];
+	int ret = p ? 0 : -errno;
 
-	if (p == MAP_FAILED)
-		return -errno;
-	mr_read_pages(p, len / PAGE);
-	ret = madvise(p, len, MADV_PAGEOUT) ? -errno : 0;
-	munmap(p, len);
-	return ret ? ret : resident_pages(fd, len - FOLIO_64K, FOLIO_64K);
+	if (!ret && mmap(p, len, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		ret = -errno;
+	if (!ret) {
+		mr_read_pages(p, len / PAGE);
+		ret = pageout_counted(p, len, ev);
+	}
+	if (!ret)
+		ret = pc_pagemap_read(0, (__u64)(uintptr_t)(p + len - FOLIO_64K), PAGES_64K, pm);
+	if (!ret)
+		ev->mapped = pc_pagemap_count_present(pm, PAGES_64K);
+	pc_resv_release(&resv);
+	if (!ret)
+		ev->resident = resident_pages(fd, len - FOLIO_64K, FOLIO_64K);
+	return ret ? ret : ev->resident < 0 ? (int)ev->resident : 0;
 }
 
 /*
  * Unmaps the moved range, pushes a file to storage and evicts it (pages a
  * pte_dirty memfd out), reads the whole backing back with pread (the page
  * cache or storage, not the PTEs) and reduces each page to the byte the
- * oracle compares.  *resident: the pages left in the page cache after the
- * eviction (of the control folio with pte_dirty; -1 when not evicted:
- * shmem; -errno when not counted).  0, or -errno with *what naming the
- * failed step.
+ * oracle compares; *ev: what the eviction left.  0, or -errno with *what
+ * naming the failed step.
  */
 static int read_back(const struct shape *sh, const struct place *pl, int fd, size_t len,
-		     __u8 *written, __u8 *seen, long *resident, const char **what)
+		     __u8 *written, __u8 *seen, struct evicted *ev, const char **what)
 {
 	size_t mlen = len - sh->head - sh->tail, npages = len / PAGE;
 	char *buf = malloc(len);
 	int ret;
 
-	*resident = -1;
+	ev->resident = -1;
 	*what = "malloc";
 	if (!buf)
 		return -ENOMEM;
@@ -89,11 +127,10 @@ static int read_back(const struct shape *sh, const struct place *pl, int fd, siz
 		if (!ret)
 			ret = -posix_fadvise(fd, 0, (off_t)len, POSIX_FADV_DONTNEED);
 		if (!ret)
-			*resident = resident_pages(fd, 0, len);
+			ev->resident = resident_pages(fd, 0, len);
 	} else if (!ret && sh->pte_dirty) {
-		*what = "mmap/MADV_PAGEOUT/mincore of the memfd";
-		*resident = page_out(fd, len);
-		ret = *resident < 0 ? (int)*resident : 0;
+		*what = "mmap/MADV_PAGEOUT/pagemap/mincore of the memfd";
+		ret = page_out(fd, len, ev);
 	}
 	if (!ret)
 		ret = pc_pread_full(fd, buf, len, 0);
@@ -106,20 +143,47 @@ static int read_back(const struct shape *sh, const struct place *pl, int fd, siz
 }
 
 /*
- * The verdict's note, or its skip: a pte_dirty probe whose clean control
- * folio was not dropped could not have lost a clean-looking folio either.
+ * Why a pte_dirty probe is inconclusive: its clean control folio was not
+ * dropped, so a folio whose dirty bit was lost might not have been
+ * either.  Still mapped: MADV_PAGEOUT did not take it off the LRU, or
+ * reclaim could not lock or unmap it.  Unmapped: a split (the walk splits
+ * a folio it sees only part of, and leaves a file folio's pieces unmapped
+ * in the page cache), else reclaim kept it for a reference besides the
+ * page cache's.
  */
-static void data_loss_note(const struct shape *sh, struct pc_attempt *a, int slot, long res,
-			   size_t npages)
+static void control_kept(struct pc_attempt *a, int slot, const struct evicted *ev)
+{
+	if (ev->mapped)
+		pc_slot_skip(a, slot,
+			     "probe inconclusive: MADV_PAGEOUT left the clean control folio mapped "
+			     "(%zu of its PTEs): not isolated from the LRU, or reclaim could not "
+			     "lock or unmap it",
+			     ev->mapped);
+	else if (ev->splits > 0)
+		pc_slot_skip(a, slot,
+			     "probe inconclusive: %ld pages of the clean control folio left in the "
+			     "page cache, unmapped; the 64 KiB split count rose by %ld during "
+			     "MADV_PAGEOUT (its walk splits a folio it sees only part of)",
+			     ev->resident, ev->splits);
+	else
+		pc_slot_skip(
+			a, slot,
+			"probe inconclusive: reclaim unmapped the clean control folio but kept "
+			"%ld of its pages in the page cache%s: a reference besides the page "
+			"cache's (pinned or looked up meanwhile)",
+			ev->resident, ev->splits == 0 ? ", no 64 KiB folio split" : "");
+	a->retry = true;
+}
+
+/* The verdict's note, or its skip. */
+static void data_loss_note(const struct shape *sh, struct pc_attempt *a, int slot,
+			   const struct evicted *ev, size_t npages)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
+	long res = ev->resident;
 
 	if (sh->pte_dirty && res > 0 && m->status == PC_STATUS_PASS) {
-		pc_slot_skip(a, slot,
-			     "probe inconclusive: MADV_PAGEOUT left %ld pages of the clean control "
-			     "folio in the page cache",
-			     res);
-		a->retry = true;
+		control_kept(a, slot, ev);
 	} else if (sh->pte_dirty) {
 		pc_oracle_appendf(m, " (written through clean PTEs, paged out after munmap; "
 				     "clean control folio dropped)");
@@ -144,19 +208,19 @@ static int judge_data_loss(const struct shape *sh, struct pc_attempt *a, int slo
 	size_t npages = len / PAGE;
 	__u8 *written = calloc(npages, 1), *seen = calloc(npages, 1);
 	bool *was = sh->pte_dirty ? calloc(npages, sizeof(*was)) : NULL;
+	struct evicted ev = {-1, 0, -1};
 	const char *what = "malloc";
 	int ret = -ENOMEM;
-	long res = -1;
 
 	if (written && seen && (was || !sh->pte_dirty))
-		ret = read_back(sh, pl, fd, len, written, seen, &res, &what);
+		ret = read_back(sh, pl, fd, len, written, seen, &ev, &what);
 	for (size_t i = 0; was && i < npages; i++)
 		was[i] = mr_pte_dirty_page(i, npages);
 	if (!ret) {
 		pc_compare_written(written, seen, was, npages, (__u64)(uintptr_t)pl->src, PAGE,
 				   &a->msg[slot]);
 		a->judged[slot] = true;
-		data_loss_note(sh, a, slot, res, npages);
+		data_loss_note(sh, a, slot, &ev, npages);
 	}
 	free(written);
 	free(seen);
@@ -189,7 +253,8 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 	size_t len = mr_len(ctx, sh), mlen = len - sh->head - sh->tail;
 	char *mv, *to;
 	int fd = -1, ret;
-	bool moved;
+	bool moved, pinned = false;
+	cpu_set_t oldmask;
 
 	if (mr_move_snaps_alloc(&ms, mlen / PAGE)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
@@ -203,6 +268,12 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 			goto out;
 		}
 	}
+	/*
+	 * One CPU from the fault-in to the page-out: small folios wait in the
+	 * faulting CPU's LRU batch, off the LRU, and MADV_PAGEOUT drains only
+	 * its own CPU's before it isolates (large folios are never batched).
+	 */
+	pinned = sh->pte_dirty && pc_pin_cpu(&oldmask);
 	/* The source stays folio aligned; dst_off places the moved part. */
 	ret = mr_source_map(ctx, sh, a, &pl, sh->dst_off - sh->head, fd, &count);
 	if (ret)
@@ -238,6 +309,8 @@ int mr_measure_move(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 				  sh->form_aligned ? ", 4 KiB off 64 KiB: never folded" : "");
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
+	if (pinned)
+		sched_setaffinity(0, sizeof(oldmask), &oldmask);
 	mr_place_release(&pl);
 	if (fd >= 0)
 		close(fd);

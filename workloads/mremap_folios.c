@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -188,18 +187,9 @@ static int open_temp_file(size_t size)
 /* Leaves every other page writable and the rest write-protected by fork(). */
 static void fork_and_mix(char *p, size_t len)
 {
-	pid_t pid;
-	int status;
 	size_t off;
 
-	pid = fork();
-	if (pid < 0)
-		pc_wl_die("fork()");
-	if (pid == 0)
-		_exit(0); /* not exit(): the parent owns the settings */
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			pc_wl_die("waitpid()");
+	pc_wl_fork_child_exits();
 	for (off = 0; off < len; off += 2 * SZ_4K)
 		p[off] = 2;
 }

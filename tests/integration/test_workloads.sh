@@ -427,6 +427,61 @@ assert pat["pages_written"] > 0, pat
 	fi
 }
 
+# batch: the known shape; its JSON names the folios it found and the PTEs
+# of each step; every mTHP size it sets (all of them) put back; without
+# hugepages-64kB (fake sysfs) it exits 4.
+t_batch() {
+	local bin=$BUILD_DIR/workloads/batch
+	local desc="batch: JSON of the shape, every mTHP size restored"
+	local f sizes_before changes err root=$tmp/fake-batch
+
+	have "$bin" "$desc" || return
+	if ! command -v python3 >/dev/null; then
+		skip "$desc" "python3 not found"
+		return
+	fi
+	mkdir -p "$root/kernel/mm/transparent_hugepage"
+	PTECHECK_SYSFS_ROOT=$root run "$bin"
+	if [ "$rc" -ne 4 ]; then
+		fail "$desc" "without hugepages-64kB: exit $rc, wanted 4: $(first_err)"
+		return
+	fi
+	sizes_before=$(for f in /sys/kernel/mm/transparent_hugepage/hugepages-*/enabled; do
+		echo "$f $(read_file "$f")"; done)
+	run "$bin" --size 2M --iterations 2 --json
+	changes=$(real_changes)
+	for f in /sys/kernel/mm/transparent_hugepage/hugepages-*/enabled; do
+		if ! grep -qxF "$f $(read_file "$f")" <<<"$sizes_before"; then
+			changes+="$f is '$(read_file "$f")'; "
+			grep -F "$f " <<<"$sizes_before" | sed -n 's/.*\[\(.*\)\].*/\1/p' >"$f" 2>/dev/null
+		fi
+	done
+	if [ -n "$changes" ]; then
+		fail "$desc" "not restored: $changes"
+	elif [ "$rc" -eq 4 ]; then
+		skip "$desc" "$(first_err)"
+	elif [ "$rc" -ne 0 ]; then
+		fail "$desc" "exit $rc: $(first_err)"
+	elif ! err=$(python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+pages = 2 * 2 * 1024 * 1024 // 4096
+st = o["steps"]
+assert o["workload"] == "batch" and o["iterations"] == 2, o
+assert o["folios_order4"] == o["folios_order4_first_half"] + o["folios_order4_second_half"], o
+assert o["folios_by_order"][4] == o["folios_order4"], o
+assert sum(n << k for k, n in enumerate(o["folios_by_order"])) == pages, o["folios_by_order"]
+want = {"fault": pages, "fork": pages, "mprotect": 2 * pages, "mlock": pages,
+        "munlock": pages, "madvise_dontneed": pages // 2, "munmap": pages // 2}
+assert {k: v["ptes"] for k, v in st.items()} == want, st
+assert st["mprotect"]["calls"] == 4 and st["munmap"]["calls"] == 2, st
+' <"$tmp/out" 2>&1); then
+		fail "$desc" "$(tail -n 1 <<<"$err"): $(head -c 300 "$tmp/out")"
+	else
+		pass "$desc"
+	fi
+}
+
 # One case per entry, fields separated by '|' (paths may hold blanks).
 cases=(
 	"t_help|$FOLIOS"
@@ -462,6 +517,9 @@ cases+=(
 	"t_help|$BUILD_DIR/workloads/contpte_mlock"
 	"expect_exit|2|contpte_mlock --pattern bogus exits 2|$BUILD_DIR/workloads/contpte_mlock|--pattern|bogus"
 	"t_contpte_mlock"
+	"t_help|$BUILD_DIR/workloads/batch"
+	"expect_exit|2|batch --size 64K exits 2|$BUILD_DIR/workloads/batch|--size|64K"
+	"t_batch"
 )
 
 echo "TAP version 13"

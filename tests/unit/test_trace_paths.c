@@ -100,7 +100,8 @@ int main(void)
 	}
 	TAP_CHECK(PC_N_TRACE_PATHS == 4 && pc_trace_paths[0] == &pc_mremap_trace &&
 			  pc_trace_paths[1] == &pc_filemap_trace &&
-			  pc_trace_paths[2] == &pc_contpte_trace && pc_trace_paths[3] == &pc_batch_trace,
+			  pc_trace_paths[2] == &pc_contpte_trace &&
+			  pc_trace_paths[3] == &pc_batch_trace,
 		  "the session traces mremap, filemap, contpte and batch, in that order");
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		TAP_CHECK(pc_trace_paths[p]->n_groups <= PC_PATH_GROUPS,
