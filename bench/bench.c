@@ -19,13 +19,15 @@
 #include "bench.h"
 #include "cli.h"
 #include "command.h"
+#include "export.h"
 #include "figures.h"
 #include "overhead.h"
 #include "probe.h"
 #include "report.h"
 #include "settings.h"
 
-static const struct pc_bench_table *const tables[] = {&pc_bench_figures, &pc_bench_overhead};
+static const struct pc_bench_table *const tables[] = {&pc_bench_figures, &pc_bench_overhead,
+						      &pc_bench_export};
 #define N_TABLES (sizeof(tables) / sizeof(tables[0]))
 
 /* ---- output ------------------------------------------------------------ */

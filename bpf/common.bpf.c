@@ -18,6 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 filter_mode = PC_FILTER_TRACKED;
 const volatile char filter_comm[16];
 const volatile __u32 hist_by = PC_BY_NONE;
+const volatile __u32 sample_every;
 
 struct pc_tracked_map tracked SEC(".maps");
 struct pc_cgroup_map filter_cgroup SEC(".maps");
@@ -25,6 +26,7 @@ struct pc_hists_map hists SEC(".maps");
 struct pc_hist_sums_map hist_sums SEC(".maps");
 struct pc_hist_keys_map hist_keys SEC(".maps");
 struct pc_counts_map counts SEC(".maps");
+struct pc_sample_map sample_seq SEC(".maps");
 struct pc_stats_map stats SEC(".maps");
 struct pc_disturb_map disturb SEC(".maps");
 struct pc_busy_map busy_threads SEC(".maps");

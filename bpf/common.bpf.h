@@ -18,6 +18,7 @@
 #include <ptecheck/events.h>
 #include <ptecheck/counts.h>
 #include <ptecheck/syscall_nr.h>
+#include <ptecheck/sample.h>
 
 /* Re-bounds an index after a check the compiler may have merged away. */
 #define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
@@ -25,7 +26,8 @@
 /* Set by the loader before load (skeleton rodata). */
 extern const volatile __u32 filter_mode; /* enum pc_filter_mode */
 extern const volatile char filter_comm[16];
-extern const volatile __u32 hist_by; /* enum pc_hist_by */
+extern const volatile __u32 hist_by;	  /* enum pc_hist_by */
+extern const volatile __u32 sample_every; /* --sample N: judge 1 in N windows (0, 1: all) */
 
 /* Tracked processes: key tgid, value PC_TRACK_* flags. */
 struct pc_tracked_map {
@@ -78,6 +80,31 @@ extern struct pc_hist_keys_map hist_keys SEC(".maps");
    key; 0 when the key has no room (the caller counts it unkeyed).
    bpf/common.bpf.c. */
 int pc_hist_add_keyed(__u32 idx, __u64 n);
+
+/* --sample: each CPU's count of the windows of each kind (ptecheck/sample.h). */
+struct pc_sample_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PC_SAMPLE__COUNT);
+	__type(key, __u32);
+	__type(value, struct pc_sample_state);
+};
+extern struct pc_sample_map sample_seq SEC(".maps");
+
+/*
+ * Whether the window of this kind beginning now is judged.  Called where a
+ * check's window begins, after the target filter: an unsampled window
+ * reads no page table and counts no verdict, its histograms are still
+ * fed.  Without --sample the verifier drops all but the constant.
+ */
+static __always_inline bool pc_sampled(__u32 kind)
+{
+	struct pc_sample_state *s;
+
+	if (sample_every <= 1)
+		return true;
+	s = bpf_map_lookup_elem(&sample_seq, &kind);
+	return !s || pc_sample_next(s, sample_every, bpf_get_prandom_u32());
+}
 
 /* Verdict counters per (check, tier). */
 struct pc_counts_map {

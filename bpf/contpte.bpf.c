@@ -229,6 +229,10 @@ int BPF_KPROBE(contpte_get_kprobe, __u64 *ptep, __u64 orig)
 	stat_add(PC_STAT_CP_GET, 1);
 	if (!st)
 		return 0;
+	/* Unsampled: no block read, nor the reads histogram it gives. */
+	st->get_pending = false;
+	if (!pc_sampled(PC_SAMPLE_CP_GET))
+		return 0;
 	st->gen = disturb_gen();
 	st->get_orig = orig;
 	st->get_ptep = (__u64)ptep;
@@ -291,6 +295,9 @@ static __always_inline struct cp_state *cp_convert_begin(void *mm, __u64 *ptep, 
 	struct cp_state *st = cp_own_mm(mm) ? cp_get(true) : NULL;
 
 	if (!st || which >= CP_CONV__COUNT)
+		return NULL;
+	st->conv[which].pending = false;
+	if (!pc_sampled(PC_SAMPLE_CP_CONVERT))
 		return NULL;
 	st->gen = disturb_gen();
 	cp_read_block(st, (__u64)ptep);
@@ -410,13 +417,16 @@ int BPF_KPROBE(contpte_young_kprobe, void *vma, unsigned long addr, __u64 *ptep,
 	stat_add(PC_STAT_CP_YOUNG, 1);
 	if (!st)
 		return 0;
+	hist_add(PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, nr);
+	st->young_pending = false;
+	if (!pc_sampled(PC_SAMPLE_CP_YOUNG))
+		return 0;
 	st->gen = disturb_gen();
 	st->young_ptep = (__u64)ptep;
 	st->young_nr = nr < PC_PTRS_PER_TABLE ? nr : PC_PTRS_PER_TABLE;
 	st->young_seen = 0;
 	bpf_loop(st->young_nr, cp_young_entry, &tid, 0);
 	st->young_pending = true;
-	hist_add(PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, nr);
 	return 0;
 }
 

@@ -36,6 +36,8 @@ struct fm_state {
 	bool set_pending;
 	bool rmap_seen; /* folio_add_file_rmap_ptes ran inside set_pte_range */
 	bool rmap_pending;
+	bool sampled;		   /* the batch is judged (--sample) */
+	bool rmap_sampled;	   /* the rmap update is judged */
 	__u64 isize_map_pages;	   /* i_size at fentry of filemap_map_pages */
 	__u64 win_first, win_last; /* its window: file page indices, inclusive */
 	__u64 isize_set;	   /* i_size at fentry of set_pte_range */
@@ -160,6 +162,7 @@ static __always_inline void fm_set_begin(struct vm_fault *vmf, struct folio *fol
 	if (!st)
 		return;
 	st->set_pending = true;
+	st->sampled = pc_sampled(PC_SAMPLE_FM_BATCH);
 	st->rmap_seen = false;
 	st->vmf = (__u64)vmf;
 	st->folio = (__u64)folio;
@@ -237,13 +240,15 @@ static __always_inline void fm_bounds(struct fm_state *st, struct vm_area_struct
 		b.i_size = st->isize_map_pages;
 	sb = BPF_CORE_READ(vma, vm_file, f_mapping, host, i_sb);
 	b.eof_exempt = BPF_CORE_READ(sb, s_magic) == PC_TMPFS_MAGIC;
-	v = pc_fault_batch_bounds(b);
-	steady = st->isize_set == isize_now &&
-		 (!st->in_map_pages || st->isize_map_pages == isize_now);
-	w = fm_window(st,
-		      v != PC_V_PAST_EOF || ((st->track_flags & PC_TRACK_ENFORCE_EOF) && steady));
-	ev = pc_fault_batch_evidence(b, v);
-	fm_verdict(st, &w, PC_CHK_FM_BOUNDS, v, st->addr, ev.expected, ev.seen);
+	if (st->sampled) {
+		v = pc_fault_batch_bounds(b);
+		steady = st->isize_set == isize_now &&
+			 (!st->in_map_pages || st->isize_map_pages == isize_now);
+		w = fm_window(st, v != PC_V_PAST_EOF ||
+					  ((st->track_flags & PC_TRACK_ENFORCE_EOF) && steady));
+		ev = pc_fault_batch_evidence(b, v);
+		fm_verdict(st, &w, PC_CHK_FM_BOUNDS, v, st->addr, ev.expected, ev.seen);
+	}
 	/* What the kernel decided given its inputs: did the batch of a large
 	   folio map all it could (the gate's batching rule)?  Only where the
 	   inputs are the same every run: ptecheck's scenarios that change no
@@ -287,6 +292,9 @@ static __always_inline void fm_set_end(void)
 		hist_add(PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, folio_order(npages));
 	if (mapping && !(mapping & PC_MAPPING_ANON))
 		fm_bounds(st, vma, folio, npages);
+	/* An unsampled batch fed its histograms: nothing more. */
+	if (!st->sampled)
+		return;
 	/* ptes-set: the nr PTEs from vmf->pte */
 	ec.tid = pc_tid();
 	ec.ptep = (__u64)BPF_CORE_READ(vmf, pte);
@@ -312,8 +320,12 @@ static __always_inline void fm_rmap_begin(struct folio *folio, __u32 nr)
 	if (!st)
 		return;
 	st->rmap_pending = true;
+	/* Inside a batch, the batch's window; outside, its own begins. */
+	st->rmap_sampled = st->set_pending ? st->sampled : pc_sampled(PC_SAMPLE_FM_RMAP);
 	st->rmap_folio = (__u64)folio;
 	st->rmap_nr = nr;
+	if (!st->rmap_sampled)
+		return;
 	st->rmap_gen = disturb_gen();
 	st->rmap_before = folio_mapcount(folio, folio_pages(folio) > 1);
 }
@@ -330,6 +342,8 @@ static __always_inline void fm_rmap_end(void)
 	st->rmap_pending = false;
 	st->rmap_seen = st->set_pending;
 	hist_add(PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, st->rmap_nr);
+	if (!st->rmap_sampled)
+		return;
 	folio = (struct folio *)st->rmap_folio;
 	after = folio_mapcount(folio, folio_pages(folio) > 1);
 	/* Outside a batch: its own window.  Inside, the batch's began earlier

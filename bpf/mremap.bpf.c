@@ -142,13 +142,14 @@ static long snap_new_pmd(__u32 e, void *data)
 }
 
 /*
- * Starts a call: a fresh state under key and, when the walk is enabled,
- * the snapshot of the old range (and of the new range's PMDs when the new
- * address is known and PMD-aligned).  Returns the state or NULL.
+ * Starts a call: a fresh state under key and, when the walk is enabled and
+ * the call is sampled, the snapshot of the old range (and of the new
+ * range's PMDs when the new address is known and PMD-aligned).  Returns
+ * the state or NULL.
  */
 static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, __u64 old_len,
 						     __u64 new_len, __u64 flags, __u64 new_addr_arg,
-						     __u32 track_flags)
+						     __u32 track_flags, bool sampled)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct call_state *tmpl, *st;
@@ -170,6 +171,7 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	/* A reused entry: reset what a call reads before it writes it (the
 	   snapshot arrays are written for every slot a call compares). */
 	st->active = true;
+	st->sampled = sampled;
 	st->tlb_flushes = 0;
 	st->npages = 0;
 	st->nextents = 0;
@@ -185,7 +187,7 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	st->shared_mm = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
 	st->t0 = bpf_ktime_get_ns();
 
-	if (!walk_enabled || st->old_len == 0)
+	if (!walk_enabled || st->old_len == 0 || !sampled)
 		return st;
 	len = st->old_len < st->new_len ? st->old_len : st->new_len;
 	st->npages = len >> PC_PAGE_SHIFT;
@@ -215,7 +217,8 @@ int mremap_enter(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	stat_add(PC_STAT_CALLS, 1);
 	begin_call(call_key(pc_tid(), KIND_SYSCALL), pc_sys_arg(ctx, 0), pc_sys_arg(ctx, 1),
-		   pc_sys_arg(ctx, 2), pc_sys_arg(ctx, 3), pc_sys_arg(ctx, 4), flags - 1);
+		   pc_sys_arg(ctx, 2), pc_sys_arg(ctx, 3), pc_sys_arg(ctx, 4), flags - 1,
+		   pc_sampled(PC_SAMPLE_MREMAP));
 	return 0;
 }
 
@@ -460,11 +463,13 @@ static __always_inline void mpt_begin(__u64 old_addr, __u64 new_addr, __u64 len)
 	if (!flags || !walk_enabled)
 		return;
 	/* MREMAP_FIXED: the new address is known here, snapshot its PMDs. The
-	   pmd-move check is enforced as in the enclosing syscall. */
+	   pmd-move check is enforced, and the call sampled, as in the
+	   enclosing syscall: both tiers judge the same calls. */
 	begin_call(call_key(tid, KIND_MPT), old_addr, len, len, MREMAP_FIXED, new_addr,
 		   sys && (sys->track_flags & PC_TRACK_ENFORCE_PMD) && (sys->flags & MREMAP_FIXED)
 			   ? PC_TRACK_ENFORCE_PMD
-			   : 0);
+			   : 0,
+		   sys && sys->active ? sys->sampled : pc_sampled(PC_SAMPLE_MPT));
 }
 
 /*

@@ -69,7 +69,8 @@ struct batch_ctx {
 };
 
 struct call_state {
-	bool active; /* between the call's entry and exit */
+	bool active;  /* between the call's entry and exit */
+	bool sampled; /* judged (--sample): else only its histograms are fed */
 	__u64 t0;
 	__u64 old_addr;
 	__u64 old_len;

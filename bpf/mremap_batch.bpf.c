@@ -58,7 +58,7 @@ static __always_inline void clear_begin(__u64 addr, __u64 ptep, __u32 nr)
 	struct entries_ctx ec;
 	struct call_state *st = mremap_state(&ec.key);
 
-	if (!st)
+	if (!st || !st->sampled)
 		return;
 	__builtin_memset(&st->bc.gather, 0, sizeof(st->bc.gather));
 	st->bc.clear_addr = addr;
@@ -121,6 +121,8 @@ static __always_inline void set_end(__u64 addr, __u64 ptep, __u64 pte, __u32 nr)
 	bc = &st->bc;
 	bc->batched_ptes += nr;
 	hist_add(PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, nr);
+	if (!st->sampled)
+		return;
 	batch_verdict(st, PC_CHK_BATCH, pc_batch_in_table(addr, nr), addr, nr, nr);
 	if (bc->set_pending) {
 		struct pc_pte cleared = pc_decode_pte(bc->cleared_pte);

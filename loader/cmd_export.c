@@ -15,6 +15,7 @@
 #include <time.h>
 #include "cli.h"
 #include "cmd_export.h"
+#include "cmd_watch.h"
 #include "http.h"
 #include "live.h"
 #include "metrics.h"
@@ -48,6 +49,7 @@ static void usage(FILE *f)
 		"  -i, --interval S  seconds between refreshes of the metrics (default %g)\n"
 		"  --log FILE     each violation as one JSON line with its evidence\n"
 		"                 (default: stderr); SIGHUP reopens FILE\n"
+		"  --sample N     judge 1 in N windows of each kind, per CPU (as watch)\n"
 		"  --log-rate N   at most N lines a second (default %d), the rest counted\n"
 		"                 in a {\"suppressed\": K} line\n"
 		"  --comm C, --cgroup PATH, --pid P, --no-inherit, --duration S, --user U,\n"
@@ -95,6 +97,8 @@ static int take_option(int c, struct export_opts *o)
 		return -1;
 	case 'i':
 		return pc_seconds_option("--interval", optarg, 0.1, true, &o->live.interval);
+	case 'S':
+		return pc_sample_option(optarg, &o->live.so.sample);
 	case 'L':
 		o->log = optarg;
 		return -1;
@@ -145,6 +149,7 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 		{"interval", required_argument, NULL, 'i'},
 		{"log", required_argument, NULL, 'L'},
 		{"log-rate", required_argument, NULL, 'r'},
+		{"sample", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};

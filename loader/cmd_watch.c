@@ -8,8 +8,10 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ptecheck/sample.h>
 #include "cli.h"
 #include "out.h"
 #include "report.h"
@@ -24,7 +26,7 @@ static void usage(FILE *f, bool hist)
 	fprintf(f,
 		"Usage: ptecheck %s [--pid P | --comm C | --cgroup PATH] [--duration S]\n"
 		"                     [--format F] [--output FILE] [--no-inherit] [-i S]\n"
-		"                     [--by comm|pid] [--user U]"
+		"                     [--by comm|pid] [--user U] [--sample N]"
 		" [--log-rules FILE] [-- CMD ARGS...]\n\n"
 		"%s\n\n"
 		"  --pid P        only process P (its threads included)\n"
@@ -46,6 +48,9 @@ static void usage(FILE *f, bool hist)
 		"                 keys with most events first (as biolatency -D)\n"
 		"  --user U       run CMD as user U (name or uid) with U's groups and no\n"
 		"                 capabilities, as strace -u does (default: as root)\n"
+		"  --sample N     (watch) judge 1 in N windows of each kind, per CPU: a busy\n"
+		"                 host pays for a few; the histograms still count every\n"
+		"                 one (docs/fleet.md)\n"
 		"  --log-rules F  kernel-log rules consulted before the built-in ones; the\n"
 		"                 kernel's memory-management splats are shown as they come\n"
 		"                 and fail the kernel-log check (docs/kernel-log.md)\n"
@@ -81,6 +86,21 @@ struct watch {
 	struct pc_report *last; /* -i: the histograms at the last interval */
 };
 
+int pc_sample_option(const char *arg, __u32 *every)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || n < 1 || n > PC_SAMPLE_MAX) {
+		pc_err(0, "--sample takes a number 1 <= N <= %d, not '%s'", PC_SAMPLE_MAX, arg);
+		return PC_EXIT_USAGE;
+	}
+	*every = (__u32)n;
+	return -1;
+}
+
 /* One option into o; -1 to go on, else the exit code. */
 static int take_option(int c, struct watch_opts *o)
 {
@@ -109,6 +129,12 @@ static int take_option(int c, struct watch_opts *o)
 		}
 		o->live.so.hist_by = (__u32)err;
 		return -1;
+	case 'S':
+		if (o->hist) {
+			pc_err(0, "hist judges nothing: --sample is for watch");
+			return PC_EXIT_USAGE;
+		}
+		return pc_sample_option(optarg, &o->live.so.sample);
 	case 'h':
 		usage(stdout, o->hist);
 		return PC_EXIT_PASS;
@@ -130,6 +156,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"interval", required_argument, NULL, 'i'},
 		{"by", required_argument, NULL, 'b'},
+		{"sample", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};

@@ -18,8 +18,9 @@
 
 /* 2: results carry "variants" (the scenarios that judged them and those
    that did not run, with why); 3: and "scenarios" (each one's status,
-   counts and own words).  The gate reads 1 to 3. */
-#define PC_REPORT_SCHEMA_VERSION 3
+   counts and own words); 4: and "sample_every" (watch --sample).  The
+   gate reads 1 to 4. */
+#define PC_REPORT_SCHEMA_VERSION 4
 #define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
@@ -122,6 +123,8 @@ struct pc_report {
 	unsigned int scale; /* run: workload sizes divided by this (0: not a run) */
 	bool partial;	    /* interrupted: results so far */
 	bool verbose;	    /* run -v: text, TAP and JUnit give each scenario of a check */
+	/* watch --sample: the checks judged 1 in this many windows (0, 1: every one) */
+	unsigned int sample_every;
 	int n_results, cap_results;
 	struct pc_result *results;
 	int n_hists, cap_hists;

@@ -197,6 +197,8 @@ static void json_header(struct pc_jb *b, json_t *root, const struct pc_report *r
 	pc_jset(b, root, "duration_s", json_real(pc_report_duration(r)));
 	if (r->scale)
 		pc_jset(b, root, "scale", json_integer(r->scale));
+	if (r->sample_every > 1)
+		pc_jset(b, root, "sample_every", json_integer(r->sample_every));
 	pc_jset(b, root, "partial", json_boolean(r->partial));
 
 	pc_report_count(r, &pass, &fail, &skip);

@@ -196,6 +196,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 		strncpy((char *)s->skel->rodata->filter_comm, o->comm, 15);
 	/* Without --by the keyed table is never written: one entry. */
 	s->skel->rodata->hist_by = o->hist_by;
+	s->skel->rodata->sample_every = o->sample;
 	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
 	if (err)
 		return err;
@@ -474,6 +475,16 @@ void pc_session_notes(struct pc_session *s, struct pc_report *r)
 		return;
 	}
 	pc_report_note(r, "page-table walk: %s", s->walk_reason);
+	if (s->skel->rodata->sample_every > 1) {
+		r->sample_every = s->skel->rodata->sample_every;
+		pc_report_note(r,
+			       "sampled 1 in %u: the checks judged 1 in %u windows of each kind "
+			       "(per CPU), and count those only; the histograms count every "
+			       "window, but those the page-table walk gives (mremap PTEs and "
+			       "PMDs moved per call, 1-PTE mremap batches, contpte gather reads) "
+			       "the judged ones",
+			       r->sample_every, r->sample_every);
+	}
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)
 			pc_report_note(r, "%s: %s (%s)", pc_trace_paths[p]->groups[g].name,

@@ -28,6 +28,7 @@ struct pc_session_opts {
 	int cgroup_fd;	   /* for PC_FILTER_CGROUP: the cgroup v2 directory */
 	bool want_walk;	   /* calibrate and enable the page-table walk */
 	__u32 hist_by;	   /* enum pc_hist_by: histograms per comm or process */
+	__u32 sample;	   /* --sample N: judge 1 in N windows (0, 1: all) */
 };
 
 /* A program the session attached. */

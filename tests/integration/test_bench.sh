@@ -54,12 +54,14 @@ want = ["mremap-folios", "mremap-pmd", "filemap-fault", "contpte-mlock", "load-a
         "start-exit-hist", "start-exit-watch"]
 want += ["overhead-%s-%s" % (w, t) for w in ("mremap-folios", "filemap-fault")
          for t in ("hist", "watch", "empty-bpf", "bpftrace")]
+want += ["export-%s-%s" % (w, m) for w in ("mremap-folios", "filemap-fault")
+         for m in ("hist-only", "checks", "sample-16")]
 missing = [w for w in want if w not in rows]
 assert not missing, "rows missing: %s" % missing
 skipped = 0
 for r in doc["rows"]:
     name, st = r["name"], r["status"]
-    assert r["table"] in ("figures", "overhead"), name
+    assert r["table"] in ("figures", "overhead", "export"), name
     assert r["kind"] in ("speedup", "slowdown", "seconds"), name
     if st == "measured":
         assert r["pairs"] >= 1 and len(r["ratios"]) == r["pairs"], name
@@ -70,7 +72,7 @@ for r in doc["rows"]:
             if side in r:
                 assert r[side]["median"] > 0 and r[side]["label"], (name, side)
         if r.get("invalid"):
-            assert r["table"] == "overhead" and r.get("target_met") is None, name
+            assert r["table"] in ("overhead", "export") and r.get("target_met") is None, name
         if name.endswith("-empty-bpf"):
             # the floor attaches what the tracing session does, not nothing
             assert 0 < r["links"] <= rows["load-attach"].get("links", 0), (name, r["links"])

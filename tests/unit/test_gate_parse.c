@@ -156,7 +156,7 @@ static const struct {
 	const char *want, *what;
 } edits[] = {
 	{set_schema_version,
-	 "schema_version 4 is not supported (this ptecheck reads schema_version 1 to 3)",
+	 "schema_version 5 is not supported (this ptecheck reads schema_version 1 to 4)",
 	 "other schema version"},
 	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
 	{set_command, "a report of `ptecheck watch`", "command watch"},

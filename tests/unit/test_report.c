@@ -283,7 +283,7 @@ static void test_json(void)
 	json_t *root, *res, *ev, *h, *b;
 	json_error_t jerr;
 	char *s;
-	int ret = -1;
+	int ret = -1, valid;
 
 	if (!r)
 		return;
@@ -296,8 +296,9 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 3,
-		  "schema_version 3 (results carry variants and scenarios)");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 4,
+		  "schema_version 4 (results carry variants and scenarios; sample_every)");
+	TAP_CHECK(!json_object_get(root, "sample_every"), "every window judged: no sample_every");
 	TAP_CHECK(!strcmp(json_string_value(json_object_get(root, "schema")), "ptecheck-report"),
 		  "schema name");
 	TAP_CHECK(json_is_string(json_object_get(root, "tool_version")), "tool_version");
@@ -343,6 +344,18 @@ static void test_json(void)
 	s = render(r, PC_FORMAT_JSON, &ret);
 	root = s ? json_loads(s, 0, &jerr) : NULL;
 	TAP_CHECK(root && !json_object_get(root, "stats"), "stats omitted when n_stats is 0");
+	json_decref(root);
+	free(s);
+
+	/* watch --sample 4: the N is in the report, and the schema allows it. */
+	r->sample_every = 4;
+	s = render(r, PC_FORMAT_JSON, &ret);
+	root = s ? json_loads(s, 0, &jerr) : NULL;
+	TAP_CHECK(root && json_integer_value(json_object_get(root, "sample_every")) == 4,
+		  "sample_every 4 written");
+	valid = s ? schema_check(s, __FILE__) : -1;
+	if (valid >= 0)
+		TAP_CHECK(valid == 0, "sample_every validates against the schema");
 	json_decref(root);
 	free(s);
 	pc_report_free(r);

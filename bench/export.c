@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exporter table of `ptecheck bench` (docs/fleet.md, "What it costs"):
+ * the tight mremap loop and the fault loop bare against the same loop
+ * under `ptecheck export -- CMD`, with histograms only, with the checks
+ * judging every window (the default) and judging 1 in 16.  The figure is
+ * the loop's own (its --json line), so the exporter's start and stop are
+ * not in it; the sides alternate as every row's do (bench/side.c).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "export.h"
+#include "side.h"
+
+/* What the exporter judges in a row. */
+struct export_mode {
+	const char *name;   /* the row name's last part */
+	const char *what;   /* the title's */
+	const char *sample; /* --sample's N, or NULL: every window */
+	double target;	    /* the issue's, slowdown at most */
+};
+
+static const struct export_mode modes[] = {
+	/* Next to no window judged: what the hooks and histograms cost. */
+	{"hist-only", "histograms only (--sample 1000000)", "1000000", 1.03},
+	{"checks", "every window judged (the default)", NULL, 1.10},
+	{"sample-16", "1 in 16 windows judged (--sample 16)", "16", 1.10},
+};
+#define N_MODES (sizeof(modes) / sizeof(modes[0]))
+
+/* Below this ratio a row is no overhead (bench/overhead.c's FLOOR_MIN). */
+#define EXPORT_RATIO_MIN 0.97
+
+/* A TCP port free on 127.0.0.1 now (the kernel's pick), or 0 with errno. */
+static int free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static void export_row(struct pc_bench *b, const char *wname, struct pc_bench_side *bare,
+		       const struct export_mode *m)
+{
+	struct pc_bench_side t = {.label = "export",
+				  .wrap = PC_BENCH_BARE, /* the exporter is the command */
+				  .metric = bare->metric,
+				  .rate = bare->rate,
+				  .unit = bare->unit,
+				  .per = bare->per};
+	char name[96], title[200], target[120], why[120];
+	struct pc_bench_series ser;
+	struct pc_bench_argv cmd = {0};
+	int port;
+	json_t *row;
+
+	snprintf(name, sizeof(name), "export-%s-%s", wname, m->name);
+	if (!pc_bench_selected(b, name))
+		return;
+	snprintf(title, sizeof(title), "%s: ptecheck export -- CMD, %s", wname, m->what);
+	row = pc_bench_row_new(name, "export", title, PC_BENCH_SLOWDOWN);
+	json_object_set_new(row, "ratio_of",
+			    json_string(bare->rate ? "pages/s bare / pages/s under export"
+						   : "loop time under export / loop time bare"));
+	port = free_port();
+	if (!port) {
+		snprintf(why, sizeof(why), "no free port on 127.0.0.1: %s", strerror(errno));
+		pc_bench_row_finish(b, row, PC_BENCH_SKIPPED, why);
+		return;
+	}
+	pc_bench_argv_add(&cmd, "%s", b->exe);
+	pc_bench_argv_add(&cmd, "export");
+	pc_bench_argv_add(&cmd, "--listen");
+	pc_bench_argv_add(&cmd, "127.0.0.1:%d", port);
+	if (m->sample) {
+		pc_bench_argv_add(&cmd, "--sample");
+		pc_bench_argv_add(&cmd, "%s", m->sample);
+	}
+	pc_bench_argv_add(&cmd, "--");
+	for (int i = 0; i < bare->cmd->n; i++)
+		pc_bench_argv_add(&cmd, "%s", bare->cmd->v[i]);
+	t.cmd = &cmd;
+	if (!pc_bench_pairs(b, row, bare, &t, PC_BENCH_SLOWDOWN, 0, &ser)) {
+		snprintf(target, sizeof(target), "within %.0f %% of bare (the issue's target)",
+			 (m->target - 1) * 100);
+		pc_bench_row_target(row, target, m->target, ser.ratio.median);
+		/* As the overhead table's floor: faster under the exporter than
+		   bare is not an overhead, the sides differed by more. */
+		if (ser.ratio.median < EXPORT_RATIO_MIN) {
+			json_object_set_new(row, "invalid",
+					    json_string("faster under the exporter than bare: the "
+							"sides differ by more than the exporter"));
+			json_object_set_new(row, "target_met", json_null());
+		}
+		pc_bench_row_finish(b, row, PC_BENCH_MEASURED, NULL);
+	}
+	json_decref(t.wl);
+}
+
+/* The rows of one loop (cmd, its figure metric): bare against each mode. */
+static void export_workload(struct pc_bench *b, const char *wname, const struct pc_bench_argv *cmd,
+			    const char *metric, bool rate)
+{
+	struct pc_bench_side bare = {.label = "bare",
+				     .cmd = cmd,
+				     .metric = metric,
+				     .rate = rate,
+				     .unit = rate ? "pages/s" : "ns",
+				     .per = rate ? "" : "/loop"};
+
+	for (size_t m = 0; m < N_MODES; m++)
+		export_row(b, wname, &bare, &modes[m]);
+	json_decref(bare.wl);
+}
+
+/* The same loops as the overhead table's (bench/overhead.c). */
+static void export_table(struct pc_bench *b)
+{
+	struct pc_bench_argv mf, ff;
+	char iters[16];
+
+	snprintf(iters, sizeof(iters), "%d", b->o.quick ? 2000 : 10000);
+	pc_bench_workload_argv(b, &mf, "mremap_folios", "--folio", "64k", "--iterations", iters,
+			       "--json", NULL);
+	export_workload(b, "mremap-folios", &mf, "total_ns", false);
+	pc_bench_workload_argv(b, &ff, "filemap_fault", "--size", b->o.quick ? "16M" : "64M",
+			       "--seconds", b->o.quick ? "0.3" : "2", "--json", NULL);
+	export_workload(b, "filemap-fault", &ff, "faults_per_sec", true);
+}
+
+static const char *const export_rows[] = {
+	"export-mremap-folios-hist-only",
+	"export-mremap-folios-checks",
+	"export-mremap-folios-sample-16",
+	"export-filemap-fault-hist-only",
+	"export-filemap-fault-checks",
+	"export-filemap-fault-sample-16",
+	NULL,
+};
+
+const struct pc_bench_table pc_bench_export = {
+	.name = "export",
+	.heading = "Cost of ptecheck export: slowdown vs bare (loop time under export / bare), "
+		   "median [min..max] of the per-pair ratios",
+	.rows = export_rows,
+	.run = export_table,
+};
