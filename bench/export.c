@@ -5,7 +5,8 @@
  * under `ptecheck export -- CMD`, with histograms only, with the checks
  * judging every window (the default) and judging 1 in 16.  The figure is
  * the loop's own (its --json line), so the exporter's start and stop are
- * not in it; the sides alternate as every row's do (bench/side.c).
+ * not in it; each run under the exporter is bracketed by bare runs, as the
+ * overhead rows' are (bench/side.h), on the same loops (bench/loops.c).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -16,21 +17,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "export.h"
+#include "loops.h"
 #include "side.h"
 
 /* What the exporter judges in a row. */
 struct export_mode {
 	const char *name;   /* the row name's last part */
 	const char *what;   /* the title's */
-	const char *sample; /* --sample's N, or NULL: every window */
+	const char *sample; /* --sample's N, or NULL: the default (1 in 16) */
 	double target;	    /* the issue's, slowdown at most */
 };
 
 static const struct export_mode modes[] = {
 	/* Next to no window judged: what the hooks and histograms cost. */
 	{"hist-only", "histograms only (--sample 1000000)", "1000000", 1.03},
-	{"checks", "every window judged (the default)", NULL, 1.10},
-	{"sample-16", "1 in 16 windows judged (--sample 16)", "16", 1.10},
+	{"checks", "every window judged (--sample 1)", "1", 1.10},
+	{"sample-16", "1 in 16 windows judged (the default)", NULL, 1.10},
 };
 #define N_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -53,6 +55,11 @@ static int free_port(void)
 	return port;
 }
 
+static void row_name(char *buf, size_t len, const char *wname, const struct export_mode *m)
+{
+	snprintf(buf, len, "export-%s-%s", wname, m->name);
+}
+
 static void export_row(struct pc_bench *b, const char *wname, struct pc_bench_side *bare,
 		       const struct export_mode *m)
 {
@@ -68,7 +75,7 @@ static void export_row(struct pc_bench *b, const char *wname, struct pc_bench_si
 	int port;
 	json_t *row;
 
-	snprintf(name, sizeof(name), "export-%s-%s", wname, m->name);
+	row_name(name, sizeof(name), wname, m);
 	if (!pc_bench_selected(b, name))
 		return;
 	snprintf(title, sizeof(title), "%s: ptecheck export -- CMD, %s", wname, m->what);
@@ -94,7 +101,7 @@ static void export_row(struct pc_bench *b, const char *wname, struct pc_bench_si
 	for (int i = 0; i < bare->cmd->n; i++)
 		pc_bench_argv_add(&cmd, "%s", bare->cmd->v[i]);
 	t.cmd = &cmd;
-	if (!pc_bench_pairs(b, row, bare, &t, PC_BENCH_SLOWDOWN, 0, &ser)) {
+	if (!pc_bench_bracket(b, row, bare, &t, &ser)) {
 		snprintf(target, sizeof(target), "within %.0f %% of bare (the issue's target)",
 			 (m->target - 1) * 100);
 		pc_bench_row_target(row, target, m->target, ser.ratio.median);
@@ -121,25 +128,54 @@ static void export_workload(struct pc_bench *b, const char *wname, const struct 
 				     .rate = rate,
 				     .unit = rate ? "pages/s" : "ns",
 				     .per = rate ? "" : "/loop"};
+	char why[512];
 
+	/* Warm-up, discarded, as the overhead table's (the fault loop's file
+	   is made by it). */
+	if (pc_bench_run_side(b, &bare, why, sizeof(why)))
+		fprintf(stderr, "ptecheck: bench: %s warm-up: %s\n", wname, why);
 	for (size_t m = 0; m < N_MODES; m++)
 		export_row(b, wname, &bare, &modes[m]);
 	json_decref(bare.wl);
 }
 
-/* The same loops as the overhead table's (bench/overhead.c). */
+static bool export_selected(const struct pc_bench *b, const char *wname)
+{
+	char name[96];
+
+	for (size_t m = 0; m < N_MODES; m++) {
+		row_name(name, sizeof(name), wname, &modes[m]);
+		if (pc_bench_selected(b, name))
+			return true;
+	}
+	return false;
+}
+
+static void export_skip(struct pc_bench *b, const char *wname, const char *why)
+{
+	char name[96], title[200];
+
+	for (size_t m = 0; m < N_MODES; m++) {
+		row_name(name, sizeof(name), wname, &modes[m]);
+		if (!pc_bench_selected(b, name))
+			continue;
+		snprintf(title, sizeof(title), "%s: ptecheck export -- CMD, %s", wname,
+			 modes[m].what);
+		pc_bench_row_finish(b, pc_bench_row_new(name, "export", title, PC_BENCH_SLOWDOWN),
+				    PC_BENCH_SKIPPED, why);
+	}
+}
+
+/* The same loops as the overhead table's (bench/loops.c). */
+static const struct pc_bench_loops export_loops = {
+	.rows = export_workload,
+	.selected = export_selected,
+	.skip = export_skip,
+};
+
 static void export_table(struct pc_bench *b)
 {
-	struct pc_bench_argv mf, ff;
-	char iters[16];
-
-	snprintf(iters, sizeof(iters), "%d", b->o.quick ? 2000 : 10000);
-	pc_bench_workload_argv(b, &mf, "mremap_folios", "--folio", "64k", "--iterations", iters,
-			       "--json", NULL);
-	export_workload(b, "mremap-folios", &mf, "total_ns", false);
-	pc_bench_workload_argv(b, &ff, "filemap_fault", "--size", b->o.quick ? "16M" : "64M",
-			       "--seconds", b->o.quick ? "0.3" : "2", "--json", NULL);
-	export_workload(b, "filemap-fault", &ff, "faults_per_sec", true);
+	pc_bench_loops(b, &export_loops);
 }
 
 static const char *const export_rows[] = {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "loops.h"
 #include "overhead.h"
 #include "scratchfs.h"
 #include "start_exit.h"
@@ -323,38 +324,6 @@ static void load_attach(struct pc_bench *b)
 	pc_bench_row_finish(b, row, PC_BENCH_MEASURED, NULL);
 }
 
-/* The fault loop's one file, on a tmpfs of the bench's own. */
-struct ff_file {
-	char base[PATH_MAX], fs[PATH_MAX + 8], path[PATH_MAX + 16];
-};
-
-/* Mounts the tmpfs: 0, or -1 with why.  The file is made by the first run. */
-static int ff_prepare(struct ff_file *f, unsigned int size_mb, char *why, size_t len)
-{
-	char opts[80], w[512];
-
-	if (pc_bench_mkdtemp(f->base, sizeof(f->base), why, len))
-		return -1;
-	snprintf(f->fs, sizeof(f->fs), "%s/fs", f->base);
-	snprintf(f->path, sizeof(f->path), "%s/data", f->fs);
-	/* huge=never: 4 KiB folios whatever shmem_enabled says, as before. */
-	snprintf(opts, sizeof(opts), "size=%um,mode=0700,huge=never", size_mb + 16);
-	if (pc_scratch_tmpfs(f->fs, opts, w, sizeof(w))) {
-		snprintf(why, len, "scratch tmpfs for the fault loop's file: %s", w);
-		return -1;
-	}
-	return 0;
-}
-
-static void ff_release(const struct ff_file *f)
-{
-	if (!f->base[0])
-		return;
-	pc_scratch_release_all();
-	rmdir(f->fs);
-	rmdir(f->base);
-}
-
 /* Every selected row of workload wname skipped, with why. */
 static void skip_workload(struct pc_bench *b, const char *wname, const char *why)
 {
@@ -368,46 +337,15 @@ static void skip_workload(struct pc_bench *b, const char *wname, const char *why
 	}
 }
 
-/*
- * The fault loop, bare and traced, on ONE file made once, so every run
- * faults the same page-cache folios: a file made per run, on a tmpfs
- * mounted per run, landed on other physical pages each time (here nearly
- * every page in a 2 MiB block of its own, a different set per run).
- */
-static void overhead_filemap(struct pc_bench *b)
-{
-	const char *wname = "filemap-fault";
-	unsigned int size_mb = b->o.quick ? 16 : 64;
-	struct ff_file f = {0};
-	struct pc_bench_argv ff;
-	char size[16], why[600];
-
-	if (!workload_selected(b, wname))
-		return;
-	if (ff_prepare(&f, size_mb, why, sizeof(why))) {
-		skip_workload(b, wname, why);
-		goto out;
-	}
-	snprintf(size, sizeof(size), "%uM", size_mb);
-	pc_bench_workload_argv(b, &ff, "filemap_fault", "--file", f.path, "--size", size,
-			       "--seconds", b->o.quick ? "0.3" : "2", "--json", NULL);
-	overhead_workload(b, wname, &ff, "faults_per_sec", true);
-out:
-	ff_release(&f);
-}
+static const struct pc_bench_loops overhead_loops = {
+	.rows = overhead_workload,
+	.selected = workload_selected,
+	.skip = skip_workload,
+};
 
 static void overhead(struct pc_bench *b)
 {
-	struct pc_bench_argv mf;
-	char iters[16];
-
-	snprintf(iters, sizeof(iters), "%d", b->o.quick ? 2000 : 10000);
-	pc_bench_workload_argv(b, &mf, "mremap_folios", "--folio", "64k", "--iterations", iters,
-			       "--json", NULL);
-	overhead_workload(b, "mremap-folios", &mf, "total_ns", false);
-	/* tmpfs, 4 KiB folios: the most faults per page, the most hook calls. */
-	overhead_filemap(b);
-
+	pc_bench_loops(b, &overhead_loops);
 	load_attach(b);
 	pc_bench_start_exit(b);
 }

@@ -23,7 +23,9 @@
 #include "textfile.h"
 #include "vlog.h"
 
-#define DEFAULT_LISTEN	 "127.0.0.1:9863"
+#define DEFAULT_LISTEN "127.0.0.1:9863"
+/* Judge 1 in 16 windows: the checks' cost on a busy canary (docs/fleet.md). */
+#define DEFAULT_SAMPLE	 16
 #define DEFAULT_INTERVAL 15.0
 
 #ifdef PTECHECK_HAVE_MICROHTTPD
@@ -49,7 +51,8 @@ static void usage(FILE *f)
 		"  -i, --interval S  seconds between refreshes of the metrics (default %g)\n"
 		"  --log FILE     each violation as one JSON line with its evidence\n"
 		"                 (default: stderr); SIGHUP reopens FILE\n"
-		"  --sample N     judge 1 in N windows of each kind, per CPU (as watch)\n"
+		"  --sample N     judge 1 in N windows of each kind, per CPU (as watch;\n"
+		"                 default %d: a canary is busy; 1 judges every window)\n"
 		"  --log-rate N   at most N lines a second (default %d), the rest counted\n"
 		"                 in a {\"suppressed\": K} line\n"
 		"  --comm C, --cgroup PATH, --pid P, --no-inherit, --duration S, --user U,\n"
@@ -60,7 +63,7 @@ static void usage(FILE *f)
 		"Examples:\n  sudo ptecheck export\n"
 		"  sudo ptecheck export --listen 127.0.0.1:9863 --textfile "
 		"/var/lib/prometheus/node-exporter\n",
-		HTTP_NOTE, DEFAULT_INTERVAL, PC_VLOG_PER_S);
+		HTTP_NOTE, DEFAULT_INTERVAL, DEFAULT_SAMPLE, PC_VLOG_PER_S);
 }
 
 struct export_opts {
@@ -270,7 +273,7 @@ static int serve(struct exporter *x)
 
 int pc_cmd_export(int argc, char **argv)
 {
-	struct export_opts o = {.log_rate = PC_VLOG_PER_S};
+	struct export_opts o = {.log_rate = PC_VLOG_PER_S, .live.so.sample = DEFAULT_SAMPLE};
 	struct exporter x = {.o = &o};
 	struct timespec now;
 	int code, err;
