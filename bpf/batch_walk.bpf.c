@@ -20,8 +20,7 @@
 #include "ptwalk.h"
 
 const volatile bool bw_on; /* the loader found the direct map and the vmemmap */
-const volatile __u64 bw_dm_base, bw_phys_limit, bw_vmemmap, bw_page_size;
-const volatile __u32 bw_levels;
+const volatile __u64 bw_vmemmap, bw_page_size;
 
 /* What the walk saw, for the loader's note (enum pc_bw_stat). */
 __u64 bw_stats[PC_BW__COUNT];
@@ -53,14 +52,6 @@ struct {
 	__type(value, struct bw_state);
 } bw_template SEC(".maps");
 
-/* Verified once on its own: keeps the loop callback small. */
-__noinline int bw_walk_pmd(__u64 pgd_va, __u64 addr, __u64 *pmd)
-{
-	if (!pmd)
-		return PC_WALK_ERROR;
-	return pc_walk_to_pmd(pgd_va, bw_dm_base, bw_phys_limit, bw_levels, addr, pmd);
-}
-
 static __always_inline void bw_end_run(struct bw_state *st)
 {
 	__u32 n = pc_fpb_close(&st->run);
@@ -74,7 +65,7 @@ static __always_inline void bw_end_run(struct bw_state *st)
 static __always_inline void bw_load_table(struct bw_state *st, __u64 addr, __u64 i)
 {
 	__u64 pmd = 0, idx = (addr >> PC_PAGE_SHIFT) & 511, n = PC_PTRS_PER_TABLE - idx;
-	int kind = bw_walk_pmd(st->pgd, addr, &pmd);
+	int kind = pc_walk_pmd(st->pgd, addr, &pmd);
 
 	if (n > st->npages - i)
 		n = st->npages - i;
@@ -87,9 +78,7 @@ static __always_inline void bw_load_table(struct bw_state *st, __u64 addr, __u64
 	}
 	PC_BOUND(n, 1023);
 	if (kind != PC_WALK_TABLE || n == 0 || n > PC_PTRS_PER_TABLE ||
-	    pc_table_phys(pmd) >= bw_phys_limit ||
-	    bpf_probe_read_kernel(st->ptes, n * 8,
-				  (void *)(bw_dm_base + pc_table_phys(pmd) + idx * 8))) {
+	    pc_read_ptes(pc_table_phys(pmd), idx, st->ptes, n * 8)) {
 		st->n[PC_BW_UNREAD] += n;
 		return;
 	}
@@ -103,7 +92,7 @@ static __always_inline void bw_open_run(struct bw_state *st, __u64 pfn, __u64 bi
 	struct pc_folio_at at = {0, 0};
 	__u64 folio_pfn;
 
-	if (pfn < (bw_phys_limit >> PC_PAGE_SHIFT))
+	if (pfn < (walk_phys_limit >> PC_PAGE_SHIFT))
 		at = pc_folio_of_page(bw_vmemmap + pfn * bw_page_size);
 	if (at.pages == 1) {
 		st->n[PC_BW_SMALL]++;

@@ -11,6 +11,7 @@
  * as inconclusive and never reported as a failure.
  */
 #include "common.bpf.h"
+#include "ptwalk.h"
 #include <ptecheck/disturb.h>
 
 char LICENSE[] SEC("license") = "GPL";
@@ -19,6 +20,15 @@ const volatile __u32 filter_mode = PC_FILTER_TRACKED;
 const volatile char filter_comm[16];
 const volatile __u32 hist_by = PC_BY_NONE;
 const volatile __u32 sample_every;
+const volatile __u64 walk_base, walk_phys_limit;
+const volatile __u32 walk_levels;
+
+__noinline int pc_walk_pmd(__u64 pgd_va, __u64 addr, __u64 *pmd)
+{
+	if (!pmd)
+		return PC_WALK_ERROR;
+	return pc_walk_to_pmd(pgd_va, walk_base, walk_phys_limit, walk_levels, addr, pmd);
+}
 
 struct pc_tracked_map tracked SEC(".maps");
 struct pc_cgroup_map filter_cgroup SEC(".maps");

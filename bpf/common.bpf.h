@@ -28,6 +28,24 @@ extern const volatile __u32 filter_mode; /* enum pc_filter_mode */
 extern const volatile char filter_comm[16];
 extern const volatile __u32 hist_by;	  /* enum pc_hist_by */
 extern const volatile __u32 sample_every; /* --sample N: judge 1 in N windows (0, 1: all) */
+/* The page-table walk's calibration (bpf/ptwalk.h), for every path that
+   walks: the direct map's base, the end of RAM, the paging levels. */
+extern const volatile __u64 walk_base, walk_phys_limit;
+extern const volatile __u32 walk_levels;
+/* The PMD entry covering addr under the pgd at pgd_va, read there
+   (PC_WALK_* of bpf/ptwalk.h).  A global function, verified once on its
+   own: the walker branches a lot, its callers stay small. */
+int pc_walk_pmd(__u64 pgd_va, __u64 addr, __u64 *pmd);
+
+/* Reads bytes of the PTE table at physical table_phys, from entry idx:
+   0, or -1 when it lies past RAM or the read faulted. */
+static __always_inline int pc_read_ptes(__u64 table_phys, __u64 idx, void *dst, __u32 bytes)
+{
+	if (table_phys >= walk_phys_limit)
+		return -1;
+	return bpf_probe_read_kernel(dst, bytes, (void *)(walk_base + table_phys + idx * 8)) ? -1
+											     : 0;
+}
 
 /* Tracked processes: key tgid, value PC_TRACK_* flags. */
 struct pc_tracked_map {

@@ -27,9 +27,6 @@
 #define MAX_ERRNO    4095
 
 const volatile bool walk_enabled;
-const volatile __u64 walk_base;
-const volatile __u64 walk_phys_limit;
-const volatile __u32 walk_levels;
 const volatile bool batch_hooks;		 /* the contpte per-batch hooks are attached */
 const volatile __u32 batch_tier = PC_TIER_FEXIT; /* or PC_TIER_KPROBE */
 
@@ -62,17 +59,6 @@ static __always_inline __u64 current_pgd(void)
 	return (__u64)BPF_CORE_READ(task, mm, pgd);
 }
 
-/*
- * A global function is verified once on its own, which keeps the callers'
- * verification small (the walker branches a lot).
- */
-__noinline int walk_pmd(__u64 pgd_va, __u64 addr, __u64 *pmd)
-{
-	if (!pmd)
-		return PC_WALK_ERROR;
-	return pc_walk_to_pmd(pgd_va, walk_base, walk_phys_limit, walk_levels, addr, pmd);
-}
-
 /* ---- snapshot at entry ------------------------------------------------ */
 
 struct snap_ctx {
@@ -100,7 +86,7 @@ static long snap_extent(__u32 e, void *data)
 		addr = (st->old_addr & ~(PC_PMD_SIZE - 1)) + ((__u64)e << PC_PMD_SHIFT);
 		i = (addr - st->old_addr) >> PC_PAGE_SHIFT;
 	}
-	kind = walk_pmd(sc->pgd, addr, &pmd);
+	kind = pc_walk_pmd(sc->pgd, addr, &pmd);
 	st->old_pmds[u_e] = kind == PC_WALK_TABLE ? pmd : kind == PC_WALK_NONE ? 0 : PC_UNCOVERED;
 	/* PTEs only for the first PC_SNAP_PTES pages; PMDs for the whole range. */
 	if (kind != PC_WALK_TABLE || i >= st->npages || i >= PC_SNAP_PTES)
@@ -114,9 +100,7 @@ static long snap_extent(__u32 e, void *data)
 		return 0;
 	/* Older verifiers (v6.1) lose the bound above across the multiply. */
 	PC_BOUND(n, 1023);
-	if (pc_table_phys(pmd) < walk_phys_limit &&
-	    !bpf_probe_read_kernel(&st->ptes[i], n * 8,
-				   (void *)(walk_base + pc_table_phys(pmd) + idx * 8)))
+	if (!pc_read_ptes(pc_table_phys(pmd), idx, &st->ptes[i], n * 8))
 		return 0;
 	/* A failed read: slots of this extent are not comparable. */
 	st->walk_errors++;
@@ -136,7 +120,7 @@ static long snap_new_pmd(__u32 e, void *data)
 		return 1;
 	u_e = e;
 	PC_BOUND(u_e, 511);
-	kind = walk_pmd(sc->pgd, st->new_addr_arg + ((__u64)e << PC_PMD_SHIFT), &pmd);
+	kind = pc_walk_pmd(sc->pgd, st->new_addr_arg + ((__u64)e << PC_PMD_SHIFT), &pmd);
 	st->new_pmds[u_e] = kind == PC_WALK_NONE ? 0 : kind == PC_WALK_TABLE ? pmd : PC_UNCOVERED;
 	return 0;
 }
@@ -249,13 +233,12 @@ static long compare_slot(__u32 i, void *data)
 	idx = (addr >> PC_PAGE_SHIFT) & 511;
 	/* Load the new range's PTE table at the start of each extent. */
 	if (i == 0 || idx == 0) {
-		int kind = walk_pmd(cc->pgd, addr, &pmd);
+		int kind = pc_walk_pmd(cc->pgd, addr, &pmd);
 
 		cc->new_fill = kind == PC_WALK_NONE ? 0 : PC_UNCOVERED;
 		cc->new_is_table = false;
-		if (kind == PC_WALK_TABLE && pc_table_phys(pmd) < walk_phys_limit &&
-		    !bpf_probe_read_kernel(st->table, PC_PTRS_PER_TABLE * 8,
-					   (void *)(walk_base + pc_table_phys(pmd))))
+		if (kind == PC_WALK_TABLE &&
+		    !pc_read_ptes(pc_table_phys(pmd), 0, st->table, PC_PTRS_PER_TABLE * 8))
 			cc->new_is_table = true;
 		else if (kind == PC_WALK_TABLE || kind == PC_WALK_ERROR)
 			cc->walk_errors++;
@@ -302,7 +285,7 @@ static long compare_pmd(__u32 e, void *data)
 	pc = &st->pc;
 	u_e = e;
 	PC_BOUND(u_e, 511);
-	kind = walk_pmd(pc->pgd, pc->new_addr + ((__u64)e << PC_PMD_SHIFT), &pmd);
+	kind = pc_walk_pmd(pc->pgd, pc->new_addr + ((__u64)e << PC_PMD_SHIFT), &pmd);
 	x.old_pmd_entry = st->old_pmds[u_e];
 	x.new_pmd_entry = (st->flags & MREMAP_FIXED) ? st->new_pmds[u_e] : PC_UNCOVERED;
 	x.new_pmd_exit = kind == PC_WALK_TABLE ? pmd : 0;

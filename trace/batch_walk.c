@@ -26,9 +26,6 @@ void pc_batch_walk_configure(struct pc_session *s)
 	s->skel->rodata->bw_on = on;
 	if (!on)
 		return;
-	s->skel->rodata->bw_dm_base = s->calib.direct_map_base;
-	s->skel->rodata->bw_levels = s->calib.levels;
-	s->skel->rodata->bw_phys_limit = s->walk_phys_limit;
 	s->skel->rodata->bw_vmemmap = s->calib.vmemmap;
 	s->skel->rodata->bw_page_size = s->calib.page_size;
 }

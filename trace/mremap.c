@@ -94,9 +94,6 @@ static void mremap_configure(struct pc_session *s)
 	const struct pc_hook_choice *batch = pc_session_hook(s, &pc_mremap_trace, PER_BATCH);
 
 	s->skel->rodata->walk_enabled = s->walk_enabled;
-	s->skel->rodata->walk_base = s->calib.direct_map_base;
-	s->skel->rodata->walk_levels = s->calib.levels;
-	s->skel->rodata->walk_phys_limit = s->walk_phys_limit;
 	s->skel->rodata->batch_hooks = batch->mech != PC_MECH_NONE;
 	s->skel->rodata->batch_tier = pc_hook_tier(batch->mech);
 }

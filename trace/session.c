@@ -197,6 +197,10 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	/* Without --by the keyed table is never written: one entry. */
 	s->skel->rodata->hist_by = o->hist_by;
 	s->skel->rodata->sample_every = o->sample;
+	/* Every path that walks page tables reads them where calibrated. */
+	s->skel->rodata->walk_base = s->calib.direct_map_base;
+	s->skel->rodata->walk_levels = s->calib.levels;
+	s->skel->rodata->walk_phys_limit = s->walk_phys_limit;
 	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
 	if (err)
 		return err;
