@@ -362,11 +362,19 @@ static __always_inline void hist_add_n(__u32 hist, __u32 kind, __u64 value, __u6
 		__sync_fetch_and_add(v, n);
 }
 
-/* One value: an atomic add, as hist_add_n's (a program on this CPU may
-   be preempted by another adding to the same slot). */
 static __always_inline void hist_add(__u32 hist, __u32 kind, __u64 value)
 {
-	hist_add_n(hist, kind, value, 1);
+	__u32 key = hist * PC_HIST_SLOTS + pc_hist_slot(kind, value);
+	__u64 *sum = bpf_map_lookup_elem(&hist_sums, &hist), *v;
+
+	/* Per-CPU: a plain add, as the slot's below. */
+	if (sum)
+		*sum += value;
+	if (hist_by && pc_hist_add_keyed(key, 1))
+		return;
+	v = bpf_map_lookup_elem(&hists, &key);
+	if (v)
+		*v += 1;
 }
 
 /* Adds a window's (or a batch's) verdict counts to the counters. */
