@@ -36,9 +36,6 @@ static const struct export_mode modes[] = {
 };
 #define N_MODES (sizeof(modes) / sizeof(modes[0]))
 
-/* Below this ratio a row is no overhead (bench/overhead.c's FLOOR_MIN). */
-#define EXPORT_RATIO_MIN 0.97
-
 /* A TCP port free on 127.0.0.1 now (the kernel's pick), or 0 with errno. */
 static int free_port(void)
 {
@@ -107,7 +104,7 @@ static void export_row(struct pc_bench *b, const char *wname, struct pc_bench_si
 		pc_bench_row_target(row, target, m->target, ser.ratio.median);
 		/* As the overhead table's floor: faster under the exporter than
 		   bare is not an overhead, the sides differed by more. */
-		if (ser.ratio.median < EXPORT_RATIO_MIN) {
+		if (ser.ratio.median < PC_BENCH_RATIO_MIN) {
 			json_object_set_new(row, "invalid",
 					    json_string("faster under the exporter than bare: the "
 							"sides differ by more than the exporter"));
@@ -118,25 +115,11 @@ static void export_row(struct pc_bench *b, const char *wname, struct pc_bench_si
 	json_decref(t.wl);
 }
 
-/* The rows of one loop (cmd, its figure metric): bare against each mode. */
-static void export_workload(struct pc_bench *b, const char *wname, const struct pc_bench_argv *cmd,
-			    const char *metric, bool rate)
+/* The rows of one loop: bare against each mode. */
+static void export_workload(struct pc_bench *b, const char *wname, struct pc_bench_side *bare)
 {
-	struct pc_bench_side bare = {.label = "bare",
-				     .cmd = cmd,
-				     .metric = metric,
-				     .rate = rate,
-				     .unit = rate ? "pages/s" : "ns",
-				     .per = rate ? "" : "/loop"};
-	char why[512];
-
-	/* Warm-up, discarded, as the overhead table's (the fault loop's file
-	   is made by it). */
-	if (pc_bench_run_side(b, &bare, why, sizeof(why)))
-		fprintf(stderr, "ptecheck: bench: %s warm-up: %s\n", wname, why);
 	for (size_t m = 0; m < N_MODES; m++)
-		export_row(b, wname, &bare, &modes[m]);
-	json_decref(bare.wl);
+		export_row(b, wname, bare, &modes[m]);
 }
 
 static bool export_selected(const struct pc_bench *b, const char *wname)

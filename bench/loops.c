@@ -7,6 +7,27 @@
 #include "loops.h"
 #include "scratchfs.h"
 
+/* Loop wname's bare side (its command, figure metric, and whether the
+   figure is a rate, pages/s, or a time), warmed up, then the table's rows. */
+static void loop_rows(struct pc_bench *b, const struct pc_bench_loops *t, const char *wname,
+		      const struct pc_bench_argv *cmd, const char *metric, bool rate)
+{
+	struct pc_bench_side bare = {.label = "bare",
+				     .cmd = cmd,
+				     .metric = metric,
+				     .rate = rate,
+				     .unit = rate ? "pages/s" : "ns",
+				     .per = rate ? "" : "/loop"};
+	char why[512];
+
+	/* Warm-up: one bare run, discarded (page cache, binaries, mTHP pools; the
+	   fault loop's file is made by it). */
+	if (pc_bench_run_side(b, &bare, why, sizeof(why)))
+		fprintf(stderr, "ptecheck: bench: %s warm-up: %s\n", wname, why);
+	t->rows(b, wname, &bare);
+	json_decref(bare.wl);
+}
+
 /* The fault loop's one file, on a tmpfs of the bench's own. */
 struct ff_file {
 	char base[PATH_MAX], fs[PATH_MAX + 8], path[PATH_MAX + 16];
@@ -62,7 +83,7 @@ static void fault_loop(struct pc_bench *b, const struct pc_bench_loops *t)
 	snprintf(size, sizeof(size), "%uM", size_mb);
 	pc_bench_workload_argv(b, &ff, "filemap_fault", "--file", f.path, "--size", size,
 			       "--seconds", b->o.quick ? "0.3" : "2", "--json", NULL);
-	t->rows(b, wname, &ff, "faults_per_sec", true);
+	loop_rows(b, t, wname, &ff, "faults_per_sec", true);
 out:
 	ff_release(&f);
 }
@@ -76,7 +97,7 @@ void pc_bench_loops(struct pc_bench *b, const struct pc_bench_loops *t)
 	pc_bench_workload_argv(b, &mf, "mremap_folios", "--folio", "64k", "--iterations", iters,
 			       "--json", NULL);
 	if (t->selected(b, "mremap-folios"))
-		t->rows(b, "mremap-folios", &mf, "total_ns", false);
+		loop_rows(b, t, "mremap-folios", &mf, "total_ns", false);
 	/* tmpfs, 4 KiB folios: the most faults per page, the most hook calls. */
 	fault_loop(b, t);
 }

@@ -10,13 +10,17 @@
 
 #include <stdbool.h>
 #include "runner.h"
+#include "side.h"
+
+/* A slowdown below this is no overhead: the traced runs were faster than
+   the bare ones, so the sides differ by more than the tracer. */
+#define PC_BENCH_RATIO_MIN 0.97
 
 /* A table's part: its rows of a loop, and which of them are selected. */
 struct pc_bench_loops {
-	/* The rows of loop wname: its command, figure metric, and whether
-	   the figure is a rate (pages/s) or a time. */
-	void (*rows)(struct pc_bench *b, const char *wname, const struct pc_bench_argv *cmd,
-		     const char *metric, bool rate);
+	/* The rows of loop wname against its bare side (after one discarded
+	   warm-up run; bare->cmd the loop's command, bare->wl its last run). */
+	void (*rows)(struct pc_bench *b, const char *wname, struct pc_bench_side *bare);
 	bool (*selected)(const struct pc_bench *b, const char *wname);
 	/* Every selected row of loop wname skipped, with why. */
 	void (*skip)(struct pc_bench *b, const char *wname, const char *why);

@@ -192,20 +192,18 @@ static void judge_below_bpftrace(struct pc_bench *b, const char *wname,
 /* Below this, the floor says the traced runs ran faster than the bare ones:
    the two sides were not the same experiment, and no ratio of them is an
    overhead. */
-#define FLOOR_MIN 0.97
-
-/* Every row of the workload invalid when its floor reads below FLOOR_MIN. */
+/* Every row of the workload invalid when its floor reads below PC_BENCH_RATIO_MIN. */
 static void judge_floor(struct pc_bench *b, const char *wname, const struct tracer_result *res)
 {
 	char name[96], why[200];
 	json_t *row;
 
-	if (!res[PC_BENCH_EMPTY].measured || res[PC_BENCH_EMPTY].median >= FLOOR_MIN)
+	if (!res[PC_BENCH_EMPTY].measured || res[PC_BENCH_EMPTY].median >= PC_BENCH_RATIO_MIN)
 		return;
 	snprintf(why, sizeof(why),
 		 "the floor (empty BPF programs) reads %.2f, below %.2f: traced runs faster "
 		 "than bare ones, so the sides differ by more than the tracer",
-		 res[PC_BENCH_EMPTY].median, FLOOR_MIN);
+		 res[PC_BENCH_EMPTY].median, PC_BENCH_RATIO_MIN);
 	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++) {
 		snprintf(name, sizeof(name), "overhead-%s-%s", wname, wrap_names[w]);
 		row = find_row(b, name);
@@ -230,30 +228,15 @@ static bool workload_selected(const struct pc_bench *b, const char *wname)
 	return false;
 }
 
-/* The rows of one workload (cmd, its figure metric), bare against each tracer. */
-static void overhead_workload(struct pc_bench *b, const char *wname,
-			      const struct pc_bench_argv *cmd, const char *metric, bool rate)
+/* The rows of one workload, bare against each tracer. */
+static void overhead_workload(struct pc_bench *b, const char *wname, struct pc_bench_side *bare)
 {
-	struct pc_bench_side bare = {.label = "bare",
-				     .cmd = cmd,
-				     .metric = metric,
-				     .rate = rate,
-				     .unit = rate ? "pages/s" : "ns",
-				     .per = rate ? "" : "/loop"};
 	struct tracer_result res[PC_BENCH_BPFTRACE + 1];
-	char why[512];
 
-	if (!workload_selected(b, wname))
-		return;
-	/* Warm-up: one bare run, discarded (page cache, binaries, mTHP pools; the
-	   fault loop's file is made by it). */
-	if (pc_bench_run_side(b, &bare, why, sizeof(why)))
-		fprintf(stderr, "ptecheck: bench: %s warm-up: %s\n", wname, why);
 	for (int w = PC_BENCH_HIST; w <= PC_BENCH_BPFTRACE; w++)
-		overhead_row(b, wname, &bare, (enum pc_bench_wrap)w, &res[w]);
+		overhead_row(b, wname, bare, (enum pc_bench_wrap)w, &res[w]);
 	judge_below_bpftrace(b, wname, res);
 	judge_floor(b, wname, res);
-	json_decref(bare.wl);
 }
 
 /* Opens and closes n sessions as watch and as hist: the times in open_w, close_w, open_h. */
