@@ -330,6 +330,26 @@ static int open_report(struct pc_run *run)
 	return 0;
 }
 
+/* The settings' restore-and-die handlers for every fatal signal, then the
+   run's own for SIGINT, SIGTERM and SIGHUP: those three blocked meanwhile,
+   so one that comes between the two is the run's (an interrupted run),
+   never the settings' death by the signal. */
+static void install_handlers(void)
+{
+	sigset_t stop, old;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	pc_settings_install_handlers();
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 int pc_run(const struct pc_run_opts *o)
 {
 	struct pc_run run = {.o = o, .lock_fd = -1};
@@ -342,10 +362,7 @@ int pc_run(const struct pc_run_opts *o)
 	if (code)
 		return code;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	pc_settings_install_handlers();
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	install_handlers();
 	pc_status_open();
 	code = take_machine(&run);
 	if (code < 0) {
