@@ -265,7 +265,7 @@ static void histograms(FILE *out, const struct pc_report *r)
 			  NS_BUCKET_MAX, 9);
 }
 
-/* up, the start time and the build: one sample each. */
+/* up, the start time, the build and the sampling: one sample each. */
 static void info(FILE *out, const struct pc_metrics_src *m)
 {
 	static const char *const keys[] = {"version", "kernel_release", "machine"};
@@ -280,6 +280,9 @@ static void info(FILE *out, const struct pc_metrics_src *m)
 	fputs("ptecheck_build_info", out);
 	labels(out, 3, keys, vals, NULL);
 	fputs(" 1\n", out);
+	family(out, "ptecheck_sample_every", "gauge",
+	       "Windows judged: 1 in this many of each kind, per CPU (--sample; 1: all).");
+	fprintf(out, "ptecheck_sample_every %u\n", m->r->sample_every ? m->r->sample_every : 1);
 }
 
 int pc_metrics_write(const struct pc_metrics_src *m, FILE *out)

@@ -273,19 +273,21 @@ static int serve(struct exporter *x)
 
 int pc_cmd_export(int argc, char **argv)
 {
-	struct export_opts o = {.log_rate = PC_VLOG_PER_S, .live.so.sample = DEFAULT_SAMPLE};
+	struct export_opts o = {
+		.log_rate = PC_VLOG_PER_S,
+		.live = {.name = "export",
+			 .checks = true,
+			 .hup_continues = true,
+			 .forever = true,
+			 .interval = DEFAULT_INTERVAL,
+			 .so = {.filter_mode = PC_FILTER_ALL,
+				.want_walk = true,
+				.sample = DEFAULT_SAMPLE}},
+	};
 	struct exporter x = {.o = &o};
 	struct timespec now;
 	int code, err;
 
-	o.live = (struct pc_live_opts){
-		.name = "export",
-		.checks = true,
-		.hup_continues = true,
-		.forever = true,
-		.interval = DEFAULT_INTERVAL,
-		.so = {.filter_mode = PC_FILTER_ALL, .want_walk = true},
-	};
 	code = parse_args(argc, argv, &o);
 	if (code >= 0)
 		return code;

@@ -681,4 +681,7 @@ void pc_session_stats(struct pc_session *s, struct pc_report *r)
 	for (__u32 i = 0; i < PC_STAT__COUNT && i < 16; i++)
 		sum_percpu(bpf_map__fd(s->skel->maps.stats), i, &r->stats[i], 1);
 	r->n_stats = PC_STAT__COUNT;
+	/* The counts above are of the windows judged: 1 in this many. */
+	if (s->skel->rodata->sample_every > 1)
+		r->sample_every = s->skel->rodata->sample_every;
 }

@@ -84,7 +84,7 @@ def samples(path):
     return out
 a, b = samples(sys.argv[1]), samples(sys.argv[2])
 gauges = ("ptecheck_up", "ptecheck_start_time_seconds", "ptecheck_build_info",
-          "ptecheck_check_tier_info")
+          "ptecheck_sample_every", "ptecheck_check_tier_info")
 fell = [s for s in a if not s.startswith(gauges) and b.get(s, -1) < a[s]]
 judged = lambda m: sum(v for s, v in m.items() if s.startswith("ptecheck_checks_judged_total{"))
 viol = sum(v for s, v in b.items() if s.startswith("ptecheck_violations_total{"))
@@ -93,6 +93,8 @@ sys.exit(0 if not fell and 0 < judged(a) < judged(b) and viol == 0 else 1)
 PY
 check "counters never fall, the judged ones grew, no violation ($(cat "$tmp/cmp"))" "[[ $? -eq 0 ]]"
 check "promtool check metrics accepts /metrics" "promtool check metrics <$tmp/m2 >$tmp/lint 2>&1"
+check "export's default judges 1 in 16 windows, and says so: ptecheck_sample_every 16" \
+	"grep -qx 'ptecheck_sample_every 16' $tmp/m2"
 check "mremap latency is a histogram of 100 calls" \
 	"grep -qx 'ptecheck_mremap_latency_seconds_count 100' $tmp/m2"
 

@@ -67,6 +67,7 @@ static struct pc_report *sample(void)
 	h->has_sum = true;
 	h->sum = 1500 + 1024 + 2047;
 	r->stats[PC_STAT_EVENTS_DROPPED] = 6;
+	r->sample_every = 16;
 	r->n_stats = PC_STAT__COUNT;
 	return r;
 }
@@ -129,7 +130,7 @@ static void check_structure(char *text)
 	TAP_CHECK_EQ(dup, 0, "no family typed twice, no series twice");
 	TAP_CHECK_EQ(order, 0, "each sample follows its family's TYPE line");
 	TAP_CHECK_EQ(counter_name, 0, "every counter's name ends in _total");
-	TAP_CHECK(n_fams == 11, "the 11 families of the contract (%d)", n_fams);
+	TAP_CHECK(n_fams == 12, "the 12 families of the contract (%d)", n_fams);
 	free(copy);
 }
 
@@ -216,6 +217,7 @@ static void test_metrics(void)
 	TAP_CHECK(strstr(text, "ptecheck_mremap_latency_seconds_sum 0.000004571\n"),
 		  "latency sum in seconds, exactly");
 	TAP_CHECK(strstr(text, "ptecheck_start_time_seconds 1700000000.250\n"), "start time");
+	TAP_CHECK_EQ(value_of(text, "ptecheck_sample_every"), 16, "the sampling, 1 in 16");
 	/* promtool is Prometheus' own judge of the format. */
 	if (access("/usr/bin/promtool", X_OK)) {
 		tap_skip("promtool not installed (prometheus package)");
