@@ -24,8 +24,10 @@ void pc_batch_walk_configure(struct pc_session *s)
 	bool on = !pc_batch_walk_why(s);
 
 	s->skel->rodata->bw_on = on;
-	if (!on)
+	if (!on) {
+		bpf_program__set_autoload(s->skel->progs.batch_walk_enter, false);
 		return;
+	}
 	s->skel->rodata->bw_vmemmap = s->calib.vmemmap;
 	s->skel->rodata->bw_page_size = s->calib.page_size;
 }

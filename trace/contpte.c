@@ -49,8 +49,13 @@ static const struct pc_hook_group groups[] = {
    syscalls.  Decided once the contpte hooks are chosen. */
 static void contpte_configure(struct pc_session *s)
 {
-	if (pc_session_hook(s, &pc_contpte_trace, BLOCKS)->mech == PC_MECH_NONE)
+	/* Without the gather's hooks the locked syscalls' span judges
+	   nothing: no program at every syscall for it. */
+	if (pc_session_hook(s, &pc_contpte_trace, BLOCKS)->mech == PC_MECH_NONE) {
+		bpf_program__set_autoload(s->skel->progs.contpte_sys_enter, false);
+		bpf_program__set_autoload(s->skel->progs.contpte_sys_exit, false);
 		return;
+	}
 	pc_contpte_judging_apply(pc_contpte_judging(), s->skel);
 }
 

@@ -50,7 +50,9 @@ struct pc_trace_path {
 	const struct pc_hook_group *groups;
 	int n_groups;
 	/* Sets the path's read-only data in s->skel before it loads (the hook
-	   choices are made).  NULL: none. */
+	   choices are made, the programs selected), and turns off a
+	   tracepoint program of the path that would serve nothing here (it
+	   would run at every event for nothing).  NULL: none. */
 	void (*configure)(struct pc_session *s);
 	/* After attach: 0, or -errno with s->load_error set when the session
 	   cannot trace without a program of the path that did not attach.

@@ -204,10 +204,10 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
 	if (err)
 		return err;
+	select_programs(s);
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 		if (pc_trace_paths[p]->configure)
 			pc_trace_paths[p]->configure(s);
-	select_programs(s);
 	err = ptecheck_bpf__load(s->skel);
 	if (err)
 		return err;
