@@ -22,6 +22,8 @@
 const volatile bool bw_on; /* the loader found the direct map and the vmemmap */
 const volatile __u64 bw_vmemmap, bw_page_size;
 
+#define PC_BW_CHUNK 16 /* slots one callback of the walk steps through */
+
 /* What the walk saw, for the loader's note (enum pc_bw_stat). */
 __u64 bw_stats[PC_BW__COUNT];
 
@@ -107,24 +109,21 @@ static __always_inline void bw_open_run(struct bw_state *st, __u64 pfn, __u64 bi
 	pc_fpb_open(&st->run, pfn, bits, folio_pfn, at.pages);
 }
 
-static long bw_slot(__u32 i, void *key)
+/* Slot i of the walk: its PTE stepped through the run being cut. */
+static __always_inline void bw_slot(struct bw_state *st, __u64 i)
 {
-	struct bw_state *st = bpf_map_lookup_elem(&bw_states, key);
-	__u64 addr, idx, raw, bits;
+	__u64 addr = st->start + (i << PC_PAGE_SHIFT), idx = (addr >> PC_PAGE_SHIFT) & 511, raw,
+	      bits;
 	struct pc_pte p;
 	__u32 ended;
 	bool open;
 
-	if (!st || i >= st->npages || i >= PC_BW_MAX_PAGES)
-		return 1;
-	addr = st->start + ((__u64)i << PC_PAGE_SHIFT);
-	idx = (addr >> PC_PAGE_SHIFT) & 511;
 	if (i == 0 || idx == 0) {
 		bw_end_run(st);
 		bw_load_table(st, addr, i);
 	}
 	if (!st->tbl_ok)
-		return 0;
+		return;
 	raw = st->ptes[(idx - st->tbl_idx) & 511];
 	p = pc_decode_pte(raw);
 	bits = raw & ~st->ignored;
@@ -134,6 +133,22 @@ static long bw_slot(__u32 i, void *key)
 	st->n[PC_BW_PTES] += p.kind == PC_PTE_PRESENT;
 	if (open)
 		bw_open_run(st, p.pfn, bits);
+}
+
+/* Chunk c: slots c * PC_BW_CHUNK on, one state lookup for all of them
+   (one a slot was half of the walk's cost). */
+static long bw_chunk(__u32 c, void *key)
+{
+	struct bw_state *st = bpf_map_lookup_elem(&bw_states, key);
+	__u64 i = (__u64)c * PC_BW_CHUNK;
+
+	if (!st)
+		return 1;
+	for (int k = 0; k < PC_BW_CHUNK; k++, i++) {
+		if (i >= st->npages || i >= PC_BW_MAX_PAGES)
+			return 1;
+		bw_slot(st, i);
+	}
 	return 0;
 }
 
@@ -177,7 +192,7 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 	      end = (addr + len + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1), npages;
 	__u32 key = pc_tid();
 	struct bw_state *st;
-	long done;
+	long chunks;
 
 	if (end <= start || !target_flags())
 		return;
@@ -195,10 +210,15 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 	__builtin_memset(st->n, 0, sizeof(st->n));
 	st->n[PC_BW_CALLS] = 1;
 	st->n[PC_BW_UNWALKED] = npages - st->npages;
-	done = bpf_loop(st->npages, bw_slot, &key, 0);
-	/* Stopped early: the entry went (LRU) under the walk. */
-	if (done < (long)st->npages)
-		st->n[PC_BW_UNWALKED] += st->npages - (done > 0 ? done : 0);
+	chunks = (st->npages + PC_BW_CHUNK - 1) / PC_BW_CHUNK;
+	bpf_loop(chunks, bw_chunk, &key, 0);
+	/* The entry went (LRU) under the walk: the call's counts went with
+	   it, its pages are counted as not walked. */
+	st = bpf_map_lookup_elem(&bw_states, &key);
+	if (!st) {
+		__sync_fetch_and_add(&bw_stats[PC_BW_UNWALKED], npages);
+		return;
+	}
 	bw_end_run(st);
 	for (int k = 0; k < PC_BW__COUNT; k++)
 		if (st->n[k])
