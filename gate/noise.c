@@ -37,44 +37,62 @@ static int noise_line(FILE *out, const char *what, const struct range *r, double
 	return over;
 }
 
-/* Histogram name's per-run means (mode < 0) or shares of batches in slot
-   mode or above into r; false unless every run has events. */
-static bool hist_range(const struct pc_gate_side *s, const char *name, int mode, struct range *r)
+/* Histogram name's means (mode < 0) or shares of batches in slot mode or
+   above into r, over the runs with at least min batches: those the rule
+   judges in a pair (rules_batch.c too_few).  The runs used. */
+static int hist_range(const struct pc_gate_side *s, const char *name, int mode, __u64 min,
+		      struct range *r)
 {
 	for (int k = 0; k < s->n_runs; k++) {
 		const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], name);
+		__u64 n = h ? pc_hist_report_total(h) : 0;
 
-		if (h && pc_hist_report_total(h))
+		if (n && n >= min)
 			range_add(r, mode < 0 ? pc_gate_hist_mean(h) : pc_gate_share_from(h, mode));
 	}
-	return r->n == s->n_runs;
+	return r->n;
 }
 
-/* The mean of every judged histogram all runs have, and its share of
-   batches reaching the mode of all runs together (the rule's baseline). */
+/* The mean of every judged histogram, and its share of batches reaching
+   the mode of all runs together (the rule's baseline), over the runs the
+   rule would judge it in: those with batch_min_batches or more.  One
+   fewer than two runs have enough of is listed as not judged. */
 static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_gate_policy *pol)
 {
 	const struct pc_report *first = s->runs[0];
+	__u64 min = pol->batch_min_batches > 0 ? (__u64)pol->batch_min_batches : 1;
 	int over = 0;
 
 	for (int i = 0; i < first->n_hists; i++) {
 		const char *name = first->hists[i].name;
 		const struct pc_hist_report *all = pc_report_find_hist(s->merged, name);
-		int mode = all ? pc_gate_hist_mode(all) : 0;
+		int mode = all ? pc_gate_hist_mode(all) : 0, used;
 		struct range m = {0}, sh = {0};
-		char what[192];
+		char what[192], runs[48] = "";
 
 		if (!pc_gate_is_mean_hist(pol, name))
 			continue;
-		if (hist_range(s, name, -1, &m) && m.lo > 0) {
-			snprintf(what, sizeof(what), "%s mean", name);
+		used = hist_range(s, name, -1, min, &m);
+		if (used < 2) {
+			fprintf(out,
+				"  %-64s not judged: %d of %d runs have %llu batches or more "
+				"(batch_min_batches)\n",
+				name, used, s->n_runs, (unsigned long long)min);
+			continue;
+		}
+		if (used < s->n_runs)
+			snprintf(runs, sizeof(runs), " (%d of %d runs)", used, s->n_runs);
+		if (m.lo > 0) {
+			snprintf(what, sizeof(what), "%s mean%s", name, runs);
 			over += noise_line(out, what, &m, 100.0 * (m.hi - m.lo) / m.lo, "%",
 					   pc_gate_noise_floor(pol, name));
 		}
-		if (all && pc_gate_mode_judged(all, mode) && hist_range(s, name, mode, &sh)) {
+		if (all && pc_gate_mode_judged(all, mode) &&
+		    hist_range(s, name, mode, min, &sh) >= 2) {
 			snprintf(what, sizeof(what),
-				 "%s share of batches of %llu %s or more (the mode)", name,
-				 (unsigned long long)pc_hist_slot_low(all->kind, mode), all->unit);
+				 "%s share of batches of %llu %s or more (the mode)%s", name,
+				 (unsigned long long)pc_hist_slot_low(all->kind, mode), all->unit,
+				 runs);
 			over += noise_line(out, what, &sh, sh.hi - sh.lo, " pp",
 					   pc_gate_share_noise_floor(pol, name));
 		}

@@ -419,32 +419,76 @@ static void test_paths(void)
 	gate_free(&g);
 }
 
+/* pc_gate_noise over runs into a buffer (freed by the caller); its return. */
+static int noise_of(struct gate *g, char **buf)
+{
+	size_t len = 0;
+	FILE *f;
+	int ret = -1;
+
+	g->in.cand = g->cand;
+	g->in.cand_files = g->cf;
+	*buf = NULL;
+	f = open_memstream(buf, &len);
+	if (f) {
+		ret = pc_gate_noise(&g->in, f, g->err, sizeof(g->err));
+		fclose(f);
+	}
+	return ret;
+}
+
 /* --noise: the spread of a path's mode share over repeated runs of one
    kernel, beside its floor (share_noise_default_pp). */
 static void test_noise_shares(void)
 {
 	__u64 r1[17] = {[8] = 5, [16] = 95}, r2[17] = {[8] = 20, [16] = 80};
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf;
 	struct gate g;
-	FILE *f;
-	int ret = -1;
+	int ret;
 
 	gate_init(&g);
 	add_run(&g, false, "x86_64", FORK, r1);
 	add_run(&g, false, "x86_64", FORK, r2);
-	g.in.cand = g.cand;
-	g.in.cand_files = g.cf;
-	f = open_memstream(&buf, &len);
-	if (f) {
-		ret = pc_gate_noise(&g.in, f, g.err, sizeof(g.err));
-		fclose(f);
-	}
+	ret = noise_of(&g, &buf);
 	TAP_CHECK(ret == 1 && buf &&
 			  strstr(buf, FORK " share of batches of 16 PTEs or more (the mode)") &&
 			  strstr(buf, "80.00 .. 95.00") &&
 			  strstr(buf, "15.00 pp (floor 10 pp)  EXCEEDS THE FLOOR"),
 		  "noise: a fork mode share 80..95%% over two runs exceeds its 10 pp floor");
+	free(buf);
+	gate_free(&g);
+}
+
+/* --noise measures a histogram over the runs the rule would judge it in:
+   those with batch_min_batches (10) or more.  A run of 5 batches of 1 PTE
+   beside two of 100 batches of 16 is left out (a 1500% spread else). */
+static void test_noise_min_batches(void)
+{
+	__u64 full[17] = {[16] = 100}, few[17] = {[1] = 5};
+	char *buf;
+	struct gate g;
+	int ret;
+
+	gate_init(&g);
+	add_run(&g, false, "x86_64", FORK, full);
+	add_run(&g, false, "x86_64", FORK, full);
+	add_run(&g, false, "x86_64", FORK, few);
+	ret = noise_of(&g, &buf);
+	TAP_CHECK(ret == 0 && buf && strstr(buf, FORK " mean (2 of 3 runs)") &&
+			  strstr(buf, "16.00 .. 16.00") && !strstr(buf, "EXCEEDS"),
+		  "noise: a run below batch_min_batches is left out, and the runs used said");
+	free(buf);
+	gate_free(&g);
+
+	gate_init(&g);
+	add_run(&g, false, "x86_64", FORK, full);
+	add_run(&g, false, "x86_64", FORK, few);
+	add_run(&g, false, "x86_64", FORK, few);
+	ret = noise_of(&g, &buf);
+	TAP_CHECK(ret == 0 && buf && strstr(buf, FORK) &&
+			  strstr(buf, "not judged: 1 of 3 runs have 10 batches or "
+				      "more (batch_min_batches)"),
+		  "noise: a histogram one run has enough batches of is not judged, and said");
 	free(buf);
 	gate_free(&g);
 }
@@ -706,6 +750,7 @@ int main(void)
 	test_noise();
 	test_paths();
 	test_noise_shares();
+	test_noise_min_batches();
 	test_perf();
 	test_groups();
 	return tap_finish();
