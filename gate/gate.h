@@ -61,9 +61,9 @@ struct pc_gate_policy {
 	char latency_histogram[64];		    /* default "mremap latency" */
 	int n_batch_names;
 	char batch_names[PC_GATE_MAX_BATCH_NAMES][64]; /* substrings of names */
-	/* Of those, the defaults' exceptions (gate/policy.c): cleared by a
-	   policy's batch_histograms, which judges what it names. */
-	const char *unjudged;
+	/* Of those, the defaults' exceptions (gate/policy.c; NULL-ended):
+	   cleared by a policy's batch_histograms, which judges what it names. */
+	const char *const *unjudged;
 	int batch_min_batches; /* batches a histogram needs per side to be judged */
 	/* The noise of one run of one kernel (docs/gate.md, "Noise"): per
 	   batch histogram, the change of its mean in % and of its share of

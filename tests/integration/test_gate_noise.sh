@@ -11,8 +11,12 @@
 #       the built-in policy's floor (exit 0);
 #   (c) mremap batches capped at 8 PTEs (a boot's histogram edited): does
 #       not ship, naming the histogram and the 16-PTE bucket that vanished;
+#   (c') fork's contpte_set_ptes batches capped at 8 PTEs (a per-path
+#       histogram edited): does not ship, naming it;
 #   (d) fault-around batches of order 4 folios no longer mapping all they
-#       could: does not ship, naming the order and the counts.
+#       could: does not ship, naming the order and the counts;
+#   (e) gate/gate-upgrade --noise --reuse over the boots: within the
+#       floors, and exit 1 under a policy without a per-order floor.
 # No guest boots: seconds.
 #
 # Usage: bash test_gate_noise.sh BUILD_DIR
@@ -94,6 +98,18 @@ else
 	not_ok "mremap batches capped at 8 PTEs: do not ship (exit $rc)" "$out"
 fi
 
+# (c') a per-path histogram of the same boots: fork's contpte batches
+#      capped at 8 PTEs (contpte_set_ptes folding no 16-PTE block).
+edit "$a2" "$tmp/fork8.json" "fork PTEs per batch (contpte_set_ptes)" \
+	'{k: v for k, v in slots.items() if k < 8} | {8: sum(v for k, v in slots.items() if k >= 8)}'
+out=$("$PTECHECK" gate --baseline "$a1" "$tmp/fork8.json" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -q "batching regressed: fork PTEs per batch (contpte_set_ptes)" <<<"$out"; then
+	ok "fork's contpte batches capped at 8 PTEs: do not ship, the histogram named"
+else
+	not_ok "fork's contpte batches capped at 8 PTEs: do not ship (exit $rc)" "$out"
+fi
+
 # (d) order 4 fault-around batches that stop mapping all they could.
 for arch in x86_64 arm64; do
 	b=$DATA/$arch-7-run1.json c=$DATA/$arch-7-run2.json
@@ -108,5 +124,43 @@ for arch in x86_64 arm64; do
 		not_ok "$arch: order 4 fault-around batches no longer full: do not ship (exit $rc)" "$out"
 	fi
 done
+
+# (e) gate/gate-upgrade --noise, the recipe that recorded these boots, over
+#     them (--reuse: no guest boots): within the floors (exit 0) with
+#     noise-ARCH-7.txt; with a policy of no floor for the per-order
+#     shares, a spread exceeds its floor (exit 1).
+# skip NAME WHY: a TAP skip (counted as run).
+skip() {
+	nr=$((nr + 1))
+	echo "ok $nr - $1 # SKIP $2"
+}
+up=$tmp/upgrade
+mkdir -p "$up"
+cp "$DATA"/x86_64-7-run*.json "$up/"
+n=$(find "$up" -name 'x86_64-7-run*.json' | wc -l)
+upgrade() {
+	"$ROOT/gate/gate-upgrade" --noise --chain 7 --arch x86_64 --runs "$n" --reuse --out "$up" \
+		--ptecheck "$PTECHECK" "$@" >"$tmp/up.out" 2>"$tmp/up.err"
+}
+upgrade
+rc=$?
+if [ $rc -eq 3 ] && grep -q "fetch failed" "$tmp/up.err"; then
+	skip "gate-upgrade --noise" "kernel-fetch could not fetch kernel 7: $(tail -n 1 "$up/logs/fetch-x86_64-7.log")"
+elif [ $rc -eq 0 ] && [ -s "$up/noise-x86_64-7.txt" ] && grep -q "x86_64 7: within the floors (exit 0; $n boots)" "$tmp/up.out" &&
+	! grep -q "guest/vmtest --arch" "$tmp/up.err"; then
+	ok "gate-upgrade --noise --reuse: $n recorded boots within the floors, no guest booted"
+else
+	not_ok "gate-upgrade --noise --reuse: within the floors (exit $rc)" "$(cat "$tmp/up.out" "$tmp/up.err")"
+fi
+echo '{"order_noise_pp": 0}' >"$tmp/nofloor.json"
+upgrade --policy "$tmp/nofloor.json"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "fetch failed" "$tmp/up.err"; then
+	skip "gate-upgrade --noise with no floor" "kernel-fetch could not fetch kernel 7"
+elif [ $rc -eq 1 ] && grep -q "A SPREAD EXCEEDS ITS FLOOR" "$tmp/up.out"; then
+	ok "gate-upgrade --noise with no floor for the per-order shares: a spread exceeds it (exit 1)"
+else
+	not_ok "gate-upgrade --noise with no floor: exit 1, said (exit $rc)" "$(cat "$tmp/up.out" "$tmp/up.err")"
+fi
 
 tap_end

@@ -268,8 +268,11 @@ static void test_policy(void)
 		"default judged histograms: every per-path batch histogram, kernel and derived");
 	TAP_CHECK(!pc_gate_is_mean_hist(&p, "madvise DONTNEED PTEs per batch (folio_pte_batch)") &&
 			  !pc_gate_is_mean_hist(
-				  &p, "madvise DONTNEED PTEs per large-folio run (derived)"),
-		  "but for madvise DONTNEED's, whose shape differs between boots of one kernel");
+				  &p, "madvise DONTNEED PTEs per large-folio run (derived)") &&
+			  !pc_gate_is_mean_hist(&p, "exit PTEs per batch (folio_pte_batch)") &&
+			  !pc_gate_is_mean_hist(&p, "exit PTEs per large-folio run (derived)"),
+		  "but for madvise DONTNEED's and exit's, whose shape differs between boots of "
+		  "one kernel");
 	TAP_CHECK(pc_gate_is_mean_hist(&p, "mremap PTEs per batch") &&
 			  !pc_gate_is_mean_hist(&p, "fault-around PTEs per set_pte_range") &&
 			  !pc_gate_is_batch_hist(&p, "folio_pte_batch() nr outside mremap") &&
@@ -295,7 +298,8 @@ static void test_policy(void)
 			  p.batch_min_batches == 20 && p.n_share_noise == 1 &&
 			  pc_gate_share_noise_floor(&p, "fork PTEs per batch (x)") == 4.5 &&
 			  pc_gate_share_noise_floor(&p, "munmap PTEs per batch (x)") == 6 &&
-			  pc_gate_is_mean_hist(&p, "madvise DONTNEED PTEs per batch (x)"),
+			  pc_gate_is_mean_hist(&p, "madvise DONTNEED PTEs per batch (x)") &&
+			  pc_gate_is_mean_hist(&p, "exit PTEs per batch (x)"),
 		  "every policy key parses (batch_histograms judges what it names)");
 	ret = pol_parse(&p, "{\"order_histograms\": []}", err, sizeof(err));
 	TAP_CHECK(ret == 0 && !p.order_all[0] &&
