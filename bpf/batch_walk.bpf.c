@@ -22,7 +22,7 @@
 const volatile bool bw_on; /* the loader found the direct map and the vmemmap */
 const volatile __u64 bw_vmemmap, bw_page_size;
 
-#define PC_BW_CHUNK 16 /* slots one callback of the walk steps through */
+#define PC_BW_CHUNK 8 /* slots one callback of the walk steps through */
 
 /* What the walk saw, for the loader's note (enum pc_bw_stat). */
 __u64 bw_stats[PC_BW__COUNT];
