@@ -51,17 +51,18 @@ struct tracer_result {
 /* hist/watch: the events they lost over the traced runs, and what they found. */
 static void lost_note(json_t *row, const struct pc_bench_side *t)
 {
-	long long lost = t->dropped + t->state_full;
+	long long lost = t->dropped + t->state_full + t->state_lost;
 	char note[400];
 
 	json_object_set_new(row, "lost",
-			    json_pack("{s:I, s:I, s:I, s:I, s:b}", "events_dropped", t->dropped,
-				      "state_full", t->state_full, "runs", t->runs, "violations",
-				      t->violations, "target_met", lost == 0));
+			    json_pack("{s:I, s:I, s:I, s:I, s:I, s:b}", "events_dropped",
+				      t->dropped, "state_full", t->state_full, "state_lost",
+				      t->state_lost, "runs", t->runs, "violations", t->violations,
+				      "target_met", lost == 0));
 	snprintf(note, sizeof(note),
-		 "lost events over %lld runs: events_dropped %lld, state_full %lld "
-		 "(target: zero, %s)%s",
-		 t->runs, t->dropped, t->state_full, lost ? "NOT met" : "met",
+		 "lost events over %lld runs: events_dropped %lld, state_full %lld, "
+		 "state_lost %lld (target: zero, %s)%s",
+		 t->runs, t->dropped, t->state_full, t->state_lost, lost ? "NOT met" : "met",
 		 t->violations ? "; the traced runs reported violations: see \"failed\"" : "");
 	json_object_set_new(row, "note", json_string(note));
 	if (t->failed)

@@ -40,6 +40,7 @@ static void add_report(struct pc_bench_side *s, const char *out)
 	st = json_object_get(report, "stats");
 	s->dropped += json_integer_value(json_object_get(st, "events_dropped"));
 	s->state_full += json_integer_value(json_object_get(st, "state_full"));
+	s->state_lost += json_integer_value(json_object_get(st, "state_lost"));
 	s->violations +=
 		json_integer_value(json_object_get(json_object_get(report, "summary"), "failed"));
 	keep_failed(s, report);
@@ -186,8 +187,8 @@ static int run_pairs(struct pc_bench *b, struct pc_bench_side *sa, struct pc_ben
 		return -1;
 	if (warmup >= 2 && pc_bench_run_side(b, sb, why, len))
 		return -1;
-	sa->dropped = sa->state_full = sa->violations = sa->runs = 0;
-	sb->dropped = sb->state_full = sb->violations = sb->runs = 0;
+	sa->dropped = sa->state_full = sa->state_lost = sa->violations = sa->runs = 0;
+	sb->dropped = sb->state_full = sb->state_lost = sb->violations = sb->runs = 0;
 	/* A B, then B A, ...: a side that always ran second would gain
 	   whatever the first leaves warm (measured: 0.90 for bare against
 	   bare, when the floor attached nothing). */
@@ -222,7 +223,7 @@ static int run_bracket(struct pc_bench *b, struct pc_bench_side *bare, struct pc
 	char w[400];
 
 	memset(ser, 0, sizeof(*ser));
-	t->dropped = t->state_full = t->violations = t->runs = 0;
+	t->dropped = t->state_full = t->state_lost = t->violations = t->runs = 0;
 	if (pc_bench_run_side(b, bare, w, sizeof(w))) {
 		snprintf(why, len, "first bare run: %s", w);
 		return -1;

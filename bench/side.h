@@ -31,7 +31,7 @@ struct pc_bench_side {
 	json_t *wl; /* its --json line (the caller's to json_decref) */
 	long long instructions;
 	/* sums over the measured runs */
-	long long dropped, state_full, violations, runs;
+	long long dropped, state_full, state_lost, violations, runs;
 	json_t *failed; /* the first failed results of hist/watch, as evidence */
 	double detach_s;
 	int links; /* PC_BENCH_EMPTY: programs attached */

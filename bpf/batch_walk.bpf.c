@@ -41,6 +41,7 @@ struct bw_state {
    thread's makes room. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(map_flags, PC_LRU_PER_CPU); /* as mremap's calls (bpf/mremap.bpf.h) */
 	__uint(max_entries, 256);
 	__type(key, __u32);
 	__type(value, struct bw_state);

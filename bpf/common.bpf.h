@@ -19,6 +19,7 @@
 #include <ptecheck/counts.h>
 #include <ptecheck/syscall_nr.h>
 #include <ptecheck/sample.h>
+#include <ptecheck/lru.h>
 
 /* Re-bounds an index after a check the compiler may have merged away. */
 #define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))

@@ -396,8 +396,12 @@ int mremap_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	key = call_key(pc_tid(), KIND_SYSCALL);
 	st = bpf_map_lookup_elem(&calls, &key);
-	if (!st || !st->active)
+	if (!st || !st->active) {
+		/* Counted at its entry, unjudged here: never silently. */
+		if (target_flags())
+			stat_add(PC_STAT_STATE_LOST, 1);
 		return 0;
+	}
 	hist_add(PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, bpf_ktime_get_ns() - st->t0);
 	hist_add(PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, st->tlb_flushes);
 	add_counts(PC_CHK_ADBITS, batch_tier, &st->bc.c[0]);

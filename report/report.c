@@ -33,6 +33,7 @@ static const char *const stat_names[PC_STAT__COUNT] = {
 	[PC_STAT_CP_UNFOLD] = "contpte_unfolds",
 	[PC_STAT_CP_YOUNG] = "contpte_clear_young_calls",
 	[PC_STAT_CALLS_IN_PLACE] = "calls_in_place",
+	[PC_STAT_STATE_LOST] = "state_lost",
 };
 
 static const char *const status_names[] = {

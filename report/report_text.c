@@ -131,6 +131,10 @@ void pc_text_stats(struct pc_out *o, const struct pc_report *r, const char *pfx)
 	if (n > PC_STAT_STATE_FULL && r->stats[PC_STAT_STATE_FULL])
 		pc_outf(o, "%swarning: %llu calls not checked (no per-call state slot free)\n", pfx,
 			(unsigned long long)r->stats[PC_STAT_STATE_FULL]);
+	if (n > PC_STAT_STATE_LOST && r->stats[PC_STAT_STATE_LOST])
+		pc_outf(o,
+			"%swarning: %llu calls not checked (their state was gone at their exit)\n",
+			pfx, (unsigned long long)r->stats[PC_STAT_STATE_LOST]);
 }
 
 void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)

@@ -15,6 +15,7 @@
 #include "calib.h"
 #include "check_text.h"
 #include "probe.h"
+#include <ptecheck/lru.h>
 #include "session.h"
 #include "tracefs.h"
 
@@ -183,6 +184,19 @@ static void select_programs(struct pc_session *s)
 	}
 }
 
+/* A per-CPU LRU map (ptecheck/lru.h): its entries split among the CPUs,
+   PC_LRU_PER_CPU_MIN each at least. */
+static int size_per_cpu(struct bpf_map *map)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 want;
+
+	if (ncpu < 0)
+		return ncpu;
+	want = (__u32)ncpu * PC_LRU_PER_CPU_MIN;
+	return want > bpf_map__max_entries(map) ? bpf_map__set_max_entries(map, want) : 0;
+}
+
 /* Opens and loads the object; 0 or -errno. */
 static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 {
@@ -202,6 +216,10 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	s->skel->rodata->walk_levels = s->calib.levels;
 	s->skel->rodata->walk_phys_limit = s->walk_phys_limit;
 	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
+	if (!err)
+		err = size_per_cpu(s->skel->maps.calls);
+	if (!err)
+		err = size_per_cpu(s->skel->maps.bw_states);
 	if (err)
 		return err;
 	select_programs(s);

@@ -81,6 +81,7 @@ enum pc_stat_id {
 	PC_STAT_CP_UNFOLD,	 /* unfolds by tracked tasks */
 	PC_STAT_CP_YOUNG,	 /* contpte_test_and_clear_young_ptes calls (all tasks) */
 	PC_STAT_CALLS_IN_PLACE,	 /* mremap calls that moved nothing (shrink, grow in place) */
+	PC_STAT_STATE_LOST,	 /* calls whose state was gone at their exit: not checked */
 	PC_STAT__COUNT,
 };
 
