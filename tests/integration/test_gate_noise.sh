@@ -129,11 +129,6 @@ done
 #     them (--reuse: no guest boots): within the floors (exit 0) with
 #     noise-ARCH-7.txt; with a policy of no floor for the per-order
 #     shares, a spread exceeds its floor (exit 1).
-# skip NAME WHY: a TAP skip (counted as run).
-skip() {
-	nr=$((nr + 1))
-	echo "ok $nr - $1 # SKIP $2"
-}
 up=$tmp/upgrade
 mkdir -p "$up"
 cp "$DATA"/x86_64-7-run*.json "$up/"

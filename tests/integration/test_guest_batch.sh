@@ -43,7 +43,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_guest_batch.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
-skip() { nr=$((nr + 1)); echo "ok $nr - $1 # SKIP $2"; }
 
 # The guest's command: the histograms and the workload's shape, one JSON.
 read -r -d '' GUEST_CMD <<'EOF'

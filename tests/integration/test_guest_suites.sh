@@ -43,8 +43,6 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_guest_suites.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
-nr_skip=0
-skip() { nr=$((nr + 1)); nr_skip=$((nr_skip + 1)); echo "ok $nr - $1 # SKIP $2"; }
 
 # Answers a question about a JSON report; prints the answer, exits 1 when no.
 query() {

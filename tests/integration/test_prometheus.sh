@@ -26,10 +26,6 @@ trap cleanup EXIT
 source "$src/tests/integration/lib/tap.sh"
 # shellcheck source=tests/integration/lib/prometheus.sh
 source "$src/tests/integration/lib/prometheus.sh"
-skip() {
-	nr=$((nr + 1))
-	echo "ok $nr - $1 # SKIP $2"
-}
 # The first value of EXPR, 0 when it has no result yet.
 value() {
 	local v

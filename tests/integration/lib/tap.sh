@@ -4,9 +4,10 @@
 #   not_ok NAME [DETAIL [LOG]]  DETAIL's lines as '# ' diagnostics, then the
 #                               last 20 lines of LOG (default: $TAP_LOG, a
 #                               file the test writes each case's output to)
+#   skip NAME WHY               a test point not run, for the cause WHY
 #   tap_end                     the plan; exit 1 when something failed
 # Sourced after `set -u`; starts the counts.
-nr=0 nr_fail=0
+nr=0 nr_fail=0 nr_skip=0
 
 ok() {
 	nr=$((nr + 1))
@@ -22,6 +23,12 @@ not_ok() {
 	[ -n "${2:-}" ] && printf '%s\n' "$2" | head -n 40 | sed 's/^/# /'
 	[ -n "$log" ] && [ -f "$log" ] && tail -n 20 "$log" | sed 's/^/#   /'
 	return 0
+}
+
+skip() {
+	nr=$((nr + 1))
+	nr_skip=$((nr_skip + 1))
+	echo "ok $nr - $1 # SKIP $2"
 }
 
 tap_end() {
