@@ -19,7 +19,6 @@
 #include "folio.bpf.h"
 #include "ptwalk.h"
 
-const volatile bool bw_on; /* the loader found the direct map and the vmemmap */
 const volatile __u64 bw_vmemmap, bw_page_size;
 
 #define PC_BW_CHUNK 8 /* slots one callback of the walk steps through */
@@ -229,11 +228,9 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 SEC("raw_tp/sys_enter")
 int batch_walk_enter(struct bpf_raw_tracepoint_args *ctx)
 {
-	__u32 c;
+	/* Loaded only where the direct map and the vmemmap were found. */
+	__u32 c = bw_ctx(ctx);
 
-	if (!bw_on)
-		return 0;
-	c = bw_ctx(ctx);
 	if (c < PC_BCTX__COUNT && pc_sys_native(ctx))
 		bw_walk(c, pc_sys_arg(ctx, 0), pc_sys_arg(ctx, 1));
 	return 0;

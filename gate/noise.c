@@ -60,7 +60,7 @@ static int hist_range(const struct pc_gate_side *s, const char *name, int mode, 
 static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_gate_policy *pol)
 {
 	const struct pc_report *first = s->runs[0];
-	__u64 min = pol->batch_min_batches > 0 ? (__u64)pol->batch_min_batches : 1;
+	__u64 min = (__u64)pol->batch_min_batches;
 	int over = 0;
 
 	for (int i = 0; i < first->n_hists; i++) {

@@ -21,10 +21,7 @@ const char *pc_batch_walk_why(const struct pc_session *s)
 
 void pc_batch_walk_configure(struct pc_session *s)
 {
-	bool on = !pc_batch_walk_why(s);
-
-	s->skel->rodata->bw_on = on;
-	if (!on) {
+	if (pc_batch_walk_why(s)) {
 		bpf_program__set_autoload(s->skel->progs.batch_walk_enter, false);
 		return;
 	}
