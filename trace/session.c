@@ -498,14 +498,13 @@ void pc_session_notes(struct pc_session *s, struct pc_report *r)
 	}
 	pc_report_note(r, "page-table walk: %s", s->walk_reason);
 	if (s->skel->rodata->sample_every > 1) {
-		r->sample_every = s->skel->rodata->sample_every;
 		pc_report_note(r,
 			       "sampled 1 in %u: the checks judged 1 in %u windows of each kind "
 			       "(per CPU), and count those only; the histograms count every "
 			       "window, but those the page-table walk gives (mremap PTEs and "
 			       "PMDs moved per call, 1-PTE mremap batches, contpte gather reads) "
 			       "the judged ones",
-			       r->sample_every, r->sample_every);
+			       s->skel->rodata->sample_every, s->skel->rodata->sample_every);
 	}
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)
