@@ -29,8 +29,9 @@ struct export_mode {
 };
 
 static const struct export_mode modes[] = {
-	/* Next to no window judged: what the hooks and histograms cost. */
-	{"hist-only", "histograms only (--sample 1000000)", "1000000", 1.03},
+	/* Next to no window judged and no derived walk made: what the hooks
+	   and the histograms they feed cost. */
+	{"hist-only", "histograms only (--sample 1000000: walks next to none)", "1000000", 1.03},
 	{"checks", "every window judged (--sample 1)", "1", 1.10},
 	{"sample-16", "1 in 16 windows judged (the default)", NULL, 1.10},
 };

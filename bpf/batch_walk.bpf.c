@@ -11,6 +11,7 @@
  * guessed from PFNs.  Not the kernel's batch: what it had to batch, seen
  * without the page-table lock before the call ran.
  *
+ * Sampled with the checks (--sample N: 1 in N calls walked, per CPU).
  * Bounded: PC_BW_MAX_PAGES pages per call; the rest, PTEs of small folios
  * (which the kernel does not batch), pages under a huge PMD and entries
  * that could not be read are counted (bw_stats), never dropped silently.
@@ -196,6 +197,13 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 
 	if (end <= start || !target_flags())
 		return;
+	/* --sample: a walk costs what a check's window does (2 us for 256
+	   PTEs), so the derived histograms count the sampled calls, as the
+	   other histograms a walk gives. */
+	if (!pc_sampled(PC_SAMPLE_WALK)) {
+		__sync_fetch_and_add(&bw_stats[PC_BW_UNSAMPLED], 1);
+		return;
+	}
 	npages = (end - start) >> PC_PAGE_SHIFT;
 	st = bw_state_of(&key, npages);
 	if (!st)

@@ -167,11 +167,14 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	st->flags = flags;
 	st->new_addr_arg = new_addr_arg;
 	st->track_flags = track_flags;
+	st->t0 = bpf_ktime_get_ns();
+	/* What only a verdict reads: an unsampled call has none (four reads
+	   and a lookup a call, on every mremap under --sample). */
+	if (!sampled)
+		return st;
 	st->gen = disturb_gen();
 	st->shared_mm = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
-	st->t0 = bpf_ktime_get_ns();
-
-	if (!walk_enabled || st->old_len == 0 || !sampled)
+	if (!walk_enabled || st->old_len == 0)
 		return st;
 	len = st->old_len < st->new_len ? st->old_len : st->new_len;
 	st->npages = len >> PC_PAGE_SHIFT;

@@ -281,7 +281,9 @@ static void info(FILE *out, const struct pc_metrics_src *m)
 	labels(out, 3, keys, vals, NULL);
 	fputs(" 1\n", out);
 	family(out, "ptecheck_sample_every", "gauge",
-	       "Windows judged: 1 in this many of each kind, per CPU (--sample; 1: all).");
+	       "Windows judged and page-table walks made: 1 in this many of each kind, per CPU "
+	       "(--sample; 1: all).  The derived batch histograms (a walk gives them) "
+	       "count those only.");
 	fprintf(out, "ptecheck_sample_every %u\n", m->r->sample_every ? m->r->sample_every : 1);
 }
 

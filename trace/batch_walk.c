@@ -36,7 +36,7 @@ void pc_batch_walk_note(struct pc_session *s, struct pc_report *r)
 	if (!s->loaded || pc_batch_walk_why(s))
 		return;
 	n = s->skel->bss->bw_stats;
-	if (!n[PC_BW_CALLS])
+	if (!n[PC_BW_CALLS] && !n[PC_BW_UNSAMPLED])
 		return;
 	pc_report_note(
 		r,
@@ -48,6 +48,12 @@ void pc_batch_walk_note(struct pc_session *s, struct pc_report *r)
 		(unsigned long long)n[PC_BW_SMALL], (unsigned long long)n[PC_BW_HUGE],
 		(unsigned long long)n[PC_BW_UNREAD], (unsigned long long)n[PC_BW_UNWALKED],
 		PC_BW_MAX_PAGES);
+	if (n[PC_BW_UNSAMPLED])
+		pc_report_note(r,
+			       "derived batch runs sampled: %llu calls not walked (--sample %u), "
+			       "their runs in no histogram",
+			       (unsigned long long)n[PC_BW_UNSAMPLED],
+			       s->skel->rodata->sample_every);
 }
 
 void pc_batch_walk_feature(const struct pc_features *f)

@@ -64,6 +64,7 @@ enum pc_bw_stat {
 	PC_BW_HUGE,	 /* pages under a huge PMD: no PTEs */
 	PC_BW_UNREAD,	 /* entries or folios that could not be read (or split meanwhile) */
 	PC_BW_UNWALKED,	 /* pages past the bound of a call */
+	PC_BW_UNSAMPLED, /* calls not walked: --sample passed them over */
 	PC_BW__COUNT,
 };
 

@@ -27,6 +27,8 @@ enum pc_sample_kind {
 	PC_SAMPLE_CP_GET,     /* contpte_ptep_get (the gather) */
 	PC_SAMPLE_CP_CONVERT, /* a contpte fold or unfold */
 	PC_SAMPLE_CP_YOUNG,   /* contpte_test_and_clear_young_ptes */
+	PC_SAMPLE_WALK,	      /* a derived batch walk (bpf/batch_walk.bpf.c): no check,
+				 but a page-table walk as costly as one */
 	PC_SAMPLE__COUNT,
 };
 

@@ -4,7 +4,9 @@
 # judge a quarter of the calls (bounded: each CPU judges one of each block
 # of 4 it sees, so within one per CPU of calls/4), count only those, and
 # the report says so; the histograms the hooks feed count every call, as
-# unsampled.  Not timed.  TAP; exit 0 pass, 1 fail, 4 skip (not root).
+# unsampled; the derived batch walk (munmap's batches where only
+# tracepoints attach) walks a quarter of the calls and counts the rest.
+# Not timed.  TAP; exit 0 pass, 1 fail, 4 skip (not root).
 set -uo pipefail
 build=${1:?usage: test_sample.sh BUILD_DIR}
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -48,6 +50,15 @@ print("failed=%d" % d["summary"]["failed"])
 print("latency_total=%d" % hist["mremap latency"]["total"])
 print("tlb_total=%d" % hist["mremap TLB flushes per call"]["total"])
 print("ptes_moved_total=%d" % hist["mremap present PTEs moved per call"]["total"])
+import re
+walk = [re.match(r"derived batch runs: (\d+) calls walked", n) for n in d["notes"]]
+walk = [m for m in walk if m]
+skipped = [re.match(r"derived batch runs sampled: (\d+) calls not walked \(--sample (\d+)\)", n) for n in d["notes"]]
+skipped = [m for m in skipped if m]
+print("walk_noted=%d" % bool(walk))
+print("walked=%d" % (int(walk[0].group(1)) if walk else 0))
+print("unwalked=%d" % (int(skipped[0].group(1)) if skipped else 0))
+print("unwalked_every=%d" % (int(skipped[0].group(2)) if skipped else 0))
 print("noted=%d" % any(n.startswith("sampled 1 in %s:" % d.get("sample_every")) for n in d["notes"]))
 EOF
 }
@@ -74,6 +85,20 @@ for h in latency_total tlb_total; do
 done
 check "the walk's PTEs-moved histogram counts the judged calls" \
 	"[[ ${s[ptes_moved_total]} -eq ${s[calls_checked]} ]]"
+# The derived walk (munmap's batches, where only tracepoints attach) is
+# sampled with the checks: a quarter of the calls walked, the rest counted.
+if [[ ${u[walk_noted]} -eq 1 ]]; then
+	wt=$((${s[walked]} + ${s[unwalked]}))
+	wq=$((wt / 4))
+	check "derived walk unsampled: every call walked (${u[walked]}), none passed over" \
+		"[[ ${u[walked]} -ge $iters && ${u[unwalked]} -eq 0 ]]"
+	check "derived walk 1 in 4: as many calls seen (${s[walked]} + ${s[unwalked]} = ${u[walked]})" \
+		"[[ $wt -eq ${u[walked]} && ${s[unwalked_every]} -eq 4 ]]"
+	check "derived walk 1 in 4: a quarter walked, within one per CPU ($wq +- $cpus)" \
+		"[[ ${s[walked]} -ge $((wq - cpus)) && ${s[walked]} -le $((wq + cpus)) ]]"
+else
+	skip "derived walk sampled with the checks" "no derived batch walk here: $(grep -o 'derived batch runs[^"]*' "$tmp/w1.json" | head -1)"
+fi
 check "the sampled JSON validates against docs/report-schema.json" \
 	"python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' $tmp/w4.json $src/docs/report-schema.json"
 "$pc" watch --sample 0 --duration 1 >/dev/null 2>"$tmp/bad0"
