@@ -3,8 +3,9 @@
 #
 # guest/vmtest, the QEMU guest harness, on an x86_64 guest under TCG: a
 # report that comes back over virtio-serial, a guest's exit status that
-# becomes vmtest's, a panic (exit 5) and a hang (exit 6) that are failures
-# with the console tail, a crash attributed to the suite its status
+# becomes vmtest's, a panic (exit 5) and a hang (exit 6; a boot that
+# never reached /init is retried once) that are failures with the
+# console tail, a crash attributed to the suite its status
 # records name, kernel modules loaded with their dependencies, and usage
 # (exit 7) and setup errors (exit 8) that stop before QEMU starts.  Short
 # boots (~6 s each under TCG), ~1.5 minutes in all; the guest commands
@@ -296,6 +297,30 @@ t_hang() {
 	fi
 }
 
+# (3b) a guest that never reaches /init (here: --timeout 2, shorter than
+# any TCG boot) is booted once more, said so, then fails as a timeout.
+t_boot_stall() {
+	local d="no /init within --timeout 2 under TCG: booted twice, then exit 6"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --timeout 2 --guest-cmd true
+	if [ "$rc" -ne 6 ]; then
+		fail "$d" "exit $rc, not 6"
+	elif [ "$(grep -c 'booting it once more' "$tmp/err")" -ne 1 ]; then
+		fail "$d" "not exactly one second boot announced"
+	elif ! grep -q '^vmtest: FAIL: the guest did not reach /init within 2s' "$tmp/err"; then
+		fail "$d" "no timeout message"
+	elif [ "$secs" -gt 40 ]; then
+		fail "$d" "took ${secs}s"
+	elif pgrep -f "$tmp/vmtest" >/dev/null; then
+		fail "$d" "a QEMU of this run is still alive"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
 # Modules: found by name, dependencies from the module's own depends=
 # (Debian's trees have no modules.dep), decompressed and insmod'ed in order.
 t_modules() {
@@ -552,6 +577,7 @@ cases=(
 	"t_numa"
 	"t_no_init"
 	"t_hang"
+	"t_boot_stall"
 	"t_modules"
 	"t_scratch_zero"
 	"t_ikconfig"
