@@ -503,10 +503,8 @@ void pc_session_notes(struct pc_session *s, struct pc_report *r)
 			       "(per CPU), and count those only; the histograms count every "
 			       "window, but those the page-table walk gives (mremap PTEs and "
 			       "PMDs moved per call, 1-PTE mremap batches, contpte gather reads) "
-			       "the judged ones, and the derived batch runs the calls walked "
-			       "(1 in %u)",
-			       s->skel->rodata->sample_every, s->skel->rodata->sample_every,
-			       s->skel->rodata->sample_every);
+			       "the judged ones, and the derived batch runs the calls walked",
+			       s->skel->rodata->sample_every, s->skel->rodata->sample_every);
 	}
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++)

@@ -35,7 +35,7 @@ fi
 # One line per fact: name=value, for the checks below.
 facts() {
 	python3 - "$1" "$(nproc)" <<'EOF'
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 st = d["stats"]
 res = {(r["check"], r["tier"]): r for r in d["results"]}
@@ -50,7 +50,6 @@ print("failed=%d" % d["summary"]["failed"])
 print("latency_total=%d" % hist["mremap latency"]["total"])
 print("tlb_total=%d" % hist["mremap TLB flushes per call"]["total"])
 print("ptes_moved_total=%d" % hist["mremap present PTEs moved per call"]["total"])
-import re
 walk = [re.match(r"derived batch runs: (\d+) calls walked", n) for n in d["notes"]]
 walk = [m for m in walk if m]
 skipped = [re.match(r"derived batch runs sampled: (\d+) calls not walked \(--sample (\d+)\)", n) for n in d["notes"]]
