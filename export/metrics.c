@@ -164,34 +164,6 @@ static int splats(FILE *out, const struct pc_kmsg_scan *scan)
 	return 0;
 }
 
-bool pc_metrics_batch_labels(const char *name, char *ctx, size_t ctx_len, char *src, size_t src_len)
-{
-	static const char per_batch[] = " PTEs per batch (",
-			  per_run[] = " PTEs per large-folio run (";
-	const char *at;
-	size_t len = strlen(name);
-
-	if (!strcmp(name, "mremap PTEs per batch")) {
-		snprintf(ctx, ctx_len, "mremap");
-		snprintf(src, src_len, "contpte_set_ptes");
-		return true;
-	}
-	if (!strcmp(name, "fault-around PTEs per set_pte_range")) {
-		snprintf(ctx, ctx_len, "fault-around");
-		snprintf(src, src_len, "set_pte_range");
-		return true;
-	}
-	if (!len || name[len - 1] != ')')
-		return false;
-	at = strstr(name, per_batch);
-	if (!at && (at = strstr(name, per_run)) == NULL)
-		return false;
-	snprintf(ctx, ctx_len, "%.*s", (int)(at - name), name);
-	at = strchr(at, '(') + 1;
-	snprintf(src, src_len, "%.*s", (int)(name + len - 1 - at), at);
-	return at > name + 1 && *ctx;
-}
-
 /* One histogram's samples: cumulative buckets to the last slot at most max
    (value / 10^digits as le), +Inf, _sum (when the kernel kept it), _count. */
 static void histogram(FILE *out, const char *fam, const char *const *keys, const char *const *vals,
@@ -224,15 +196,15 @@ static void histogram(FILE *out, const char *fam, const char *const *keys, const
 	fprintf(out, " %llu\n", total);
 }
 
-/* Whether an earlier histogram of r has the batch labels of h[i] (a second
-   one would be a duplicate series). */
-static bool batch_seen(const struct pc_report *r, int i, const char *ctx, const char *src)
+/* Whether an earlier histogram of r has h[i]'s batch labels (a second one
+   would be a duplicate series). */
+static bool batch_seen(const struct pc_report *r, int i)
 {
-	char c[96], s[96];
+	const struct pc_hist_report *h = &r->hists[i];
 
 	for (int k = 0; k < i; k++)
-		if (pc_metrics_batch_labels(r->hists[k].name, c, sizeof(c), s, sizeof(s)) &&
-		    !strcmp(c, ctx) && !strcmp(s, src))
+		if (!strcmp(r->hists[k].batch_ctx, h->batch_ctx) &&
+		    !strcmp(r->hists[k].batch_src, h->batch_src))
 			return true;
 	return false;
 }
@@ -242,19 +214,17 @@ static void histograms(FILE *out, const struct pc_report *r)
 {
 	static const char *const keys[] = {"context", "source"};
 	const struct pc_hist_report *latency = NULL;
-	char ctx[96], src[96];
 
 	family(out, "ptecheck_batch_ptes", "histogram",
 	       "PTEs per batch of the kernel's batched page-table paths, by context and source.");
 	for (int i = 0; i < r->n_hists; i++) {
 		const struct pc_hist_report *h = &r->hists[i];
-		const char *vals[] = {ctx, src};
+		const char *vals[] = {h->batch_ctx, h->batch_src};
 
 		if (h->by == PC_BY_NONE && !strcmp(h->name, "mremap latency"))
 			latency = h;
-		if (h->by != PC_BY_NONE || h->kind != PC_HIST_LINLOG ||
-		    !pc_metrics_batch_labels(h->name, ctx, sizeof(ctx), src, sizeof(src)) ||
-		    batch_seen(r, i, ctx, src))
+		if (h->by != PC_BY_NONE || h->kind != PC_HIST_LINLOG || !*h->batch_ctx ||
+		    batch_seen(r, i))
 			continue;
 		histogram(out, "ptecheck_batch_ptes", keys, vals, 2, h, PTES_BUCKET_MAX, 0);
 	}

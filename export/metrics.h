@@ -24,10 +24,5 @@ struct pc_metrics_src {
 int pc_metrics_write(const struct pc_metrics_src *m, FILE *out);
 /* Writes s as a label value (backslash, quote and newline escaped). */
 void pc_metrics_label_value(FILE *out, const char *s);
-/* The (context, source) labels of a batch histogram's name (trace/batch.c's
-   "<ctx> PTEs per batch (<source>)", "<ctx> PTEs per large-folio run
-   (derived)", mremap's and fault-around's own); false if name is none. */
-bool pc_metrics_batch_labels(const char *name, char *ctx, size_t ctx_len, char *src,
-			     size_t src_len);
 
 #endif

@@ -269,6 +269,27 @@ static int parse_key_fields(struct pc_field_ctx *c, json_t *k, struct pc_hist_re
 	return pc_field_str(c, k, "comm", h->comm, sizeof(h->comm), true);
 }
 
+/* A batch histogram's optional labels: its path and kernel source. */
+static int parse_hist_batch(struct pc_field_ctx *c, json_t *o, struct pc_hist_report *h)
+{
+	json_t *bt = json_object_get(o, "batch");
+	size_t wl = strlen(c->where);
+	int err;
+
+	if (!bt)
+		return 0;
+	snprintf(c->where + wl, sizeof(c->where) - wl, ".batch");
+	err = is_not_object(c, bt) ||
+	      pc_field_str(c, bt, "context", h->batch_ctx, sizeof(h->batch_ctx), true) ||
+	      pc_field_str(c, bt, "source", h->batch_src, sizeof(h->batch_src), true);
+	if (!err && (!*h->batch_ctx || !*h->batch_src)) {
+		FERR(c, *h->batch_ctx ? "source" : "context", "empty");
+		err = 1;
+	}
+	c->where[wl] = '\0';
+	return err ? -1 : 0;
+}
+
 /* --by: a histogram's optional key; absent, it holds everything traced. */
 static int parse_hist_key(struct pc_field_ctx *c, json_t *o, struct pc_hist_report *h)
 {
@@ -324,7 +345,7 @@ static int parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 		pc_set_err(c->err, c->errlen, "out of memory");
 		return -1;
 	}
-	if (parse_hist_key(c, o, h))
+	if (parse_hist_key(c, o, h) || parse_hist_batch(c, o, h))
 		return -1;
 	json_array_foreach(buckets, i, b)
 	{

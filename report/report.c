@@ -262,6 +262,12 @@ struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name,
 	return h;
 }
 
+void pc_report_hist_batch(struct pc_hist_report *h, const char *ctx, const char *src)
+{
+	copy_str(h->batch_ctx, sizeof(h->batch_ctx), ctx);
+	copy_str(h->batch_src, sizeof(h->batch_src), src);
+}
+
 /* Notes are free text; bound them so one runaway message cannot flood
    (cut at a space and marked, as a summary). */
 void pc_report_note(struct pc_report *r, const char *fmt, ...)

@@ -18,9 +18,10 @@
 
 /* 2: results carry "variants" (the scenarios that judged them and those
    that did not run, with why); 3: and "scenarios" (each one's status,
-   counts and own words); 4: and "sample_every" (watch --sample).  The
-   gate reads 1 to 4. */
-#define PC_REPORT_SCHEMA_VERSION 4
+   counts and own words); 4: and "sample_every" (watch --sample); 5:
+   histograms[].batch (a batch histogram's path and source).  The gate
+   reads 1 to 5. */
+#define PC_REPORT_SCHEMA_VERSION 5
 #define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
@@ -97,6 +98,9 @@ struct pc_hist_report {
 	char name[96];	 /* "mremap latency", "munmap PTEs per batch (folio_pte_batch)" */
 	char unit[24];	 /* "ns", "PTEs", "flushes" */
 	char source[96]; /* "tracepoint tlb:tlb_flush inside mremap" */
+	/* A batch histogram's path and kernel source ("munmap",
+	   "folio_pte_batch"; "derived": the page-table walk); "": not one. */
+	char batch_ctx[32], batch_src[32];
 	bool in_kernel;
 	__u32 kind; /* enum pc_hist_kind */
 	__u64 slots[PC_HIST_SLOTS];
@@ -186,6 +190,8 @@ int pc_result_variants_skipped(const struct pc_result *res);
 
 struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
 					  const char *source, bool in_kernel, __u32 kind);
+/* Marks h a batch histogram of path ctx and kernel source src. */
+void pc_report_hist_batch(struct pc_hist_report *h, const char *ctx, const char *src);
 void pc_report_note(struct pc_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -161,6 +161,13 @@ static json_t *json_hist(struct pc_jb *b, const struct pc_hist_report *h)
 	pc_jset(b, o, "source", JSTR(h->source));
 	pc_jset(b, o, "in_kernel", json_boolean(h->in_kernel));
 	pc_jset(b, o, "kind", json_string(h->kind == PC_HIST_LINLOG ? "linlog" : "log2"));
+	if (*h->batch_ctx) {
+		json_t *bt = json_object();
+
+		pc_jset(b, bt, "context", JSTR(h->batch_ctx));
+		pc_jset(b, bt, "source", JSTR(h->batch_src));
+		pc_jset(b, o, "batch", bt);
+	}
 	if (pc_hist_by_name(h->by))
 		pc_jset(b, o, "key", json_hist_key(b, h));
 	if (pc_hist_report_range(h, &first, &last)) {

@@ -170,7 +170,9 @@ static void source_hists(struct pc_session *s, struct pc_report *r, __u32 src)
 					  name,
 					  "PTEs",
 					  sources[src].source,
-					  NULL};
+					  NULL,
+					  pc_batch_ctx_name(ctx),
+					  sources[src].label};
 		int first = r->n_hists;
 		__u64 total = 0;
 

@@ -111,7 +111,7 @@ static const struct pc_trace_hist hists[] = {
 	 "fault-around window per filemap_map_pages call", "pages",
 	 "tracepoint filemap:mm_filemap_map_pages", window_why},
 	{PC_HIST_FM_SET_PTE_RANGE_NR, PC_HIST_LINLOG, "fault-around PTEs per set_pte_range", "PTEs",
-	 "set_pte_range nr", batches_why},
+	 "set_pte_range nr", batches_why, "fault-around", "set_pte_range"},
 	{PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, "file rmap pages per folio_add_file_rmap_ptes",
 	 "pages", "folio_add_file_rmap_ptes nr", rmap_why},
 	{PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, "fault-around batches by folio order", "order",

@@ -241,7 +241,8 @@ static const struct pc_trace_hist hists[] = {
 	{PC_HIST_MREMAP_PMDS_MOVED, PC_HIST_LINLOG, "mremap PMD-level moves per call", "PMDs",
 	 "page-table walk at syscall entry/exit", walk_why},
 	{PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, "mremap PTEs per batch", "PTEs",
-	 "contpte_set_ptes per batch of 2+; batches of 1 = PTEs moved minus those", batch_why},
+	 "contpte_set_ptes per batch of 2+; batches of 1 = PTEs moved minus those", batch_why,
+	 "mremap", "contpte_set_ptes"},
 };
 
 static void mremap_hists(struct pc_session *s, struct pc_report *r)

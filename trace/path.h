@@ -26,6 +26,8 @@ struct pc_trace_hist {
 	/* Why the histogram cannot be filled here, NULL when it can (the
 	   member NULL: whenever the programs are loaded); `hist` says it. */
 	const char *(*why_not)(const struct pc_session *s);
+	/* A batch histogram's labels (export's context and source), NULL: not one. */
+	const char *batch_ctx, *batch_src;
 };
 
 /* `ptecheck features`: a kernel function the path hooks, and what for. */

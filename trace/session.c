@@ -610,7 +610,12 @@ static void hist_sum(struct pc_session *s, __u32 id, struct pc_hist_report *out)
 
 static struct pc_hist_report *add_hist(struct pc_report *r, const struct pc_trace_hist *t)
 {
-	return pc_report_add_hist(r, t->name, t->unit, t->source, true, t->kind);
+	struct pc_hist_report *h =
+		pc_report_add_hist(r, t->name, t->unit, t->source, true, t->kind);
+
+	if (h && t->batch_ctx && t->batch_src)
+		pc_report_hist_batch(h, t->batch_ctx, t->batch_src);
+	return h;
 }
 
 /* --by: t once per key the kernel's table holds for it, by events, then

@@ -150,13 +150,39 @@ static void stack_errno_zero(json_t *r)
 	stack_evidence(r, "kernel_stack_errno", json_integer(0));
 }
 
+/* A histogram of no events with batch labels ctx and src, appended to r. */
+static void batch_hist(json_t *r, const char *ctx, const char *src)
+{
+	json_t *h = json_object(), *bt = json_object();
+
+	json_object_set_new(h, "name", json_string("fork PTEs per batch (folio_pte_batch)"));
+	json_object_set_new(h, "unit", json_string("PTEs"));
+	json_object_set_new(h, "source", json_string("s"));
+	json_object_set_new(h, "in_kernel", json_true());
+	json_object_set_new(h, "kind", json_string("linlog"));
+	json_object_set_new(bt, "context", json_string(ctx));
+	json_object_set_new(bt, "source", json_string(src));
+	json_object_set_new(h, "batch", bt);
+	json_object_set_new(h, "buckets", json_array());
+	json_object_set_new(h, "total", json_integer(0));
+	json_array_append_new(json_object_get(r, "histograms"), h);
+}
+static void batch_labels(json_t *r)
+{
+	batch_hist(r, "fork", "folio_pte_batch");
+}
+static void batch_empty_context(json_t *r)
+{
+	batch_hist(r, "", "folio_pte_batch");
+}
+
 /* Each edit of a valid report, a part of the message refusing it, and what it is. */
 static const struct {
 	void (*fn)(json_t *root);
 	const char *want, *what;
 } edits[] = {
 	{set_schema_version,
-	 "schema_version 5 is not supported (this ptecheck reads schema_version 1 to 4)",
+	 "schema_version 6 is not supported (this ptecheck reads schema_version 1 to 5)",
 	 "other schema version"},
 	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
 	{set_command, "a report of `ptecheck watch`", "command watch"},
@@ -173,10 +199,12 @@ static const struct {
 	{frame_bad_addr, "results[0].evidence[0].kernel_stack[0].addr", "a frame address not hex"},
 	{stack_errno_zero, "results[0].evidence[0].kernel_stack_errno: expected an errno",
 	 "a stack errno of 0"},
+	{batch_empty_context, "histograms[0].batch.context: empty", "a batch label empty"},
 };
 
 static void test_bad_reports(void)
 {
+	struct pc_report *r = NULL;
 	char err[PC_GATE_ERR_MAX] = "";
 	char *js = edited(NULL), *cut;
 	size_t i;
@@ -211,6 +239,18 @@ static void test_bad_reports(void)
 	js = edited(set_partial);
 	TAP_CHECK(parse_text(js, true, err, sizeof(err)) == 0,
 		  "partial accepted with allow_partial");
+	free(js);
+	js = edited(batch_labels);
+	if (pc_gate_report_parse(js, strlen(js), false, &r, err, sizeof(err)) == 0) {
+		TAP_CHECK(r->n_hists == 1 && !strcmp(r->hists[0].batch_ctx, "fork") &&
+				  !strcmp(r->hists[0].batch_src, "folio_pte_batch"),
+			  "a histogram's batch labels are read back");
+	} else {
+		tap_result(false, "a histogram's batch labels are read back");
+		tap_diag("%s", err);
+	}
+	pc_report_free(r);
+	r = NULL;
 	free(js);
 	/* Every version the gate ever read is still read; 3 added scenarios. */
 	for (version_to_set = 1; version_to_set <= 3; version_to_set++) {

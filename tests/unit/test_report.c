@@ -281,6 +281,7 @@ static void test_json(void)
 {
 	struct pc_report *r = sample_report();
 	json_t *root, *res, *ev, *h, *b;
+	struct pc_hist_report *hb;
 	json_error_t jerr;
 	char *s;
 	int ret = -1, valid;
@@ -296,8 +297,9 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 4,
-		  "schema_version 4 (results carry variants and scenarios; sample_every)");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 5,
+		  "schema_version 5 (results carry variants and scenarios; sample_every; "
+		  "histograms' batch labels)");
 	TAP_CHECK(!json_object_get(root, "sample_every"), "every window judged: no sample_every");
 	TAP_CHECK(!strcmp(json_string_value(json_object_get(root, "schema")), "ptecheck-report"),
 		  "schema name");
@@ -356,6 +358,27 @@ static void test_json(void)
 	valid = s ? schema_check(s, __FILE__) : -1;
 	if (valid >= 0)
 		TAP_CHECK(valid == 0, "sample_every validates against the schema");
+	json_decref(root);
+	free(s);
+
+	/* A batch histogram carries its labels; the others carry none. */
+	hb = pc_report_add_hist(r, "fork PTEs per batch (folio_pte_batch)", "PTEs", "fpb", true,
+				PC_HIST_LINLOG);
+	pc_report_hist_batch(hb, "fork", "folio_pte_batch");
+	hb->slots[16] = 2;
+	s = render(r, PC_FORMAT_JSON, &ret);
+	root = s ? json_loads(s, 0, &jerr) : NULL;
+	h = json_array_get(json_object_get(root, "histograms"), 3);
+	b = json_object_get(h, "batch");
+	TAP_CHECK(b && !strcmp(json_string_value(json_object_get(b, "context")), "fork") &&
+			  !strcmp(json_string_value(json_object_get(b, "source")),
+				  "folio_pte_batch") &&
+			  !json_object_get(json_array_get(json_object_get(root, "histograms"), 0),
+					   "batch"),
+		  "batch labels written on the batch histogram only");
+	valid = s ? schema_check(s, __FILE__) : -1;
+	if (valid >= 0)
+		TAP_CHECK(valid == 0, "batch labels validate against the schema");
 	json_decref(root);
 	free(s);
 	pc_report_free(r);
