@@ -26,13 +26,9 @@ char LICENSE[] SEC("license") = "GPL";
 EMPTY(tlb, tlb_flush)
 EMPTY(filemap, mm_filemap_map_pages)
 PC_DISTURB_EVENTS(EMPTY, EMPTY_SPAN)
-/* The syscalls: mremap's, contpte's and the disturbance's programs. */
-EMPTY_RAW(mremap_enter, sys_enter)
-EMPTY_RAW(mremap_exit, sys_exit)
-EMPTY_RAW(contpte_sys_enter, sys_enter)
-EMPTY_RAW(contpte_sys_exit, sys_exit)
-EMPTY_RAW(disturb_sys_enter, sys_enter)
-EMPTY_RAW(disturb_sys_exit, sys_exit)
+/* The syscalls: one program at each for every part (common.bpf.c). */
+EMPTY_RAW(common_sys_enter, sys_enter)
+EMPTY_RAW(common_sys_exit, sys_exit)
 /* Children of a followed process are followed too. */
 EMPTY_SEC(common_task_fork, "tp_btf/sched_process_fork")
 /* Each part of the tracing object cleans its own state when a task exits. */

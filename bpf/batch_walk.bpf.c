@@ -154,9 +154,8 @@ static long bw_chunk(__u32 c, void *key)
 }
 
 /* The context a walk counts in, or PC_BCTX__COUNT: not one it walks. */
-static __always_inline __u32 bw_ctx(const struct bpf_raw_tracepoint_args *ctx)
+static __always_inline __u32 bw_ctx(const struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	long nr = pc_sys_enter_nr(ctx);
 	__u32 c;
 
 	if (nr != PC_NR_munmap && nr != PC_NR_mprotect && nr != PC_NR_pkey_mprotect &&
@@ -233,11 +232,11 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 			__sync_fetch_and_add(&bw_stats[k], st->n[k]);
 }
 
-SEC("raw_tp/sys_enter")
-int batch_walk_enter(struct bpf_raw_tracepoint_args *ctx)
+/* At sys_enter, from common.bpf.c's dispatcher: on only where the direct
+   map and the vmemmap were found (sys_walk). */
+__hidden int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	/* Loaded only where the direct map and the vmemmap were found. */
-	__u32 c = bw_ctx(ctx);
+	__u32 c = bw_ctx(ctx, nr);
 
 	if (c < PC_BCTX__COUNT && pc_sys_native(ctx))
 		bw_walk(c, pc_sys_arg(ctx, 0), pc_sys_arg(ctx, 1));

@@ -466,7 +466,21 @@ static __always_inline bool cp_locked_nr(long nr)
 #undef LOCKED_NR
 }
 
-PC_SYSCALL_SPAN(contpte, cp_locked_nr, cp_locked_ctx(true), cp_locked_ctx(false))
+/* At sys_enter and sys_exit, from common.bpf.c's dispatcher: on only
+   where the gather's hooks attach (sys_contpte). */
+__hidden int pc_contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	if (cp_locked_nr(nr) && pc_sys_native(ctx))
+		cp_locked_ctx(true);
+	return 0;
+}
+
+__hidden int pc_contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	if (cp_locked_nr(nr) && pc_sys_native(ctx))
+		cp_locked_ctx(false);
+	return 0;
+}
 
 /* A thread that exits leaves no state a reused thread id could inherit. */
 SEC(PC_TP_SEC(sched, sched_process_exit))

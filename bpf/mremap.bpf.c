@@ -192,12 +192,12 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	return st;
 }
 
-SEC("raw_tp/sys_enter")
-int mremap_enter(struct bpf_raw_tracepoint_args *ctx)
+/* At sys_enter, from common.bpf.c's dispatcher. */
+__hidden int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	__u32 flags;
 
-	if (pc_sys_enter_nr(ctx) != PC_NR_mremap || !pc_sys_native(ctx))
+	if (nr != PC_NR_mremap || !pc_sys_native(ctx))
 		return 0;
 	flags = target_flags();
 	if (!flags)
@@ -387,15 +387,15 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 	return cc->present_moved;
 }
 
-SEC("raw_tp/sys_exit")
-int mremap_exit(struct bpf_raw_tracepoint_args *ctx)
+/* At sys_exit, from common.bpf.c's dispatcher (every syscall's exit: the
+   number first, and nothing else). */
+__hidden int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	long ret = (long)ctx->args[1], present;
 	struct call_state *st;
 	__u64 key, len;
 
-	/* Every syscall's exit comes here: the number first, and nothing else. */
-	if (pc_sys_exit_nr(ctx) != PC_NR_mremap || !pc_sys_native(ctx))
+	if (nr != PC_NR_mremap || !pc_sys_native(ctx))
 		return 0;
 	key = call_key(pc_tid(), KIND_SYSCALL);
 	st = bpf_map_lookup_elem(&calls, &key);

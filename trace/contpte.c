@@ -52,8 +52,7 @@ static void contpte_configure(struct pc_session *s)
 	/* Without the gather's hooks the locked syscalls' span judges
 	   nothing: no program at every syscall for it. */
 	if (pc_session_hook(s, &pc_contpte_trace, BLOCKS)->mech == PC_MECH_NONE) {
-		bpf_program__set_autoload(s->skel->progs.contpte_sys_enter, false);
-		bpf_program__set_autoload(s->skel->progs.contpte_sys_exit, false);
+		s->skel->rodata->sys_contpte = false;
 		return;
 	}
 	pc_contpte_judging_apply(pc_contpte_judging(), s->skel);
@@ -68,8 +67,8 @@ static bool judged_by_lock(void)
    contpte_ptep_get is judged: all of them are seen to begin and end. */
 static bool locked_walks_traced(const struct pc_session *s)
 {
-	return !pc_session_missing(s, s->skel->progs.contpte_sys_enter) &&
-	       !pc_session_missing(s, s->skel->progs.contpte_sys_exit);
+	return !pc_session_missing(s, s->skel->progs.common_sys_enter) &&
+	       !pc_session_missing(s, s->skel->progs.common_sys_exit);
 }
 
 /* Why check cannot be judged here, or NULL. */
