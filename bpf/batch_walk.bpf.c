@@ -234,7 +234,7 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 
 /* At sys_enter, from common.bpf.c's dispatcher: on only where the direct
    map and the vmemmap were found (sys_walk). */
-__hidden int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+__noinline int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	__u32 c = bw_ctx(ctx, nr);
 

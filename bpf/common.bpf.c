@@ -222,8 +222,8 @@ static __always_inline bool disturbing_nr(long nr)
 }
 
 /* The parts at the syscalls (common.bpf.h): the loader turns off those
-   with nothing to do here.  mremap's, whose tier is the syscalls' own, and
-   the disturbance's are always on. */
+   with nothing to do here (their handlers are not called).  mremap's,
+   whose tier is the syscalls' own, and the disturbance's are always on. */
 const volatile bool sys_walk = true, sys_contpte = true;
 
 SEC("raw_tp/sys_enter")

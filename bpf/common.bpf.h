@@ -284,15 +284,16 @@ static __always_inline bool pc_sys_native(const struct bpf_raw_tracepoint_args *
  * programs there 1.031 of bare, 2 of them 1.00-1.02).  These are the
  * parts' handlers, each in its part's file, called with the syscall's
  * number: each returns at once for a syscall not its own, and checks
- * pc_sys_native() for its own.  __hidden: the verifier checks each in the
- * dispatcher's context, so a part the loader turned off (its flag in
- * common.bpf.c) is dead code there, never verified.
+ * pc_sys_native() for its own.  Global functions: the verifier checks each
+ * once, on its own (checked in the dispatcher's context, the states of one
+ * multiplied those of the next: arm64 7's three went past a million
+ * instructions); each loads on any kernel, as it did as a program.
  */
-__hidden int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-__hidden int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
-__hidden int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-__hidden int pc_contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-__hidden int pc_contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
 
 /* Argument i (0..5) of the syscall, from the task's entry registers
    (unchanged while the syscall runs). */

@@ -193,7 +193,7 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 }
 
 /* At sys_enter, from common.bpf.c's dispatcher. */
-__hidden int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+__noinline int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	__u32 flags;
 
@@ -389,7 +389,7 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 
 /* At sys_exit, from common.bpf.c's dispatcher (every syscall's exit: the
    number first, and nothing else). */
-__hidden int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
+__noinline int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	long ret = (long)ctx->args[1], present;
 	struct call_state *st;

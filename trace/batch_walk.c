@@ -22,7 +22,7 @@ const char *pc_batch_walk_why(const struct pc_session *s)
 void pc_batch_walk_configure(struct pc_session *s)
 {
 	if (pc_batch_walk_why(s)) {
-		s->skel->rodata->sys_walk = false; /* dead code at sys_enter */
+		s->skel->rodata->sys_walk = false; /* not called at sys_enter */
 		return;
 	}
 	s->skel->rodata->bw_vmemmap = s->calib.vmemmap;
