@@ -5,7 +5,8 @@
 # request line, a 1 MiB header, a stalled client, 100 connections at once)
 # while it keeps answering, an injected kernel-log splat counted and logged
 # as a JSON line, SIGHUP reopening --log, --textfile written atomically, and
-# SIGTERM exiting 0 with no BPF link left.
+# SIGTERM exiting 0 with no BPF link left; one program at each syscall
+# tracepoint.
 # TAP output; exit 0 pass, 1 fail, 4 skip (not root).
 set -uo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -42,6 +43,11 @@ check "--listen with a port past 65535: exit 2" "[[ $? -eq 2 ]]"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 url=http://127.0.0.1:$port/metrics
 links_before=$(bpftool link list | grep -c '^[0-9]')
+# Links at raw_syscalls:NAME (run at every syscall of the system: one
+# program for every part, bpf/common.bpf.c).
+sys_links() { bpftool link list -j | python3 -c 'import json, sys
+print(sum(l.get("tp_name") == sys.argv[1] for l in json.load(sys.stdin)))' "$1"; }
+sys_before="$(sys_links sys_enter) $(sys_links sys_exit)"
 # A port taken: exit 3 before anything is attached.
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(20)' "$port" &
@@ -62,6 +68,9 @@ if ! wait_for_line "$tmp/err" 'programs attached' 300; then
 fi
 ok "export starts, serves and attaches"
 check "export attached BPF links" "(( \$(bpftool link list | grep -c '^[0-9]') > links_before ))"
+read -r enter0 exit0 <<<"$sys_before"
+check "one program at raw_syscalls:sys_enter and one at sys_exit for every part" \
+	"(( \$(sys_links sys_enter) == enter0 + 1 && \$(sys_links sys_exit) == exit0 + 1 ))"
 
 "$build/workloads/mremap_folios" --iterations 50 >/dev/null
 sleep 1.5
