@@ -269,38 +269,36 @@ static int parse_key_fields(struct pc_field_ctx *c, json_t *k, struct pc_hist_re
 	return pc_field_str(c, k, "comm", h->comm, sizeof(h->comm), true);
 }
 
-/* A batch histogram's optional labels: its path and kernel source. */
-static int parse_hist_batch(struct pc_field_ctx *c, json_t *o, struct pc_hist_report *h)
+/* A batch histogram's labels (c->where names them) into h. */
+static int parse_batch_fields(struct pc_field_ctx *c, json_t *bt, struct pc_hist_report *h)
 {
-	json_t *bt = json_object_get(o, "batch");
-	size_t wl = strlen(c->where);
-	int err;
-
-	if (!bt)
-		return 0;
-	snprintf(c->where + wl, sizeof(c->where) - wl, ".batch");
-	err = is_not_object(c, bt) ||
-	      pc_field_str(c, bt, "context", h->batch_ctx, sizeof(h->batch_ctx), true) ||
-	      pc_field_str(c, bt, "source", h->batch_src, sizeof(h->batch_src), true);
-	if (!err && (!*h->batch_ctx || !*h->batch_src)) {
+	if (is_not_object(c, bt) ||
+	    pc_field_str(c, bt, "context", h->batch_ctx, sizeof(h->batch_ctx), true) ||
+	    pc_field_str(c, bt, "source", h->batch_src, sizeof(h->batch_src), true))
+		return -1;
+	if (!*h->batch_ctx || !*h->batch_src) {
 		FERR(c, *h->batch_ctx ? "source" : "context", "empty");
-		err = 1;
+		return -1;
 	}
-	c->where[wl] = '\0';
-	return err ? -1 : 0;
+	return 0;
 }
 
-/* --by: a histogram's optional key; absent, it holds everything traced. */
-static int parse_hist_key(struct pc_field_ctx *c, json_t *o, struct pc_hist_report *h)
+/* A histogram's optional object at key, parsed by fn with c->where naming
+   it: absent, nothing to read ("key": --by's key, absent when the
+   histogram holds everything traced; "batch": a batch histogram's
+   labels). */
+static int parse_hist_part(struct pc_field_ctx *c, json_t *o, const char *key,
+			   int (*fn)(struct pc_field_ctx *, json_t *, struct pc_hist_report *),
+			   struct pc_hist_report *h)
 {
-	json_t *k = json_object_get(o, "key");
+	json_t *v = json_object_get(o, key);
 	size_t wl = strlen(c->where);
 	int err;
 
-	if (!k)
+	if (!v)
 		return 0;
-	snprintf(c->where + wl, sizeof(c->where) - wl, ".key");
-	err = parse_key_fields(c, k, h);
+	snprintf(c->where + wl, sizeof(c->where) - wl, ".%s", key);
+	err = fn(c, v, h);
 	c->where[wl] = '\0';
 	return err;
 }
@@ -345,7 +343,8 @@ static int parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 		pc_set_err(c->err, c->errlen, "out of memory");
 		return -1;
 	}
-	if (parse_hist_key(c, o, h) || parse_hist_batch(c, o, h))
+	if (parse_hist_part(c, o, "key", parse_key_fields, h) ||
+	    parse_hist_part(c, o, "batch", parse_batch_fields, h))
 		return -1;
 	json_array_foreach(buckets, i, b)
 	{
