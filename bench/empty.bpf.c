@@ -26,9 +26,9 @@ char LICENSE[] SEC("license") = "GPL";
 EMPTY(tlb, tlb_flush)
 EMPTY(filemap, mm_filemap_map_pages)
 PC_DISTURB_EVENTS(EMPTY, EMPTY_SPAN)
-/* The syscalls: one program at each for every part (common.bpf.c). */
-EMPTY_RAW(common_sys_enter, sys_enter)
-EMPTY_RAW(common_sys_exit, sys_exit)
+/* The syscalls: one program at each for every part (syscalls.bpf.c). */
+EMPTY_RAW(syscalls_enter, sys_enter)
+EMPTY_RAW(syscalls_exit, sys_exit)
 /* Children of a followed process are followed too. */
 EMPTY_SEC(common_task_fork, "tp_btf/sched_process_fork")
 /* Each part of the tracing object cleans its own state when a task exits. */

@@ -232,7 +232,7 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 			__sync_fetch_and_add(&bw_stats[k], st->n[k]);
 }
 
-/* At sys_enter, from common.bpf.c's dispatcher: on only where the direct
+/* At sys_enter, from bpf/syscalls.bpf.c: on only where the direct
    map and the vmemmap were found (sys_walk). */
 __noinline int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {

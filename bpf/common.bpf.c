@@ -221,37 +221,18 @@ static __always_inline bool disturbing_nr(long nr)
 #undef DISTURB_NR
 }
 
-/* The parts at the syscalls (common.bpf.h): the loader turns off those
-   with nothing to do here (their handlers are not called).  mremap's,
-   whose tier is the syscalls' own, and the disturbance's are always on. */
-const volatile bool sys_walk = true, sys_contpte = true;
-
-SEC("raw_tp/sys_enter")
-int common_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+/* The disturbance's part at the syscalls (bpf/syscalls.bpf.c calls them). */
+__noinline int pc_disturb_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	long nr = pc_sys_enter_nr(ctx);
-
 	if (disturbing_nr(nr) && pc_sys_native(ctx))
 		busy_begin();
-	pc_mremap_sys_enter(ctx, nr);
-	if (sys_walk)
-		pc_walk_sys_enter(ctx, nr);
-	if (sys_contpte)
-		pc_contpte_sys_enter(ctx, nr);
 	return 0;
 }
 
-SEC("raw_tp/sys_exit")
-int common_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+__noinline int pc_disturb_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	/* Read once for every part: at sys_exit it is in the registers. */
-	long nr = pc_sys_exit_nr(ctx);
-
 	if (disturbing_nr(nr) && pc_sys_native(ctx))
 		busy_end();
-	pc_mremap_sys_exit(ctx, nr);
-	if (sys_contpte)
-		pc_contpte_sys_exit(ctx, nr);
 	return 0;
 }
 

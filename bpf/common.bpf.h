@@ -278,17 +278,16 @@ static __always_inline bool pc_sys_native(const struct bpf_raw_tracepoint_args *
 }
 
 /*
- * One program at raw_syscalls:sys_enter and one at sys_exit for every part
- * (common.bpf.c): at every syscall of the system, a program's invocation
- * costs more than most parts' work (bench, the mremap loop: 6 empty
- * programs there 1.031 of bare, 2 of them 1.00-1.02).  These are the
- * parts' handlers, each in its part's file, called with the syscall's
- * number: each returns at once for a syscall not its own, and checks
- * pc_sys_native() for its own.  Global functions: the verifier checks each
- * once, on its own (checked in the dispatcher's context, the states of one
- * multiplied those of the next: arm64 7's three went past a million
- * instructions); each loads on any kernel, as it did as a program.
+ * The parts' handlers at raw_syscalls:sys_enter and sys_exit, each in its
+ * part's file, called by the one program at each (bpf/syscalls.bpf.c) with
+ * the syscall's number: each returns at once for a syscall not its own,
+ * and checks pc_sys_native() for its own.  Global functions: the verifier
+ * checks each once, on its own (checked in the caller's context, the
+ * states of one multiplied those of the next: arm64 7's went past a
+ * million instructions); each loads on any kernel, as it did as a program.
  */
+int pc_disturb_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_disturb_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);

@@ -466,7 +466,7 @@ static __always_inline bool cp_locked_nr(long nr)
 #undef LOCKED_NR
 }
 
-/* At sys_enter and sys_exit, from common.bpf.c's dispatcher: on only
+/* At sys_enter and sys_exit, from bpf/syscalls.bpf.c: on only
    where the gather's hooks attach (sys_contpte). */
 __noinline int pc_contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {

@@ -192,7 +192,7 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	return st;
 }
 
-/* At sys_enter, from common.bpf.c's dispatcher. */
+/* At sys_enter, from bpf/syscalls.bpf.c. */
 __noinline int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	__u32 flags;
@@ -387,7 +387,7 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 	return cc->present_moved;
 }
 
-/* At sys_exit, from common.bpf.c's dispatcher (every syscall's exit: the
+/* At sys_exit, from bpf/syscalls.bpf.c (every syscall's exit: the
    number first, and nothing else). */
 __noinline int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {

@@ -67,8 +67,8 @@ static bool judged_by_lock(void)
    contpte_ptep_get is judged: all of them are seen to begin and end. */
 static bool locked_walks_traced(const struct pc_session *s)
 {
-	return !pc_session_missing(s, s->skel->progs.common_sys_enter) &&
-	       !pc_session_missing(s, s->skel->progs.common_sys_exit);
+	return !pc_session_missing(s, s->skel->progs.syscalls_enter) &&
+	       !pc_session_missing(s, s->skel->progs.syscalls_exit);
 }
 
 /* Why check cannot be judged here, or NULL. */

@@ -101,8 +101,8 @@ static void mremap_configure(struct pc_session *s)
 /* Without both syscall tracepoints nothing of any path is worth tracing. */
 static int mremap_ready(struct pc_session *s)
 {
-	if (pc_session_attached(s, s->skel->progs.common_sys_enter) &&
-	    pc_session_attached(s, s->skel->progs.common_sys_exit))
+	if (pc_session_attached(s, s->skel->progs.syscalls_enter) &&
+	    pc_session_attached(s, s->skel->progs.syscalls_exit))
 		return 0;
 	snprintf(s->load_error, sizeof(s->load_error),
 		 "cannot attach to raw_syscalls:sys_{enter,exit}");

@@ -369,8 +369,8 @@ static void attach_tracepoints(struct pc_session *s)
 #define DISTURB_PROG(category, event)	   s->skel->progs.disturb_##event,
 #define DISTURB_SPAN(category, begin, end) DISTURB_PROG(category, begin) DISTURB_PROG(category, end)
 	struct bpf_program *const disturbance[] = {PC_DISTURB_EVENTS(DISTURB_PROG, DISTURB_SPAN)
-							   s->skel->progs.common_sys_enter,
-						   s->skel->progs.common_sys_exit};
+							   s->skel->progs.syscalls_enter,
+						   s->skel->progs.syscalls_exit};
 #undef DISTURB_PROG
 #undef DISTURB_SPAN
 	struct bpf_program *prog;

@@ -44,7 +44,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 url=http://127.0.0.1:$port/metrics
 links_before=$(bpftool link list | grep -c '^[0-9]')
 # Links at raw_syscalls:NAME (run at every syscall of the system: one
-# program for every part, bpf/common.bpf.c).
+# program for every part, bpf/syscalls.bpf.c).
 sys_links() { bpftool link list -j | python3 -c 'import json, sys
 print(sum(l.get("tp_name") == sys.argv[1] for l in json.load(sys.stdin)))' "$1"; }
 sys_before="$(sys_links sys_enter) $(sys_links sys_exit)"
