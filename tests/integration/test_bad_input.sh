@@ -170,13 +170,17 @@ row "gate of a missing file" 2 "cannot open: No such file or directory" \
 	"$pc" gate --baseline "$tmp/base.json" /nonexistent.json
 
 # --- signals at several moments of a run --------------------------------------------
-# handlers_in PID: true once PID catches SIGHUP, SIGINT and SIGTERM (its
-# SigCgt mask), polled as fast as bash reads /proc: the run has started
-# and is in its start-up (BPF load, calibration: 50 ms or more here).
+# handlers_in PID: true once PID runs ptecheck and catches SIGHUP, SIGINT
+# and SIGTERM (its SigCgt mask), polled as fast as bash reads /proc: the
+# run has started and is in its start-up (BPF load, calibration: 50 ms or
+# more here).  The exe first: before its exec the child is a copy of this
+# shell, which catches them too (for its EXIT trap), and a signal then
+# lands after the exec, before ptecheck's handlers (exit 129/143).
 handlers_in() {
 	local key mask
 
 	for _ in $(seq 20000); do
+		[[ /proc/$1/exe -ef $pc ]] || continue
 		while read -r key mask; do
 			[[ $key == SigCgt: ]] && (((16#$mask & 0x4003) == 0x4003)) && return 0
 		done <"/proc/$1/status" 2>/dev/null || return 1

@@ -114,13 +114,15 @@ int main(void)
 		const char *name = bpf_program__name(prog);
 		bool tp = pc_session_tracepoint_prog(prog);
 		int n = groups_naming(skel, prog);
-		bool whose = named_for(name, "disturb") || named_for(name, "common");
+		/* syscalls_: the one program at each syscall tracepoint, for all. */
+		bool whose = named_for(name, "disturb") || named_for(name, "common") ||
+			     named_for(name, "syscalls");
 
 		for (int p = 0; p < PC_N_TRACE_PATHS; p++)
 			whose = whose || named_for(name, pc_trace_paths[p]->name);
 		if (!whose) {
 			unnamed++;
-			tap_diag("%s: not named for a path, disturb_ or common_", name);
+			tap_diag("%s: not named for a path, disturb_, common_ or syscalls_", name);
 		}
 		if (tp ? n == 0 : n == 1)
 			continue;
