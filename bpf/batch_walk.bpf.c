@@ -110,21 +110,31 @@ static __always_inline void bw_open_run(struct bw_state *st, __u64 pfn, __u64 bi
 	pc_fpb_open(&st->run, pfn, bits, folio_pfn, at.pages);
 }
 
-/* Slot i of the walk: its PTE stepped through the run being cut. */
-static __always_inline void bw_slot(struct bw_state *st, __u64 i)
+/*
+ * Slot i of the walk: its PTE stepped through the run being cut.  A global
+ * function, verified once on its own: inlined, each slot of a chunk
+ * multiplied the states of the one before (the chunk's callback went past
+ * the verifier's million instructions on 6.18), and the callback is
+ * verified more than once where the kernel checks that its states
+ * converge.
+ */
+__noinline int pc_bw_slot(struct bw_state *st, __u64 i)
 {
-	__u64 addr = st->start + (i << PC_PAGE_SHIFT), idx = (addr >> PC_PAGE_SHIFT) & 511, raw,
-	      bits;
+	__u64 addr, idx, raw, bits;
 	struct pc_pte p;
 	__u32 ended;
 	bool open;
 
+	if (!st || !sys_walk)
+		return 0;
+	addr = st->start + (i << PC_PAGE_SHIFT);
+	idx = (addr >> PC_PAGE_SHIFT) & 511;
 	if (i == 0 || idx == 0) {
 		bw_end_run(st);
 		bw_load_table(st, addr, i);
 	}
 	if (!st->tbl_ok)
-		return;
+		return 0;
 	raw = st->ptes[(idx - st->tbl_idx) & 511];
 	p = pc_decode_pte(raw);
 	bits = raw & ~st->ignored;
@@ -134,6 +144,7 @@ static __always_inline void bw_slot(struct bw_state *st, __u64 i)
 	st->n[PC_BW_PTES] += p.kind == PC_PTE_PRESENT;
 	if (open)
 		bw_open_run(st, p.pfn, bits);
+	return 0;
 }
 
 /* Chunk c: slots c * PC_BW_CHUNK on, one state lookup for all of them
@@ -148,7 +159,7 @@ static long bw_chunk(__u32 c, void *key)
 	for (int k = 0; k < PC_BW_CHUNK; k++, i++) {
 		if (i >= st->npages || i >= PC_BW_MAX_PAGES)
 			return 1;
-		bw_slot(st, i);
+		pc_bw_slot(st, i);
 	}
 	return 0;
 }
@@ -236,8 +247,12 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
    map and the vmemmap were found (sys_walk). */
 __noinline int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	__u32 c = bw_ctx(ctx, nr);
+	__u32 c;
 
+	if (!sys_walk)
+		return 0;
+	PC_FAULT_POINT(PC_FAULT_WALK);
+	c = bw_ctx(ctx, nr);
 	if (c < PC_BCTX__COUNT && pc_sys_native(ctx))
 		bw_walk(c, pc_sys_arg(ctx, 0), pc_sys_arg(ctx, 1));
 	return 0;

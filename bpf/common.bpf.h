@@ -24,6 +24,20 @@
 /* Re-bounds an index after a check the compiler may have merged away. */
 #define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
 
+#ifdef PC_FAULT_INJECT
+#include <ptecheck/fault.h>
+extern const volatile __u32 fault_refuse; /* enum pc_fault_point bits */
+/* A read past the stack frame, which every verifier refuses, where the
+   test asked for it; verified only then (fault_refuse is read-only). */
+#define PC_FAULT_POINT(point)                                                                      \
+	do {                                                                                       \
+		if (fault_refuse & (point))                                                        \
+			asm volatile("r0 = *(u64 *)(r10 + 8)" ::: "r0");                           \
+	} while (0)
+#else
+#define PC_FAULT_POINT(point) ((void)0)
+#endif
+
 /* Set by the loader before load (skeleton rodata). */
 extern const volatile __u32 filter_mode; /* enum pc_filter_mode */
 extern const volatile char filter_comm[16];
@@ -287,6 +301,12 @@ static __always_inline bool pc_sys_native(const struct bpf_raw_tracepoint_args *
  * million instructions); each loads on any kernel, as it did as a program.
  */
 int pc_disturb_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
+/* Set by the loader before load (bpf/syscalls.bpf.c): false for a part
+   with nothing to do at the syscalls here, or whose handler the kernel
+   refused (the session loads again without it).  The handler checks its
+   own too: an older kernel verifies every global function, called or not,
+   and one turned off must then be trivial to verify. */
+extern const volatile bool sys_mremap, sys_walk, sys_contpte;
 int pc_disturb_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);

@@ -470,14 +470,14 @@ static __always_inline bool cp_locked_nr(long nr)
    where the gather's hooks attach (sys_contpte). */
 __noinline int pc_contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	if (cp_locked_nr(nr) && pc_sys_native(ctx))
+	if (sys_contpte && cp_locked_nr(nr) && pc_sys_native(ctx))
 		cp_locked_ctx(true);
 	return 0;
 }
 
 __noinline int pc_contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	if (cp_locked_nr(nr) && pc_sys_native(ctx))
+	if (sys_contpte && cp_locked_nr(nr) && pc_sys_native(ctx))
 		cp_locked_ctx(false);
 	return 0;
 }

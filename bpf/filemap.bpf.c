@@ -458,6 +458,7 @@ int BPF_KRETPROBE(filemap_rmap_kretprobe)
 SEC(PC_TP_SEC(filemap, mm_filemap_map_pages))
 int filemap_window(struct bpf_raw_tracepoint_args *ctx)
 {
+	PC_FAULT_POINT(PC_FAULT_FILEMAP_TP);
 	if (!target_flags())
 		return 0;
 	hist_add(PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, ctx->args[2] - ctx->args[1] + 1);

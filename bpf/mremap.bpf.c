@@ -197,7 +197,7 @@ __noinline int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	__u32 flags;
 
-	if (nr != PC_NR_mremap || !pc_sys_native(ctx))
+	if (!sys_mremap || nr != PC_NR_mremap || !pc_sys_native(ctx))
 		return 0;
 	flags = target_flags();
 	if (!flags)
@@ -395,7 +395,7 @@ __noinline int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	struct call_state *st;
 	__u64 key, len;
 
-	if (nr != PC_NR_mremap || !pc_sys_native(ctx))
+	if (!sys_mremap || nr != PC_NR_mremap || !pc_sys_native(ctx))
 		return 0;
 	key = call_key(pc_tid(), KIND_SYSCALL);
 	st = bpf_map_lookup_elem(&calls, &key);

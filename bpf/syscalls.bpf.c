@@ -10,10 +10,12 @@
  */
 #include "common.bpf.h"
 
-/* Set by the loader before load: false for a part with nothing to do at
-   the syscalls here (its handler is not called).  mremap's, whose tier is
-   the syscalls' own, and the disturbance's always run. */
-const volatile bool sys_walk = true, sys_contpte = true;
+/* common.bpf.h.  The disturbance's handlers always run: without them no
+   window of any part could be judged. */
+const volatile bool sys_mremap = true, sys_walk = true, sys_contpte = true;
+#ifdef PC_FAULT_INJECT
+const volatile __u32 fault_refuse;
+#endif
 
 SEC("raw_tp/sys_enter")
 int syscalls_enter(struct bpf_raw_tracepoint_args *ctx)
@@ -21,7 +23,8 @@ int syscalls_enter(struct bpf_raw_tracepoint_args *ctx)
 	long nr = pc_sys_enter_nr(ctx);
 
 	pc_disturb_sys_enter(ctx, nr);
-	pc_mremap_sys_enter(ctx, nr);
+	if (sys_mremap)
+		pc_mremap_sys_enter(ctx, nr);
 	if (sys_walk)
 		pc_walk_sys_enter(ctx, nr);
 	if (sys_contpte)
@@ -36,7 +39,8 @@ int syscalls_exit(struct bpf_raw_tracepoint_args *ctx)
 	long nr = pc_sys_exit_nr(ctx);
 
 	pc_disturb_sys_exit(ctx, nr);
-	pc_mremap_sys_exit(ctx, nr);
+	if (sys_mremap)
+		pc_mremap_sys_exit(ctx, nr);
 	if (sys_contpte)
 		pc_contpte_sys_exit(ctx, nr);
 	return 0;
