@@ -411,10 +411,41 @@ static int check_summary(struct pc_field_ctx *c, json_t *root, const struct pc_r
 			   (unsigned long long)skipped, np, nf, ns);
 		return -1;
 	}
-	if (exit_code != 0 && exit_code != 1 && exit_code != 4) {
-		pc_set_err(c->err, c->errlen, "summary.exit_code: expected 0, 1 or 4");
+	/* 3 (schema 6): the kernel refused a program of ptecheck's own. */
+	if (exit_code != 0 && exit_code != 1 && exit_code != 3 && exit_code != 4) {
+		pc_set_err(c->err, c->errlen, "summary.exit_code: expected 0, 1, 3 or 4");
 		return -1;
 	}
+	return 0;
+}
+
+/* The tracing object's refusals (schema 6, optional): each line kept, the
+   rest of "bpf" (the verifier's figures) is not the gate's. */
+static int parse_bpf(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
+{
+	json_t *b = json_object_get(root, "bpf"), *a, *v;
+	size_t i;
+
+	if (!b)
+		return 0;
+	snprintf(c->where, sizeof(c->where), "bpf");
+	if (!json_is_object(b) || !(a = pc_field_typed(c, b, "refused", JSON_ARRAY))) {
+		if (!json_is_object(b))
+			pc_set_err(c->err, c->errlen, "bpf: expected an object, got %s",
+				   pc_json_type(b));
+		return -1;
+	}
+	json_array_foreach(a, i, v)
+	{
+		if (!json_is_string(v)) {
+			pc_set_err(c->err, c->errlen, "bpf.refused[%zu]: expected a string", i);
+			return -1;
+		}
+		if (r->bpf.n_refused < PC_REPORT_REFUSED)
+			pc_u8copy(r->bpf.refused[r->bpf.n_refused++], sizeof(r->bpf.refused[0]),
+				  json_string_value(v), json_string_length(v));
+	}
+	c->where[0] = '\0';
 	return 0;
 }
 
@@ -602,7 +633,8 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r,
 	if (check_schema(c, root) || parse_identity(c, root, r) || parse_run(c, root, r) ||
 	    parse_items(c, root, "results", PC_GATE_MAX_RESULTS, true, parse_result, r) ||
 	    parse_items(c, root, "histograms", PC_GATE_MAX_HISTS, false, parse_hist, r) ||
-	    check_summary(c, root, r) || check_strings(c, root, "notes") || check_stats(c, root))
+	    parse_bpf(c, root, r) || check_summary(c, root, r) || check_strings(c, root, "notes") ||
+	    check_stats(c, root))
 		return -1;
 	/* Last: a partial report is otherwise valid, say only that. */
 	if (r->partial && !allow_partial) {

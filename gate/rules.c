@@ -286,6 +286,18 @@ static int variant_losses(struct pc_gate_group *g, struct pc_gate_rule_result *r
 	return found;
 }
 
+/* Each candidate run's refused programs, a finding each: how many. */
+static int refused_lines(struct pc_gate_group *g, struct pc_gate_rule_result *rr)
+{
+	int n = 0;
+
+	for (int r = 0; r < g->cand.n_runs; r++)
+		for (int i = 0; i < g->cand.runs[r]->bpf.n_refused; i++, n++)
+			pc_gate_add_finding(rr, true, "%s: %s", g->cand.files[r],
+					    g->cand.runs[r]->bpf.refused[i]);
+	return n;
+}
+
 void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy *pol)
 {
 	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_COVERAGE];
@@ -349,5 +361,12 @@ void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy 
 	}
 	found += variant_losses(g, rr);
 	pc_gate_add_finding(rr, false, "check tiers that passed in both: %d", kept);
+	/* Coverage the candidate lost because its kernel refused a program of
+	   ptecheck's own is no kernel's choice and no policy's to excuse: what
+	   the baseline judged went unjudged, and nothing says it is safe. */
+	if (found && refused_lines(g, rr)) {
+		pc_gate_settle(rr, found, PC_GATE_ACTION_FAIL);
+		return;
+	}
 	pc_gate_settle(rr, found, pol->coverage_loss);
 }

@@ -309,6 +309,9 @@ int pc_cmd_export(int argc, char **argv)
 		refresh(&x);
 		pc_live_run(&x.l, each_poll, &x);
 		refresh(&x); /* the last counts, for --textfile */
+		/* Served what loaded; a refused program is ptecheck's failure. */
+		if (pc_session_refused(&x.l.s))
+			code = PC_EXIT_ERROR;
 		pc_live_close(&x.l);
 		pc_report_free(x.l.r);
 	}

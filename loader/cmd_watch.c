@@ -246,7 +246,11 @@ int pc_cmd_watch(int argc, char **argv)
 	pc_live_run(&w.l, print_interval, &w);
 	pc_report_free(w.last);
 	add_results(&w);
-	code = o.hist ? PC_EXIT_PASS : pc_report_exit_code(w.l.r);
+	/* hist judges nothing: it passes unless a program of its own was
+	   refused (its histograms are missing: exit 3). */
+	code = !o.hist		      ? pc_report_exit_code(w.l.r)
+	       : w.l.r->bpf.n_refused ? PC_EXIT_ERROR
+				      : PC_EXIT_PASS;
 	if (w.l.exec_errno)
 		code = PC_EXIT_USAGE; /* bad input: nothing of it was watched */
 	if (pc_report_write(w.l.r, o.format, out) || close_output(out)) {

@@ -390,7 +390,8 @@ static int open_session(struct pc_live *w)
 		kill(w->child, SIGKILL);
 		waitpid(w->child, NULL, 0);
 	}
-	return PC_EXIT_SKIP;
+	/* The kernel refused ptecheck's own programs: ptecheck failed. */
+	return pc_session_refused(&w->s) ? PC_EXIT_ERROR : PC_EXIT_SKIP;
 }
 
 int pc_live_start(struct pc_live *w, struct pc_live_opts *o)

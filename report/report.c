@@ -419,6 +419,10 @@ int pc_report_exit_code(const struct pc_report *r)
 	pc_report_count(r, &pass, &fail, &skip);
 	if (fail)
 		return PC_EXIT_FAIL;
+	/* A program of ptecheck's own refused: its checks did not run, and
+	   that is ptecheck's failure, never a pass or a skip. */
+	if (r->bpf.n_refused)
+		return PC_EXIT_ERROR;
 	if (!invariants_passed(r))
 		return PC_EXIT_SKIP;
 	return PC_EXIT_PASS;

@@ -21,7 +21,7 @@
    counts and own words); 4: and "sample_every" (watch --sample); 5:
    histograms[].batch (a batch histogram's path and source).  The gate
    reads 1 to 5. */
-#define PC_REPORT_SCHEMA_VERSION 5
+#define PC_REPORT_SCHEMA_VERSION 6
 #define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
@@ -117,6 +117,23 @@ struct pc_hist_report {
 	char comm[16]; /* by comm: the key; by pid: the name at its last event */
 };
 
+/* ptecheck's BPF object on this kernel: what the verifier made of it. */
+#define PC_REPORT_PROGS	  64
+#define PC_REPORT_REFUSED 8
+struct pc_report_bpf {
+	bool loaded;		   /* the tracing object loaded (programs below) */
+	double load_ms, attach_ms; /* its verification, its attach */
+	int n_progs;
+	struct {
+		char name[48];
+		__u32 verified_insns; /* instructions the verifier processed */
+	} progs[PC_REPORT_PROGS];
+	/* Programs of ptecheck's own the kernel refused, a line each: a
+	   failure of ptecheck, not a property of the kernel (exit 3). */
+	int n_refused;
+	char refused[PC_REPORT_REFUSED][400];
+};
+
 struct pc_report {
 	char suite[32];
 	char command[16]; /* run, watch, hist */
@@ -137,6 +154,7 @@ struct pc_report {
 	char **notes;
 	__u64 stats[16]; /* enum pc_stat_id, see ptecheck/events.h */
 	int n_stats;
+	struct pc_report_bpf bpf; /* run, watch, hist, export: the tracing object */
 };
 
 struct pc_report *pc_report_new(const char *command, const char *suite);

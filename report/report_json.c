@@ -217,6 +217,29 @@ static void json_header(struct pc_jb *b, json_t *root, const struct pc_report *r
 	pc_jset(b, root, "summary", o);
 }
 
+/* The tracing object: its load, each program's verified instructions,
+   and what the kernel refused. */
+static json_t *json_bpf(struct pc_jb *b, const struct pc_report_bpf *bpf)
+{
+	json_t *o = json_object(), *a = json_array(), *p;
+
+	pc_jset(b, o, "loaded", json_boolean(bpf->loaded));
+	pc_jset(b, o, "load_ms", json_real(bpf->load_ms));
+	pc_jset(b, o, "attach_ms", json_real(bpf->attach_ms));
+	for (int i = 0; i < bpf->n_progs; i++) {
+		p = json_object();
+		pc_jset(b, p, "name", JSTR(bpf->progs[i].name));
+		pc_jset(b, p, "verified_insns", json_integer(bpf->progs[i].verified_insns));
+		pc_jpush(b, a, p);
+	}
+	pc_jset(b, o, "programs", a);
+	a = json_array();
+	for (int i = 0; i < bpf->n_refused; i++)
+		pc_jpush(b, a, pc_jstr(bpf->refused[i], PC_NOTE_MAX, PC_CLEAN_UTF8));
+	pc_jset(b, o, "refused", a);
+	return o;
+}
+
 static json_t *json_report(struct pc_jb *b, const struct pc_report *r)
 {
 	json_t *root = json_object(), *o, *a;
@@ -242,6 +265,9 @@ static json_t *json_report(struct pc_jb *b, const struct pc_report *r)
 				pc_juint(r->stats[i]));
 		pc_jset(b, root, "stats", o);
 	}
+
+	if (r->bpf.loaded || r->bpf.n_refused)
+		pc_jset(b, root, "bpf", json_bpf(b, &r->bpf));
 
 	a = json_array();
 	for (i = 0; i < r->n_notes; i++)

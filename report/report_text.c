@@ -142,6 +142,9 @@ void pc_text_notes(struct pc_out *o, const struct pc_report *r, const char *pfx)
 	char buf[PC_CLEAN_MAX];
 	int i;
 
+	for (i = 0; i < r->bpf.n_refused; i++)
+		pc_outf(o, "%serror: %s\n", pfx,
+			pc_clean(buf, sizeof(buf), r->bpf.refused[i], PC_NOTE_MAX, PC_CLEAN_LINE));
 	for (i = 0; i < r->n_notes; i++)
 		pc_outf(o, "%snote: %s\n", pfx,
 			pc_clean(buf, sizeof(buf), r->notes[i], PC_NOTE_MAX, PC_CLEAN_LINE));
@@ -371,7 +374,7 @@ void pc_report_write_text(struct pc_out *o, const void *what)
 		pc_outf(o, "\n");
 		pc_text_hist(o, &r->hists[i], "");
 	}
-	if (r->n_notes)
+	if (r->n_notes || r->bpf.n_refused)
 		pc_outf(o, "\n");
 	pc_text_notes(o, r, "");
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <ptecheck/batch_walk.h>
 #include "batch_walk.h"
+#include "load.h"
 #include "ptecheck.skel.h"
 #include "session.h"
 
@@ -16,6 +17,10 @@ static const char *calib_why(const struct pc_walk_calib *c, const char *fallback
 
 const char *pc_batch_walk_why(const struct pc_session *s)
 {
+	const char *refused = pc_load_sys_refused(s, PC_SYS_WALK);
+
+	if (refused)
+		return refused;
 	return calib_why(&s->calib, s->walk_reason[0] ? s->walk_reason : "no page-table walk");
 }
 

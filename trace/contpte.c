@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "load.h"
 #include "contpte_ptl.h"
 #include "ptecheck.skel.h"
 #include "probe.h"
@@ -67,7 +68,8 @@ static bool judged_by_lock(void)
    contpte_ptep_get is judged: all of them are seen to begin and end. */
 static bool locked_walks_traced(const struct pc_session *s)
 {
-	return !pc_session_missing(s, s->skel->progs.syscalls_enter) &&
+	return !pc_load_sys_refused(s, PC_SYS_CONTPTE) &&
+	       !pc_session_missing(s, s->skel->progs.syscalls_enter) &&
 	       !pc_session_missing(s, s->skel->progs.syscalls_exit);
 }
 

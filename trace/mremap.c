@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "ptecheck.skel.h"
+#include "load.h"
 #include "probe.h"
 #include "session.h"
 
@@ -126,6 +127,11 @@ static void syscall_results(struct pc_session *s, struct pc_report *r)
 
 		if (!res)
 			continue;
+		if (pc_load_sys_refused(s, PC_SYS_MREMAP)) {
+			pc_result_set(res, PC_STATUS_SKIP, "%s",
+				      pc_load_sys_refused(s, PC_SYS_MREMAP));
+			continue;
+		}
 		if (!s->walk_enabled) {
 			pc_result_set(res, PC_STATUS_SKIP, "page-table walk unavailable: %s",
 				      s->walk_reason);
@@ -218,8 +224,16 @@ static const char *tlb_why(const struct pc_session *s)
 				   "tracepoint tlb:tlb_flush not attached");
 }
 
+/* The latency is mremap's syscall handler's own measure. */
+static const char *sys_why(const struct pc_session *s)
+{
+	return pc_load_sys_refused(s, PC_SYS_MREMAP);
+}
+
 static const char *walk_why(const struct pc_session *s)
 {
+	if (pc_load_sys_refused(s, PC_SYS_MREMAP))
+		return pc_load_sys_refused(s, PC_SYS_MREMAP);
 	return s->walk_enabled ? NULL : s->walk_reason[0] ? s->walk_reason : "no page-table walk";
 }
 
@@ -233,7 +247,7 @@ static const char *batch_why(const struct pc_session *s)
 
 static const struct pc_trace_hist hists[] = {
 	{PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap latency", "ns",
-	 "raw tracepoint raw_syscalls:sys_{enter,exit}, mremap", NULL},
+	 "raw tracepoint raw_syscalls:sys_{enter,exit}, mremap", sys_why},
 	{PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, "mremap TLB flushes per call", "flushes",
 	 "tracepoint tlb:tlb_flush inside mremap", tlb_why},
 	{PC_HIST_MREMAP_PTES_MOVED, PC_HIST_LINLOG, "mremap present PTEs moved per call", "PTEs",

@@ -14,8 +14,8 @@
 #include "report.h"
 #include "calib.h"
 #include "check_text.h"
+#include "load.h"
 #include "probe.h"
-#include <ptecheck/lru.h>
 #include "session.h"
 #include "tracefs.h"
 
@@ -105,7 +105,18 @@ const char *pc_session_hook_why(const struct pc_session *s, const struct pc_trac
 const char *pc_session_prog_why(const struct pc_session *s, const struct bpf_program *prog,
 				const char *what)
 {
-	return pc_session_attached(s, prog) ? NULL : what;
+	if (pc_session_attached(s, prog))
+		return NULL;
+	for (int i = 0; i < s->n_refused; i++)
+		if (s->refused[i].sys_part < 0 &&
+		    !strcmp(s->refused[i].prog, bpf_program__name(prog)))
+			return s->refused[i].line;
+	return what;
+}
+
+bool pc_session_refused(const struct pc_session *s)
+{
+	return s->n_refused > 0 || s->load_refused;
 }
 
 bool pc_session_attached(const struct pc_session *s, const struct bpf_program *prog)
@@ -129,8 +140,7 @@ static const char *tp_event(const struct bpf_program *prog)
 	return slash ? slash + 1 : sec;
 }
 
-/* The programs of group g of path p through the skeleton, all mechanisms. */
-static void group_programs(const struct pc_session *s, int p, int g, struct pc_hook_progs *out)
+void pc_session_group_programs(const struct pc_session *s, int p, int g, struct pc_hook_progs *out)
 {
 	memset(out, 0, sizeof(*out));
 	pc_trace_paths[p]->groups[g].programs(s->skel, out);
@@ -165,7 +175,7 @@ bool pc_session_tracepoint_here(const struct bpf_program *prog)
 
 /* Tracepoint programs load when their tracepoint exists; hook programs
    when their group's chosen mechanism names them; nothing else loads. */
-static void select_programs(struct pc_session *s)
+void pc_session_select_programs(struct pc_session *s)
 {
 	struct bpf_program *prog;
 
@@ -176,105 +186,12 @@ static void select_programs(struct pc_session *s)
 			struct pc_hook_progs all;
 			struct bpf_program *const *on;
 
-			group_programs(s, p, g, &all);
+			pc_session_group_programs(s, p, g, &all);
 			on = pc_hook_chosen(&all, &s->hooks[p][g]);
 			for (int k = 0; k < PC_HOOK_PROGS && on[k]; k++)
 				bpf_program__set_autoload(on[k], true);
 		}
 	}
-}
-
-/* A per-CPU LRU map (ptecheck/lru.h): its entries split among the CPUs,
-   PC_LRU_PER_CPU_MIN each at least. */
-static int size_per_cpu(struct bpf_map *map)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u32 want;
-
-	if (ncpu < 0)
-		return ncpu;
-	want = (__u32)ncpu * PC_LRU_PER_CPU_MIN;
-	return want > bpf_map__max_entries(map) ? bpf_map__set_max_entries(map, want) : 0;
-}
-
-/* Opens and loads the object; 0 or -errno. */
-static int load_object(struct pc_session *s, const struct pc_session_opts *o)
-{
-	int err;
-
-	s->skel = ptecheck_bpf__open();
-	if (!s->skel)
-		return -errno;
-	s->skel->rodata->filter_mode = o->filter_mode;
-	if (o->comm)
-		strncpy((char *)s->skel->rodata->filter_comm, o->comm, 15);
-	/* Without --by the keyed table is never written: one entry. */
-	s->skel->rodata->hist_by = o->hist_by;
-	s->skel->rodata->sample_every = o->sample;
-	/* Every path that walks page tables reads them where calibrated. */
-	s->skel->rodata->walk_base = s->calib.direct_map_base;
-	s->skel->rodata->walk_levels = s->calib.levels;
-	s->skel->rodata->walk_phys_limit = s->walk_phys_limit;
-	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
-	if (!err)
-		err = size_per_cpu(s->skel->maps.calls);
-	if (!err)
-		err = size_per_cpu(s->skel->maps.bw_states);
-	if (err)
-		return err;
-	select_programs(s);
-	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
-		if (pc_trace_paths[p]->configure)
-			pc_trace_paths[p]->configure(s);
-	err = ptecheck_bpf__load(s->skel);
-	if (err)
-		return err;
-	if (o->filter_mode == PC_FILTER_CGROUP) {
-		__u32 key = 0, fd = (__u32)o->cgroup_fd;
-
-		if (bpf_map__update_elem(s->skel->maps.filter_cgroup, &key, sizeof(key), &fd,
-					 sizeof(fd), BPF_ANY))
-			return -errno;
-	}
-	return 0;
-}
-
-/* Every hook group off, with the same reason. */
-static void hooks_off(struct pc_session *s, const char *why)
-{
-	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
-		for (int g = 0; g < pc_trace_paths[p]->n_groups; g++) {
-			struct pc_hook_choice *c = &s->hooks[p][g];
-
-			if (c->mech == PC_MECH_NONE)
-				continue;
-			c->mech = PC_MECH_NONE;
-			snprintf(c->reason, sizeof(c->reason), "%s", why);
-		}
-	}
-}
-
-/* Loads with the hooks chosen, else once more with tracepoints only. */
-static int load(struct pc_session *s, const struct pc_session_opts *o)
-{
-	char why[200];
-	int err = load_object(s, o);
-
-	if (err) {
-		snprintf(why, sizeof(why), "the kernel refused the hook programs: %s",
-			 strerror(-err));
-		ptecheck_bpf__destroy(s->skel);
-		s->skel = NULL;
-		hooks_off(s, why);
-		err = load_object(s, o);
-	}
-	if (err) {
-		snprintf(s->load_error, sizeof(s->load_error),
-			 "the kernel refused the tracepoint programs: %s", strerror(-err));
-		ptecheck_bpf__destroy(s->skel);
-		s->skel = NULL;
-	}
-	return err;
 }
 
 /* The walk, and each path's hook groups (those judging against the walk
@@ -326,7 +243,7 @@ static void attach_group(struct pc_session *s, int p, int g)
 	struct pc_hook_progs all;
 	int k, err, kept = 0;
 
-	group_programs(s, p, g, &all);
+	pc_session_group_programs(s, p, g, &all);
 	on = pc_hook_chosen(&all, c);
 	for (k = 0; k < PC_HOOK_PROGS && on[k]; k++)
 		if (!attach(s, on[k]))
@@ -417,13 +334,23 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 {
 	int err;
 
+	double t0;
+
 	memset(s, 0, sizeof(*s));
 	choose(s, o);
-	err = load(s, o);
-	if (err)
+	err = pc_load_session(s, o);
+	/* One line each, whatever follows: ptecheck's own failure. */
+	for (int i = 0; i < s->n_refused; i++)
+		pc_err(0, "%s", s->refused[i].line);
+	if (err) {
+		s->load_refused = true;
 		return err;
+	}
 	s->loaded = true;
+	pc_load_measure(s);
+	t0 = pc_load_now_ms();
 	err = attach_all(s);
+	s->attach_ms = pc_load_now_ms() - t0;
 	if (!err) {
 		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
 		if (!s->rb) {
@@ -698,6 +625,7 @@ __u64 pc_session_stat(struct pc_session *s, __u32 id)
 
 void pc_session_stats(struct pc_session *s, struct pc_report *r)
 {
+	pc_load_record(s, r);
 	if (!s->loaded)
 		return;
 	for (__u32 i = 0; i < PC_STAT__COUNT && i < 16; i++)

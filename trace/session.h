@@ -31,6 +31,22 @@ struct pc_session_opts {
 	__u32 sample;	   /* --sample N: judge 1 in N windows (0, 1: all) */
 };
 
+/* A unit the kernel's verifier refused (trace/load.c): off, the others
+   loaded without it. */
+#define PC_REFUSED_MAX 8
+struct pc_refusal {
+	char prog[64];	/* the program the kernel refused */
+	int sys_part;	/* enum pc_sys_part turned off, -1: the program's own unit */
+	char line[400]; /* "the verifier refused WHAT (PROG, FUNC): REASON (log: F)" */
+};
+
+/* What the verifier made of one loaded program. */
+#define PC_PROG_COSTS_MAX 64
+struct pc_prog_cost {
+	char name[48];
+	__u32 verified_insns; /* instructions the verifier processed */
+};
+
 /* A program the session attached. */
 struct pc_session_link {
 	const struct bpf_program *prog;
@@ -41,6 +57,15 @@ struct pc_session {
 	struct ptecheck_bpf *skel;
 	bool loaded;
 	char load_error[200]; /* why nothing is traced, when !loaded */
+	/* Programs of ptecheck's own that the kernel refused: a failure of
+	   ptecheck (exit 3), their units off, the rest loaded. */
+	int n_refused;
+	struct pc_refusal refused[PC_REFUSED_MAX];
+	bool load_refused;	   /* and the object did not load at all */
+	char load_log[128];	   /* libbpf's words, when something was refused */
+	double load_ms, attach_ms; /* the object's load (verification), its attach */
+	int n_costs;
+	struct pc_prog_cost costs[PC_PROG_COSTS_MAX];
 	bool walk_enabled;
 	char walk_reason[200]; /* calibration outcome */
 	struct pc_walk_calib calib;
@@ -80,7 +105,16 @@ void pc_session_stats(struct pc_session *s, struct pc_report *r);
 /* Global statistic id (enum pc_stat_id) so far; 0 when nothing is traced. */
 __u64 pc_session_stat(struct pc_session *s, __u32 id);
 
+/* A program of ptecheck's own was refused by the kernel: exit 3. */
+bool pc_session_refused(const struct pc_session *s);
+
 /* ---- for the paths (trace/<path>.c) ------------------------------------ */
+
+/* The programs of group g of path p through s->skel, all mechanisms. */
+void pc_session_group_programs(const struct pc_session *s, int p, int g, struct pc_hook_progs *out);
+/* Autoload for what the session chose: tracepoint programs whose
+   tracepoint exists, each hook group's chosen programs. */
+void pc_session_select_programs(struct pc_session *s);
 
 /* Hook group g of path p as chosen, and whether its programs are attached. */
 const struct pc_hook_choice *pc_session_hook(const struct pc_session *s,

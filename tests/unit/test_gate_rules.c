@@ -107,6 +107,38 @@ static void test_coverage(void)
 		  "missing check is named as missing");
 	gate_free(&g);
 
+	/* The candidate's kernel refused a program of ptecheck's own: the
+	   coverage it cost fails whatever the policy says. */
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP,
+		   "the verifier refused mremap_batch_kprobe: program too large (1000001 "
+		   "instructions)");
+	snprintf(c->bpf.refused[c->bpf.n_refused++], sizeof(c->bpf.refused[0]),
+		 "the verifier refused mremap_batch_kprobe: program too large (1000001 "
+		 "instructions)");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_FAIL,
+		  "coverage lost to a refused program fails (default policy: report)");
+	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true,
+			      "the verifier refused mremap_batch_kprobe"),
+		  "the refusal is named among the findings");
+	gate_free(&g);
+
+	/* A refusal that cost nothing the baseline judged: no coverage lost. */
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	snprintf(c->bpf.refused[c->bpf.n_refused++], sizeof(c->bpf.refused[0]),
+		 "the verifier refused filemap_window: invalid read from stack");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_PASS,
+		  "a refusal that lost no coverage is not a loss");
+	gate_free(&g);
+
 	gate_init(&g);
 	add_base(&g, mk("x86_64", "mremap", 1));
 	c = mk("x86_64", "mremap", 1);

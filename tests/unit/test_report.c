@@ -85,9 +85,21 @@ static void test_exit_codes(void)
 	pc_result_set(res, PC_STATUS_PASS, NULL);
 	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_PASS, "all pass exits PASS");
 
+	/* A program of ptecheck's own refused: never a pass, never a skip. */
+	snprintf(r->bpf.refused[r->bpf.n_refused++], sizeof(r->bpf.refused[0]),
+		 "the verifier refused filemap_window: invalid read from stack");
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_ERROR,
+		  "passes beside a refused program exit 3");
 	res = pc_report_add_result(r, "c", "t2", true);
 	pc_result_set(res, PC_STATUS_FAIL, "broken");
 	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_FAIL, "one fail exits FAIL");
+	pc_report_free(r);
+	r = pc_report_new("hist", "live");
+	if (!r)
+		return;
+	snprintf(r->bpf.refused[r->bpf.n_refused++], sizeof(r->bpf.refused[0]), "refused");
+	TAP_CHECK(pc_report_exit_code(r) == PC_EXIT_ERROR,
+		  "nothing judged beside a refused program: exit 3, not 4");
 	pc_report_free(r);
 
 	/* The kernel log read clean is no check of a path: alone it exits SKIP. */
@@ -297,10 +309,11 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 5,
-		  "schema_version 5 (results carry variants and scenarios; sample_every; "
-		  "histograms' batch labels)");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 6,
+		  "schema_version 6 (results carry variants and scenarios; sample_every; "
+		  "histograms' batch labels; bpf)");
 	TAP_CHECK(!json_object_get(root, "sample_every"), "every window judged: no sample_every");
+	TAP_CHECK(!json_object_get(root, "bpf"), "nothing loaded or tried: no bpf");
 	TAP_CHECK(!strcmp(json_string_value(json_object_get(root, "schema")), "ptecheck-report"),
 		  "schema name");
 	TAP_CHECK(json_is_string(json_object_get(root, "tool_version")), "tool_version");
@@ -385,6 +398,50 @@ static void test_json(void)
 }
 
 /* Valid UTF-8 passes; overlong, surrogate, stray and cut sequences do not. */
+/* The tracing object's section: JSON keeps each program's figures and
+   the refusals; text says a refusal first, as an error. */
+static void test_bpf(void)
+{
+	struct pc_report *r = pc_report_new("watch", "live");
+	json_t *root, *b;
+	json_error_t jerr;
+	char *s;
+	int ret = -1;
+
+	if (!r)
+		return;
+	r->bpf.loaded = true;
+	r->bpf.load_ms = 31.5;
+	r->bpf.n_progs = 2;
+	snprintf(r->bpf.progs[0].name, sizeof(r->bpf.progs[0].name), "syscalls_enter");
+	r->bpf.progs[0].verified_insns = 5206;
+	snprintf(r->bpf.progs[1].name, sizeof(r->bpf.progs[1].name), "filemap_window");
+	r->bpf.progs[1].verified_insns = 785;
+	snprintf(r->bpf.refused[r->bpf.n_refused++], sizeof(r->bpf.refused[0]),
+		 "the verifier refused the derived batch runs (syscalls_enter, "
+		 "pc_walk_sys_enter): program too large (1000001 instructions)");
+	s = render(r, PC_FORMAT_JSON, &ret);
+	root = s ? json_loads(s, 0, &jerr) : NULL;
+	b = json_object_get(root, "bpf");
+	TAP_CHECK(
+		json_is_true(json_object_get(b, "loaded")) &&
+			json_integer_value(
+				json_object_get(json_array_get(json_object_get(b, "programs"), 0),
+						"verified_insns")) == 5206 &&
+			strstr(json_string_value(json_array_get(json_object_get(b, "refused"), 0)),
+			       "program too large") &&
+			json_integer_value(json_object_get(json_object_get(root, "summary"),
+							   "exit_code")) == PC_EXIT_ERROR,
+		"json: bpf programs, their instructions, the refusal, exit_code 3");
+	json_decref(root);
+	free(s);
+	s = render(r, PC_FORMAT_TEXT, &ret);
+	TAP_CHECK(s && strstr(s, "error: the verifier refused the derived batch runs"),
+		  "text: the refusal as an error line");
+	free(s);
+	pc_report_free(r);
+}
+
 static void test_utf8(void)
 {
 	struct pc_report *r = pc_report_new("run", "t");
@@ -593,6 +650,7 @@ int main(int argc, char **argv)
 	test_text();
 	test_tap();
 	test_json();
+	test_bpf();
 	test_utf8();
 	test_log_evidence();
 	test_variants();

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Loading the tracing object so that one program the kernel refuses costs
+ * its part only: libbpf's and the verifier's words are kept (and written
+ * to a file when something was refused, or to stderr with -v), the
+ * refused program is found in them and turned off with the verifier's
+ * reason in one line, and the object is loaded again without it.  What
+ * the verifier made of every program that loaded (its instructions
+ * processed, the time) is measured for the report and `features -v`.
+ */
+#ifndef PTECHECK_TRACE_LOAD_H
+#define PTECHECK_TRACE_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pc_session;
+struct pc_session_opts;
+struct pc_report;
+
+/* What the kernel's verifier may process per program, and the time the
+   whole object may take to verify and attach: a fifth of the kernel's
+   limit (1,000,000), so that no kernel build or calibration constant
+   takes a program to it (docs/performance.md, "Verifier budget"). */
+#define PC_VERIFY_BUDGET_INSNS 200000
+#define PC_LOAD_BUDGET_MS      300.0
+
+/* The parts of the syscall dispatcher (bpf/syscalls.bpf.c) that can be
+   turned off alone: each part's handlers, by their function names. */
+enum pc_sys_part {
+	PC_SYS_MREMAP = 0, /* mremap's syscall-walk tier (pc_mremap_sys_*) */
+	PC_SYS_WALK,	   /* the derived batch runs (pc_walk_sys_enter, pc_bw_slot) */
+	PC_SYS_CONTPTE,	   /* contpte's locked-syscall span (pc_contpte_sys_*) */
+	PC_SYS__COUNT,
+};
+
+/* Opens and loads s->skel with the programs the session chose; a program
+   the kernel refuses is noted in s (pc_session_refused()) and the object
+   loaded without it.  0, or -errno when nothing could be loaded. */
+int pc_load_session(struct pc_session *s, const struct pc_session_opts *o);
+/* The verifier's figures of every loaded program into s->costs. */
+void pc_load_measure(struct pc_session *s);
+
+/* The session's load into r->bpf: its time, each program's verified
+   instructions, and what was refused. */
+void pc_load_record(const struct pc_session *s, struct pc_report *r);
+/* A monotonic clock in milliseconds, for the load and attach times. */
+double pc_load_now_ms(void);
+
+/* The reason a refused unit is off ("the verifier refused ..."), or NULL. */
+const char *pc_load_sys_refused(const struct pc_session *s, enum pc_sys_part part);
+
+#endif
