@@ -20,12 +20,13 @@
 #include "live.h"
 #include "metrics.h"
 #include "paths.h"
+#include "sessions.h"
 #include "textfile.h"
 #include "vlog.h"
 
 #define DEFAULT_LISTEN "127.0.0.1:9863"
 /* Judge 1 in 16 windows: the checks' cost on a busy canary (docs/fleet.md). */
-#define DEFAULT_SAMPLE	 16
+#define DEFAULT_SAMPLE	 PC_EXPORT_DEFAULT_SAMPLE
 #define DEFAULT_INTERVAL 15.0
 
 #ifdef PTECHECK_HAVE_MICROHTTPD
@@ -281,9 +282,7 @@ int pc_cmd_export(int argc, char **argv)
 			 .hup_continues = true,
 			 .forever = true,
 			 .interval = DEFAULT_INTERVAL,
-			 .so = {.filter_mode = PC_FILTER_ALL,
-				.want_walk = true,
-				.sample = DEFAULT_SAMPLE}},
+			 .so = pc_command_session("export")},
 	};
 	struct exporter x = {.o = &o};
 	struct timespec now;

@@ -10,7 +10,9 @@
 #include "cli.h"
 #include "cmd_features.h"
 #include "probe.h"
+#include "load.h"
 #include "session.h"
+#include "sessions.h"
 #include "settings.h"
 #include "tracefs.h"
 
@@ -86,15 +88,78 @@ static void mthp_sizes(void)
 	printf("\n");
 }
 
-/* Every section after Basics: tracepoints and walk, hooks, then per path. */
-static void kernel_sections(void)
+/* The largest program of s: its index in s->costs, -1 when none. */
+static int largest(const struct pc_session *s)
+{
+	int big = -1;
+
+	for (int i = 0; i < s->n_costs; i++)
+		if (big < 0 || s->costs[i].verified_insns > s->costs[big].verified_insns)
+			big = i;
+	return big;
+}
+
+/* One command's session, test-loaded and attached as the command does,
+   then closed: yes only where every program loaded (its figures against
+   the budget), else each refusal; -v: every program's instructions. */
+static void object_line(const struct pc_command_session *c, struct pc_session *s, bool verbose)
+{
+	struct pc_session_opts so = c->so;
+	char detail[400];
+	int big;
+	bool over;
+
+	pc_session_open(s, &so);
+	big = largest(s);
+	over = s->load_ms + s->attach_ms > PC_LOAD_BUDGET_MS ||
+	       (big >= 0 && s->costs[big].verified_insns > PC_VERIFY_BUDGET_INSNS);
+	if (s->loaded && !s->n_refused)
+		snprintf(detail, sizeof(detail),
+			 "%d programs, the largest %s: %u instructions verified (budget %d); "
+			 "load %.1f ms, attach %.1f ms (budget %.0f ms)%s",
+			 s->n_costs, big >= 0 ? s->costs[big].name : "-",
+			 big >= 0 ? s->costs[big].verified_insns : 0, PC_VERIFY_BUDGET_INSNS,
+			 s->load_ms, s->attach_ms, PC_LOAD_BUDGET_MS, over ? ": OVER BUDGET" : "");
+	else
+		snprintf(detail, sizeof(detail), "%s",
+			 s->n_refused ? s->refused[0].line : s->load_error);
+	line(c->command, s->loaded && !s->n_refused, detail);
+	for (int i = 1; i < s->n_refused; i++)
+		line("", false, s->refused[i].line);
+	for (int i = 0; verbose && i < s->n_costs; i++)
+		printf("      %-40s %7u\n", s->costs[i].name, s->costs[i].verified_insns);
+	pc_session_close(s);
+}
+
+/* Every command's tracing object; run's session stays for the tiers.
+   True when the kernel refused a program of ptecheck's own. */
+static bool tracing_objects(struct pc_session *run, bool verbose)
+{
+	struct pc_session other;
+	bool refused = false;
+
+	printf("\nTracing object (loaded as each command loads it%s):\n",
+	       verbose ? "; each program's instructions verified" : "");
+	for (int i = 0; i < pc_n_command_sessions; i++) {
+		struct pc_session *s = strcmp(pc_command_sessions[i].command, "run") ? &other : run;
+
+		object_line(&pc_command_sessions[i], s, verbose);
+		refused = refused || pc_session_refused(s);
+	}
+	return refused;
+}
+
+/* Every section after Basics: tracepoints and walk, the tracing object,
+   hooks, then per path; true when a program of ptecheck's was refused. */
+static bool kernel_sections(bool verbose)
 {
 	struct pc_hook_choice choice[PC_N_TRACE_PATHS][PC_PATH_GROUPS];
 	struct pc_features f[PC_N_TRACE_PATHS];
+	static struct pc_session run; /* large: not on the stack */
 	struct pc_walk_calib calib;
 	char reason[256];
+	bool walk, refused;
 	__u64 limit;
-	bool walk;
 
 	printf("\nTracepoints (tier kernel:syscall-walk and histograms):\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
@@ -106,6 +171,9 @@ static void kernel_sections(void)
 		     "");
 	walk = pc_calibrate_walk(&calib, &limit, reason, sizeof(reason)) == 0;
 	line("page-table walk from BPF", walk, reason);
+	refused = tracing_objects(&run, verbose);
+	/* A part the kernel refused is no tier here. */
+	walk = walk && !run.load_refused && !pc_load_sys_refused(&run, PC_SYS_MREMAP);
 	printf("\nIn-kernel hooks (tiers kernel:fexit, kernel:kprobe):\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
 		for (int i = 0; i < pc_trace_paths[k]->n_feature_hooks; i++)
@@ -115,11 +183,18 @@ static void kernel_sections(void)
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++) {
 		const struct pc_trace_path *p = pc_trace_paths[k];
 
-		pc_hooks_choose(p->groups, p->n_groups, choice[k]);
-		for (int g = 0; g < p->n_groups; g++)
+		/* As run's session chose and loaded them. */
+		memcpy(choice[k], run.hooks[k], sizeof(choice[k]));
+		for (int g = 0; g < p->n_groups; g++) {
+			if (run.load_refused) {
+				choice[k][g].mech = PC_MECH_NONE;
+				snprintf(choice[k][g].reason, sizeof(choice[k][g].reason), "%s",
+					 run.load_error);
+			}
 			line(p->groups[g].name, choice[k][g].mech != PC_MECH_NONE,
 			     choice[k][g].reason);
-		f[k] = (struct pc_features){walk, &calib, choice[k], line, tiers_line};
+		}
+		f[k] = (struct pc_features){walk, &run, &calib, choice[k], line, tiers_line};
 	}
 	printf("\nPaths this kernel has (BTF; absent = not in this kernel, or inlined):\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
@@ -127,20 +202,32 @@ static void kernel_sections(void)
 	printf("\nChecks and the tiers each will use here:\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
 		pc_trace_paths[k]->feature_tiers(&f[k]);
+	return refused;
 }
 
 int pc_cmd_features(int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {}};
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'}, {"verbose", no_argument, NULL, 'v'}, {}};
+	bool verbose = false, refused;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hv", opts, NULL)) != -1) {
+		if (c == 'v') {
+			verbose = true;
+			continue;
+		}
 		if (c == 'h') {
-			printf("Usage: ptecheck features\n\n"
+			printf("Usage: ptecheck features [-v]\n\n"
 			       "Shows what the running kernel lets ptecheck check: for every\n"
 			       "hook, whether it works here and, when not, why.  Found by\n"
-			       "probing (BTF look-ups, trial loads), never by version number.\n\n"
-			       "Example:\n  sudo ptecheck features\n");
+			       "probing (BTF look-ups, trial loads), never by version number.\n"
+			       "The tracing object is loaded as run, watch, hist and export load\n"
+			       "it: a program the kernel refuses is named, and exits 3.\n\n"
+			       "  -v, --verbose  each program's instructions verified\n\n"
+			       "Exit: 0 everything loaded, 2 usage or no privilege, 3 the kernel\n"
+			       "refused a program of ptecheck's own.\n\n"
+			       "Example:\n  sudo ptecheck features -v\n");
 			return PC_EXIT_PASS;
 		}
 		return PC_EXIT_USAGE;
@@ -153,11 +240,11 @@ int pc_cmd_features(int argc, char **argv)
 	printf("ptecheck %s features of this kernel (%s build)\n\n", PTECHECK_VERSION,
 	       PTECHECK_ARCH_NAME);
 	basics();
-	kernel_sections();
+	refused = kernel_sections(verbose);
 	/* A full disk or closed pipe must not look like success. */
 	if (fflush(stdout) || ferror(stdout)) {
 		pc_err(errno, "cannot write to standard output");
 		return PC_EXIT_ERROR;
 	}
-	return PC_EXIT_PASS;
+	return refused ? PC_EXIT_ERROR : PC_EXIT_PASS;
 }

@@ -17,6 +17,7 @@
 #include "report.h"
 #include "live.h"
 #include "paths.h"
+#include "sessions.h"
 #include "cmd_watch.h"
 
 static void usage(FILE *f, bool hist)
@@ -229,7 +230,7 @@ int pc_cmd_watch(int argc, char **argv)
 	o.live = (struct pc_live_opts){
 		.name = o.hist ? "hist" : "watch",
 		.checks = !o.hist,
-		.so = {.filter_mode = PC_FILTER_ALL, .want_walk = !o.hist},
+		.so = pc_command_session(o.hist ? "hist" : "watch"),
 	};
 	code = parse_args(argc, argv, &o);
 	if (code >= 0)

@@ -379,6 +379,7 @@ static int open_session(struct pc_live *w)
 
 	pc_tracefs_ensure();
 	err = pc_session_open(&w->s, &w->o->so);
+	pc_session_tell_refused(&w->s);
 	w->s.report = w->r;
 	/* The filter map holds the cgroup now (or nothing will trace). */
 	if (w->o->so.filter_mode == PC_FILTER_CGROUP)

@@ -20,6 +20,7 @@
 #include "probe.h"
 #include "restore.h"
 #include "run.h"
+#include "sessions.h"
 #include "scratchfs.h"
 #include "settings.h"
 #include "status.h"
@@ -181,7 +182,7 @@ static void note_kernel(struct pc_run *run)
 /* The tracing session; without one the oracles still run. */
 static void open_session(struct pc_run *run)
 {
-	struct pc_session_opts so = {.filter_mode = PC_FILTER_TRACKED, .want_walk = true};
+	struct pc_session_opts so = pc_command_session("run");
 	struct pc_session *s = &run->s;
 	struct pc_report *r = run->r;
 	int err = pc_tracefs_ensure();
@@ -189,6 +190,7 @@ static void open_session(struct pc_run *run)
 	if (err)
 		pc_report_note(r, "cannot mount tracefs: %s", strerror(-err));
 	pc_session_open(s, &so);
+	pc_session_tell_refused(s);
 	pc_session_notes(s, r);
 	s->report = r;
 	run->ctx.disturb_map_fd = s->loaded ? pc_session_disturb_fd(s) : -1;

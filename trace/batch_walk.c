@@ -63,7 +63,8 @@ void pc_batch_walk_note(struct pc_session *s, struct pc_report *r)
 
 void pc_batch_walk_feature(const struct pc_features *f)
 {
-	const char *why = calib_why(f->calib, "page-table walk not calibrated");
+	const char *why = f->session ? pc_batch_walk_why(f->session)
+				     : calib_why(f->calib, "page-table walk not calibrated");
 	char detail[320];
 
 	if (!why)

@@ -39,7 +39,9 @@ struct pc_feature_hook {
 
 /* What `ptecheck features` found, for a path's own lines. */
 struct pc_features {
-	bool walk_ok;			    /* the page-table walk calibrated */
+	bool walk_ok; /* the page-table walk calibrated, and mremap's part loaded */
+	/* run's session as `features` test-loaded it (closed), NULL: none. */
+	const struct pc_session *session;
 	const struct pc_walk_calib *calib;  /* what the calibration found */
 	const struct pc_hook_choice *hooks; /* the path's groups, as chosen */
 	/* "what  yes|no  detail", and "checks  tiers" */

@@ -119,6 +119,12 @@ bool pc_session_refused(const struct pc_session *s)
 	return s->n_refused > 0 || s->load_refused;
 }
 
+void pc_session_tell_refused(const struct pc_session *s)
+{
+	for (int i = 0; i < s->n_refused; i++)
+		pc_err(0, "%s", s->refused[i].line);
+}
+
 bool pc_session_attached(const struct pc_session *s, const struct bpf_program *prog)
 {
 	for (int i = 0; i < s->n_links; i++)
@@ -339,9 +345,6 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 	memset(s, 0, sizeof(*s));
 	choose(s, o);
 	err = pc_load_session(s, o);
-	/* One line each, whatever follows: ptecheck's own failure. */
-	for (int i = 0; i < s->n_refused; i++)
-		pc_err(0, "%s", s->refused[i].line);
 	if (err) {
 		s->load_refused = true;
 		return err;

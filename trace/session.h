@@ -107,6 +107,8 @@ __u64 pc_session_stat(struct pc_session *s, __u32 id);
 
 /* A program of ptecheck's own was refused by the kernel: exit 3. */
 bool pc_session_refused(const struct pc_session *s);
+/* Each refusal on stderr, a line each (run, watch, hist, export). */
+void pc_session_tell_refused(const struct pc_session *s);
 
 /* ---- for the paths (trace/<path>.c) ------------------------------------ */
 
