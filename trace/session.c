@@ -206,8 +206,16 @@ static void choose(struct pc_session *s, const struct pc_session_opts *o)
 {
 	/* Calibrated in every session: the batch path's derived source walks
 	   too (s->calib); want_walk turns on the checks' walk. */
-	char cal[sizeof(s->walk_reason) - 64];
-	bool ok = pc_calibrate_walk(&s->calib, &s->walk_phys_limit, cal, sizeof(cal)) == 0;
+	char cal[sizeof(s->walk_reason) - 64] = "a given calibration";
+	bool ok;
+
+	if (o->calib) {
+		s->calib = *o->calib;
+		s->walk_phys_limit = o->calib_phys_limit;
+		ok = s->calib.valid;
+	} else {
+		ok = pc_calibrate_walk(&s->calib, &s->walk_phys_limit, cal, sizeof(cal)) == 0;
+	}
 
 	s->walk_enabled = ok && o->want_walk;
 	snprintf(s->walk_reason, sizeof(s->walk_reason), "%s%s%s",
@@ -345,12 +353,12 @@ int pc_session_open(struct pc_session *s, const struct pc_session_opts *o)
 	memset(s, 0, sizeof(*s));
 	choose(s, o);
 	err = pc_load_session(s, o);
-	if (err) {
-		s->load_refused = true;
+	if (err)
 		return err;
-	}
 	s->loaded = true;
 	pc_load_measure(s);
+	if (o->calib) /* measured only: its addresses are not this kernel's */
+		return 0;
 	t0 = pc_load_now_ms();
 	err = attach_all(s);
 	s->attach_ms = pc_load_now_ms() - t0;

@@ -29,6 +29,11 @@ struct pc_session_opts {
 	bool want_walk;	   /* calibrate and enable the page-table walk */
 	__u32 hist_by;	   /* enum pc_hist_by: histograms per comm or process */
 	__u32 sample;	   /* --sample N: judge 1 in N windows (0, 1: all) */
+	/* The verifier's tests (test_load_budget): this calibration instead
+	   of the running kernel's, with the end of RAM, and the object loaded
+	   and measured only, never attached.  NULL: the kernel's, attached. */
+	const struct pc_walk_calib *calib;
+	__u64 calib_phys_limit;
 };
 
 /* A unit the kernel's verifier refused (trace/load.c): off, the others
