@@ -22,6 +22,7 @@ int syscalls_enter(struct bpf_raw_tracepoint_args *ctx)
 {
 	long nr = pc_sys_enter_nr(ctx);
 
+	PC_FAULT_POINT(PC_FAULT_SYSCALLS);
 	pc_disturb_sys_enter(ctx, nr);
 	if (sys_mremap)
 		pc_mremap_sys_enter(ctx, nr);

@@ -386,7 +386,8 @@ static int open_session(struct pc_live *w)
 		close(w->o->so.cgroup_fd);
 	if (!err)
 		return 0;
-	pc_err(err, "cannot trace: %s", w->s.load_error);
+	/* A refusal has said its reason, errno has nothing to add. */
+	pc_err(pc_session_refused(&w->s) ? 0 : err, "cannot trace: %s", w->s.load_error);
 	if (w->child > 0) {
 		kill(w->child, SIGKILL);
 		waitpid(w->child, NULL, 0);

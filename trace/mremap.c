@@ -105,8 +105,11 @@ static int mremap_ready(struct pc_session *s)
 	if (pc_session_attached(s, s->skel->progs.syscalls_enter) &&
 	    pc_session_attached(s, s->skel->progs.syscalls_exit))
 		return 0;
-	snprintf(s->load_error, sizeof(s->load_error),
-		 "cannot attach to raw_syscalls:sys_{enter,exit}");
+	snprintf(s->load_error, sizeof(s->load_error), "%s",
+		 pc_session_prog_why(s, s->skel->progs.syscalls_enter,
+				     pc_session_prog_why(s, s->skel->progs.syscalls_exit,
+							 "cannot attach to "
+							 "raw_syscalls:sys_{enter,exit}")));
 	return -ENOENT;
 }
 
