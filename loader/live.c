@@ -338,10 +338,6 @@ void pc_live_run(struct pc_live *w, void (*each)(struct pc_live *l, bool due, vo
 	double next = w->o->interval;
 	bool due;
 
-	signalled = w;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (!stop) {
 		pc_session_poll(&w->s, 100);
@@ -414,6 +410,13 @@ int pc_live_start(struct pc_live *w, struct pc_live_opts *o)
 	w->r = code ? NULL : pc_report_new(o->name, "live");
 	if (!code && !w->r)
 		code = PC_EXIT_ERROR;
+	/* Caught from before the load: a SIGINT or SIGTERM then ends the
+	   command as one while tracing does (the loop sees stop at once, the
+	   results so far: none), not by the signal's default (exit 143). */
+	signalled = w;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	if (!code)
 		code = open_session(w);
 	if (code) {
