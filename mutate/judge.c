@@ -97,6 +97,8 @@ static bool load_report(const char *dir, int k, struct pc_mutate_run *run)
 		if (r->results[i].status == PC_STATUS_FAIL)
 			keep_failure(run, &r->results[i]);
 	judge_log(r, run);
+	if (r->bpf.n_refused && !run->refused[0])
+		snprintf(run->refused, sizeof(run->refused), "%s", r->bpf.refused[0]);
 	pc_report_free(r);
 	return true;
 }
@@ -123,6 +125,9 @@ void pc_mutate_judge_control(const char *dir, struct pc_mutate_control *c)
 		snprintf(c->reason, sizeof(c->reason), "%d check tiers failed, first %s [%s]: %s",
 			 c->run.fail, c->run.failed[0].check, c->run.failed[0].tier,
 			 c->run.failed[0].evidence);
+	else if (c->run.refused[0])
+		snprintf(c->reason, sizeof(c->reason), "ptecheck did not load whole: %s",
+			 c->run.refused);
 	else if (c->run.log_unread[0])
 		snprintf(c->reason, sizeof(c->reason), "kernel log not judged: %s",
 			 c->run.log_unread);
@@ -224,6 +229,11 @@ int pc_mutate_judge_mutant(const char *patch, const char *dir, struct pc_mutate_
 	}
 	if (load_gate(dir, row, gate_err, sizeof(gate_err)))
 		row->decision[0] = '\0';
+	if (row->run.refused[0]) {
+		snprintf(row->reason, sizeof(row->reason), "ptecheck did not load whole: %s",
+			 row->run.refused);
+		return 0;
+	}
 	row->caught = meets(row);
 	if (!row->caught)
 		snprintf(row->reason, sizeof(row->reason), "%s%s%s",
