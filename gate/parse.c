@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include "cli.h"
 #include "gate_input.h"
@@ -419,8 +420,43 @@ static int check_summary(struct pc_field_ctx *c, json_t *root, const struct pc_r
 	return 0;
 }
 
-/* The tracing object's refusals (schema 6, optional): each line kept, the
-   rest of "bpf" (the verifier's figures) is not the gate's. */
+/* The tracing object's programs (schema 6): each one's verified
+   instructions, for the mutation judge's budget. */
+static int parse_bpf_programs(struct pc_field_ctx *c, json_t *b, struct pc_report *r)
+{
+	json_t *a = json_object_get(b, "programs"), *p;
+	size_t i;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a)) {
+		pc_set_err(c->err, c->errlen, "bpf.programs: expected an array");
+		return -1;
+	}
+	json_array_foreach(a, i, p)
+	{
+		__u64 insns;
+
+		snprintf(c->where, sizeof(c->where), "bpf.programs[%zu]", i);
+		if (!json_is_object(p) || pc_field_count(c, p, "verified_insns", &insns)) {
+			if (!json_is_object(p))
+				pc_set_err(c->err, c->errlen,
+					   "bpf.programs[%zu]: expected an object", i);
+			return -1;
+		}
+		if (r->bpf.n_progs >= PC_REPORT_PROGS)
+			continue;
+		if (pc_field_str(c, p, "name", r->bpf.progs[r->bpf.n_progs].name,
+				 sizeof(r->bpf.progs[0].name), false))
+			return -1;
+		r->bpf.progs[r->bpf.n_progs++].verified_insns =
+			insns > UINT32_MAX ? UINT32_MAX : (__u32)insns;
+	}
+	return 0;
+}
+
+/* The tracing object (schema 6, optional): its refusals, each line kept,
+   and its programs' instructions; its times are not the gate's. */
 static int parse_bpf(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
 {
 	json_t *b = json_object_get(root, "bpf"), *a, *v;
@@ -445,6 +481,9 @@ static int parse_bpf(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
 			pc_u8copy(r->bpf.refused[r->bpf.n_refused++], sizeof(r->bpf.refused[0]),
 				  json_string_value(v), json_string_length(v));
 	}
+	if (parse_bpf_programs(c, b, r))
+		return -1;
+	r->bpf.loaded = r->bpf.n_progs > 0;
 	c->where[0] = '\0';
 	return 0;
 }

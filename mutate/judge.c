@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <ptecheck/budget.h>
 #include "cli.h"
 #include "gate.h"
 #include "gate_input.h"
@@ -99,6 +100,12 @@ static bool load_report(const char *dir, int k, struct pc_mutate_run *run)
 	judge_log(r, run);
 	if (r->bpf.n_refused && !run->refused[0])
 		snprintf(run->refused, sizeof(run->refused), "%s", r->bpf.refused[0]);
+	/* The verifier's budget, as on every kernel CI boots (trace/load.h). */
+	for (int i = 0; i < r->bpf.n_progs && !run->refused[0]; i++)
+		if (r->bpf.progs[i].verified_insns > PC_VERIFY_BUDGET_INSNS)
+			snprintf(run->refused, sizeof(run->refused),
+				 "%s: %u instructions verified, over the budget of %d", path,
+				 r->bpf.progs[i].verified_insns, PC_VERIFY_BUDGET_INSNS);
 	pc_report_free(r);
 	return true;
 }
@@ -126,7 +133,7 @@ void pc_mutate_judge_control(const char *dir, struct pc_mutate_control *c)
 			 c->run.fail, c->run.failed[0].check, c->run.failed[0].tier,
 			 c->run.failed[0].evidence);
 	else if (c->run.refused[0])
-		snprintf(c->reason, sizeof(c->reason), "ptecheck did not load whole: %s",
+		snprintf(c->reason, sizeof(c->reason), "ptecheck's programs on this kernel: %s",
 			 c->run.refused);
 	else if (c->run.log_unread[0])
 		snprintf(c->reason, sizeof(c->reason), "kernel log not judged: %s",
@@ -230,7 +237,7 @@ int pc_mutate_judge_mutant(const char *patch, const char *dir, struct pc_mutate_
 	if (load_gate(dir, row, gate_err, sizeof(gate_err)))
 		row->decision[0] = '\0';
 	if (row->run.refused[0]) {
-		snprintf(row->reason, sizeof(row->reason), "ptecheck did not load whole: %s",
+		snprintf(row->reason, sizeof(row->reason), "ptecheck's programs on this kernel: %s",
 			 row->run.refused);
 		return 0;
 	}

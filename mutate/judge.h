@@ -46,8 +46,9 @@ struct pc_mutate_run {
 	int logs;	      /* kernel-log check results */
 	char log_unread[512]; /* the first kernel-log check that skipped */
 	/* The first program of ptecheck's own the kernel refused (report
-	   bpf.refused): a control with one is not clean, a mutant with one
-	   is not caught (what it lost is ptecheck's, not the bug's). */
+	   bpf.refused), or one over the verifier's budget: a control with one
+	   is not clean, a mutant with one is not caught (what it lost is
+	   ptecheck's, not the bug's). */
 	char refused[400];
 	int n_failed; /* (check, tier) that failed in some run; at most PC_MUTATE_MAX_FAILED */
 	struct pc_mutate_failure failed[PC_MUTATE_MAX_FAILED];

@@ -18,12 +18,7 @@ struct pc_session;
 struct pc_session_opts;
 struct pc_report;
 
-/* What the kernel's verifier may process per program, and the time the
-   whole object may take to verify and attach: a fifth of the kernel's
-   limit (1,000,000), so that no kernel build or calibration constant
-   takes a program to it (docs/performance.md, "Verifier budget"). */
-#define PC_VERIFY_BUDGET_INSNS 200000
-#define PC_LOAD_BUDGET_MS      300.0
+#include <ptecheck/budget.h>
 
 /* The parts of the syscall dispatcher (bpf/syscalls.bpf.c) that can be
    turned off alone: each part's handlers, by their function names. */

@@ -141,6 +141,7 @@ mkrun "$j/perf" mutant-perf "$j/control"
 mkrun "$j/control-fail" control-fail
 mkrun "$j/control-nolog" control-nolog
 mkrun "$j/control-refused" control-refused
+mkrun "$j/control-over" control-over-budget
 mkrun "$j/refused" mutant-refused "$j/control"
 mkdir -p "$j/nobuild"
 echo "build failed: make exited 2: mm/mremap.c:194: error: expected ';'" >"$j/nobuild/failed"
@@ -169,10 +170,13 @@ expect "judge: a control whose kernel log was not read is not clean: exit 1" 1 $
 	"NOT CLEAN: kernel log not judged: mremap/kernel-log: cannot read the kernel log"
 out=$("$JUDGE" table --arch arm64 --control "$j/control-refused" 2>&1)
 expect "judge: a control whose kernel refused a program of ptecheck's is not clean: exit 1" 1 $? \
-	"$out" "NOT CLEAN: ptecheck did not load whole: the verifier refused the derived batch runs"
+	"$out" "NOT CLEAN: ptecheck's programs on this kernel: the verifier refused the derived batch runs"
+out=$("$JUDGE" table --arch arm64 --control "$j/control-over" 2>&1)
+expect "judge: a control with a program over the verifier's budget is not clean: exit 1" 1 $? \
+	"$out" "NOT CLEAN: ptecheck's programs on this kernel: .*report.json: 250000 instructions verified, over the budget of 200000"
 out=$("$JUDGE" table --arch arm64 --control "$j/control" "$G/fixture-caught.patch" "$j/refused" 2>&1)
 expect "judge: a mutant whose kernel refused a program of ptecheck's is not caught: exit 1" 1 \
-	$? "$out" "^fixture-caught +missed" "missed: ptecheck did not load whole: the verifier refused"
+	$? "$out" "^fixture-caught +missed" "missed: ptecheck's programs on this kernel: the verifier refused"
 out=$("$JUDGE" table --arch arm64 --control "$j/none" 2>&1)
 expect "judge: a control without a report is not clean: exit 1" 1 $? "$out" \
 	"NOT CLEAN: no report: .*report.json: cannot open"
