@@ -9,6 +9,13 @@
  */
 #include "batch.bpf.h"
 
+__noinline int pc_batch_add(__u32 src, __u32 ctx, __u64 nr)
+{
+	if (src < PC_BSRC__COUNT && ctx < PC_BCTX__COUNT)
+		hist_add(PC_BATCH_HIST(PC_HIST_BATCH_FIRST, src, ctx), PC_HIST_LINLOG, nr);
+	return 0;
+}
+
 static __always_inline void fpb_record(__u32 nr)
 {
 	if (target_flags())
