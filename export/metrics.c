@@ -236,6 +236,28 @@ static void histograms(FILE *out, const struct pc_report *r)
 }
 
 /* up, the start time, the build and the sampling: one sample each. */
+/* The tracing object: what the kernel refused (a failure of ptecheck's,
+   to alert on), each program's instructions verified (the budget, 200000,
+   docs/performance.md). */
+static void bpf_info(FILE *out, const struct pc_report *r)
+{
+	static const char *const keys[] = {"program"};
+
+	family(out, "ptecheck_bpf_programs_refused", "gauge",
+	       "Programs of ptecheck's the kernel refused: their parts are off, their checks "
+	       "and histograms missing (the exporter's log says which and why).");
+	fprintf(out, "ptecheck_bpf_programs_refused %d\n", r->bpf.n_refused);
+	family(out, "ptecheck_bpf_verified_instructions", "gauge",
+	       "Instructions the kernel's verifier processed for each loaded program.");
+	for (int i = 0; i < r->bpf.n_progs; i++) {
+		const char *vals[] = {r->bpf.progs[i].name};
+
+		fputs("ptecheck_bpf_verified_instructions", out);
+		labels(out, 1, keys, vals, NULL);
+		fprintf(out, " %u\n", r->bpf.progs[i].verified_insns);
+	}
+}
+
 static void info(FILE *out, const struct pc_metrics_src *m)
 {
 	static const char *const keys[] = {"version", "kernel_release", "machine"};
@@ -255,6 +277,7 @@ static void info(FILE *out, const struct pc_metrics_src *m)
 	       "(--sample; 1: all).  The derived batch histograms (a walk gives them) "
 	       "count those only.");
 	fprintf(out, "ptecheck_sample_every %u\n", m->r->sample_every ? m->r->sample_every : 1);
+	bpf_info(out, m->r);
 }
 
 int pc_metrics_write(const struct pc_metrics_src *m, FILE *out)

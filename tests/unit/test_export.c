@@ -87,6 +87,12 @@ static struct pc_report *sample(void)
 	h->sum = 1500 + 1024 + 2047;
 	r->stats[PC_STAT_EVENTS_DROPPED] = 6;
 	r->sample_every = 16;
+	r->bpf.loaded = true;
+	r->bpf.n_progs = 1;
+	snprintf(r->bpf.progs[0].name, sizeof(r->bpf.progs[0].name), "syscalls_exit");
+	r->bpf.progs[0].verified_insns = 19528;
+	snprintf(r->bpf.refused[r->bpf.n_refused++], sizeof(r->bpf.refused[0]),
+		 "the verifier refused filemap_window: invalid read from stack");
 	r->n_stats = PC_STAT__COUNT;
 	return r;
 }
@@ -149,7 +155,7 @@ static void check_structure(char *text)
 	TAP_CHECK_EQ(dup, 0, "no family typed twice, no series twice");
 	TAP_CHECK_EQ(order, 0, "each sample follows its family's TYPE line");
 	TAP_CHECK_EQ(counter_name, 0, "every counter's name ends in _total");
-	TAP_CHECK(n_fams == 12, "the 12 families of the contract (%d)", n_fams);
+	TAP_CHECK(n_fams == 14, "the 14 families of the contract (%d)", n_fams);
 	free(copy);
 }
 
@@ -238,6 +244,11 @@ static void test_metrics(void)
 		  "latency sum in seconds, exactly");
 	TAP_CHECK(strstr(text, "ptecheck_start_time_seconds 1700000000.250\n"), "start time");
 	TAP_CHECK_EQ(value_of(text, "ptecheck_sample_every"), 16, "the sampling, 1 in 16");
+	TAP_CHECK_EQ(value_of(text, "ptecheck_bpf_programs_refused"), 1,
+		     "a refused program counted, to alert on");
+	TAP_CHECK(strstr(text, "ptecheck_bpf_verified_instructions{program=\"syscalls_exit\"} "
+			       "19528\n"),
+		  "each program's verified instructions");
 	/* promtool is Prometheus' own judge of the format. */
 	if (access("/usr/bin/promtool", X_OK)) {
 		tap_skip("promtool not installed (prometheus package)");
