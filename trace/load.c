@@ -98,7 +98,7 @@ struct refusal_words {
    closing "processed N insns" (the error), else the last line. */
 static void verifier_reason(const char *log, const char *end, char *out, size_t len)
 {
-	const char *l = last_line(log, end, "BPF program is too large", NULL), *eol;
+	const char *l = last_line(log, end, "BPF program is too large", NULL);
 	unsigned long n;
 
 	if (l && sscanf(l, "BPF program is too large. Processed %lu", &n) == 1) {
@@ -106,20 +106,13 @@ static void verifier_reason(const char *log, const char *end, char *out, size_t 
 		return;
 	}
 	l = last_line(log, end, "processed ", " insns");
-	if (l) {
-		end = l > log ? l - 1 : log;
-		l = end;
-		while (l > log && l[-1] != '\n')
-			l--;
-	} else {
-		while (end > log && end[-1] == '\n')
-			end--;
-		l = end;
-		while (l > log && l[-1] != '\n')
-			l--;
-	}
-	eol = memchr(l, '\n', end - l);
-	snprintf(out, len, "%.*s", (int)((eol ? eol : end) - l), l);
+	if (l)
+		end = l;
+	while (end > log && end[-1] == '\n')
+		end--;
+	for (l = end; l > log && l[-1] != '\n'; l--)
+		;
+	snprintf(out, len, "%.*s", (int)(end - l), l);
 	if (!out[0])
 		snprintf(out, len, "no reason in its log");
 }
@@ -144,7 +137,10 @@ static bool read_refusal(struct refusal_words *w)
 		snprintf(w->reason, sizeof(w->reason), "no verifier log");
 		return true;
 	}
-	log = strchr(log, '\n') + 1;
+	log = strchr(log, '\n');
+	if (!log)
+		return true;
+	log++;
 	log_end = memmem(log, end - log, "-- END PROG LOAD LOG --", 23);
 	if (!log_end)
 		log_end = end;
@@ -165,13 +161,15 @@ static bool read_refusal(struct refusal_words *w)
    the one-line message (thousands of lines never flood the terminal). */
 static void save_words(struct pc_session *s)
 {
-	char path[64];
+	char path[sizeof(s->load_log)];
 	FILE *f;
 
 	if (!words.len || s->load_log[0])
 		return;
-	snprintf(path, sizeof(path), "%s/ptecheck-load.%d.log",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
+	if (snprintf(path, sizeof(path), "%s/ptecheck-load.%d.log",
+		     getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+		     (int)getpid()) >= (int)sizeof(path))
+		return; /* no file: -v gives the words on stderr */
 	f = fopen(path, "we");
 	if (!f)
 		return;
