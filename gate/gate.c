@@ -7,9 +7,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "report.h"
 #include "gate.h"
@@ -138,6 +141,34 @@ static int write_to(const struct pc_gate_result *g, enum pc_gate_format fmt, con
 	return ret;
 }
 
+/* Can path take a report?  Asked before anything is judged or printed, so
+   an output that cannot be written (a directory, a missing folder) never
+   follows a decision on stdout: 0, or -1 with the reason said.  Nothing is
+   truncated here, and a file made only to ask is removed. */
+static int writable(const char *path)
+{
+	struct stat st;
+	bool existed;
+	int fd;
+
+	if (!path)
+		return 0;
+	existed = stat(path, &st) == 0;
+	if (existed && S_ISDIR(st.st_mode)) {
+		pc_err(EISDIR, "gate: %s", path);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		pc_err(errno, "gate: %s: cannot create", path);
+		return -1;
+	}
+	close(fd);
+	if (!existed)
+		unlink(path);
+	return 0;
+}
+
 /* 0 to go on; else the command is done: 1 after --help, -1 on a usage error. */
 static int parse_args(int argc, char **argv, struct gate_args *a)
 {
@@ -226,6 +257,11 @@ static int run_gate(struct gate_args *a, struct pc_gate_result **g)
 	char err[PC_GATE_ERR_MAX];
 	int i, bad, ret;
 
+	bad = writable(a->output);
+	for (i = 0; i < a->n_extra; i++)
+		bad = writable(a->extra[i].path) || bad;
+	if (bad)
+		return PC_GATE_EXIT_BAD_INPUT;
 	pc_gate_policy_default(&in->policy);
 	if (a->policy && pc_gate_policy_load(&in->policy, a->policy, err, sizeof(err))) {
 		pc_err(0, "gate: %s: %s", a->policy, err);

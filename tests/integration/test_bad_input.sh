@@ -166,6 +166,15 @@ row "watch > /dev/full" 3 "cannot write the report: No space left on device" \
 "$pc" run --suite mremap --format json --output "$tmp/base.json" >/dev/null 2>&1
 row "gate --output /dev/full" 2 "/dev/full: cannot write: No space left on device" \
 	"$pc" gate --baseline "$tmp/base.json" --output /dev/full "$tmp/base.json"
+# An output that cannot be written is refused before anything is decided
+# or printed: no SHIP on stdout followed by exit 2.
+mkdir -p "$tmp/outdir"
+row "gate --html DIR: refused before the decision" 2 "outdir: Is a directory" \
+	"$pc" gate --baseline "$tmp/base.json" --html "$tmp/outdir" "$tmp/base.json"
+if grep -q "SHIP" "$tmp/out"; then not_ok "gate --html DIR: no decision printed"; else ok "gate --html DIR: no decision printed"; fi
+row "gate --output in a missing folder: refused before the decision" 2 "cannot create: No such file or directory" \
+	"$pc" gate --baseline "$tmp/base.json" --output "$tmp/no/such/g.txt" "$tmp/base.json"
+if [[ -s $tmp/out ]]; then not_ok "gate --output missing folder: stdout empty"; else ok "gate --output missing folder: stdout empty"; fi
 row "gate of a missing file" 2 "cannot open: No such file or directory" \
 	"$pc" gate --baseline "$tmp/base.json" /nonexistent.json
 
