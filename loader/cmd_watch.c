@@ -212,6 +212,18 @@ static void add_results(struct watch *w)
 	pc_paths_hists(s, r, NULL);
 	pc_session_stats(s, r);
 	pc_live_close(&w->l);
+	/* hist's text shows histograms: what it cannot show is one line
+	   there (-v, and JSON and TAP, give each with why). */
+	if (w->o->hist && w->o->format == PC_FORMAT_TEXT && !pc_verbose) {
+		int n = pc_report_drop_notes(r, PC_NOT_SHOWN);
+
+		if (n)
+			pc_report_note(
+				r,
+				"%d histograms not available here: ptecheck -v hist lists them, "
+				"each with why",
+				n);
+	}
 }
 
 /* Closes an --output file (not stdout or stderr); 0 or EOF with errno. */

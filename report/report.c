@@ -292,6 +292,23 @@ void pc_report_note(struct pc_report *r, const char *fmt, ...)
 	arr[r->n_notes++] = s;
 }
 
+int pc_report_drop_notes(struct pc_report *r, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	int kept = 0, gone = 0;
+
+	for (int i = 0; i < r->n_notes; i++) {
+		if (!strncmp(r->notes[i], prefix, n)) {
+			free(r->notes[i]);
+			gone++;
+			continue;
+		}
+		r->notes[kept++] = r->notes[i];
+	}
+	r->n_notes = kept;
+	return gone;
+}
+
 struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *name)
 {
 	int i;

@@ -158,6 +158,8 @@ struct pc_report {
 };
 
 struct pc_report *pc_report_new(const char *command, const char *suite);
+/* Removes the notes that start with prefix: how many. */
+int pc_report_drop_notes(struct pc_report *r, const char *prefix);
 void pc_report_free(struct pc_report *r);
 
 /* Adds a result in SKIP state with an empty summary; returns NULL on ENOMEM. */

@@ -206,7 +206,7 @@ static void choose(struct pc_session *s, const struct pc_session_opts *o)
 {
 	/* Calibrated in every session: the batch path's derived source walks
 	   too (s->calib); want_walk turns on the checks' walk. */
-	char cal[sizeof(s->walk_reason) - 64] = "a given calibration";
+	char cal[sizeof(s->walk_reason) - 96] = "a given calibration";
 	bool ok;
 
 	if (o->calib) {
@@ -219,8 +219,10 @@ static void choose(struct pc_session *s, const struct pc_session_opts *o)
 
 	s->walk_enabled = ok && o->want_walk;
 	snprintf(s->walk_reason, sizeof(s->walk_reason), "%s%s%s",
-		 o->want_walk ? "" : "page-table walk not requested (calibration: ", cal,
-		 o->want_walk ? "" : ")");
+		 o->want_walk ? ""
+			      : "the checks' page-table walk is off here (hist: watch walks and "
+				"shows it; calibration: ",
+		 cal, o->want_walk ? "" : ")");
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		const struct pc_trace_path *path = pc_trace_paths[p];
 
@@ -610,7 +612,7 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 		if (why) {
 			/* hist shows histograms only: what it cannot show is its news. */
 			if (!strcmp(r->command, "hist"))
-				pc_report_note(r, "not shown: %s: %s", h[i].name, why);
+				pc_report_note(r, PC_NOT_SHOWN "%s: %s", h[i].name, why);
 			continue;
 		}
 		if (s->skel->rodata->hist_by) {

@@ -72,7 +72,7 @@ struct pc_session {
 	int n_costs;
 	struct pc_prog_cost costs[PC_PROG_COSTS_MAX];
 	bool walk_enabled;
-	char walk_reason[200]; /* calibration outcome */
+	char walk_reason[280]; /* calibration outcome */
 	struct pc_walk_calib calib;
 	__u64 walk_phys_limit; /* the walk reads below this physical address */
 	/* Each path's hook groups (pc_trace_paths order, the path's groups[]
@@ -149,6 +149,8 @@ struct pc_result *pc_session_result(struct pc_session *s, struct pc_report *r, _
    the things judged ("entries"), none_reason says why there were none. */
 void pc_session_judge(struct pc_session *s, struct pc_result *res, __u32 check, __u32 tier,
 		      const char *what, const char *none_reason);
+/* What begins hist's note on a histogram it cannot show. */
+#define PC_NOT_SHOWN "not shown: "
 /* Adds the histograms of table h[n] whose gate says the session filled;
    with hist_by, each once per key, then what no key took (with a note). */
 void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc_trace_hist *h,

@@ -39,7 +39,7 @@ trap 'exit 1' INT TERM
 if ! grep -q '^  derived batch runs  *yes' "$tmp/features"; then
 	sed 's/^/# /' "$tmp/features" | grep -i derived
 	check "without the walk the derived source says why, and hist says it is not shown" \
-		"'$pc' hist -- true 2>&1 | grep -q 'not shown: batch histograms (derived): '"
+		"'$pc' -v hist -- true 2>&1 | grep -q 'not shown: batch histograms (derived): '"
 	tap_end
 fi
 ok "features: the derived source is available here"

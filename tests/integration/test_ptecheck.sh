@@ -259,10 +259,15 @@ check "watch -- CMD: CMD's stdout is its own, the report on stderr" \
 	"[[ \$(cat $tmp/cmd.out) == data ]] && grep -q 'kernel-log' $tmp/cmd.err"
 "$pc" hist -- true 2>"$tmp/hist.txt" >/dev/null
 check "hist text: no counts of checks it did not run" "! grep -q 'passed, ' $tmp/hist.txt && ! grep -q '^stats:' $tmp/hist.txt"
+"$pc" -v hist -- true 2>"$tmp/hist-v.txt" >/dev/null
 for h in "mremap PTEs per batch" "fault-around PTEs per set_pte_range"; do
-	check "hist shows '$h' or says why not" \
-		"grep -q '^$h (' $tmp/hist.txt || grep -q '^note: not shown: $h: ..' $tmp/hist.txt"
+	check "hist shows '$h' or -v says why not" \
+		"grep -q '^$h (' $tmp/hist-v.txt || grep -q '^note: not shown: $h: ..' $tmp/hist-v.txt"
 done
+# Without -v, what hist cannot show is one line, not a note each.
+n_not=$(grep -c '^note: not shown: ' "$tmp/hist-v.txt")
+check "hist: the $n_not histograms it cannot show are one line without -v" \
+	"! grep -q '^note: not shown: ' $tmp/hist.txt && { [[ $n_not -eq 0 ]] || grep -q '^note: $n_not histograms not available here: ptecheck -v hist lists them' $tmp/hist.txt; }"
 check "hist --format json validates" \
 	"python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' $tmp/hist.json $src/docs/report-schema.json"
 
