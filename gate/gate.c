@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		"Rules (docs/gate.md):\n"
 		"  invariant-failure       a check failed in a candidate report (always fails)\n"
 		"  coverage-loss           a check tier that passed in the baseline is skipped\n"
-		"                          or missing (policy coverage_loss, default report)\n"
+		"                          or missing (policy coverage_loss, default fail)\n"
 		"  batching-regression     mremap's mean batch size, or per folio order the\n"
 		"                          share of fault-around batches mapping all they\n"
 		"                          could, dropped by more than batching_tolerance_pct\n"

@@ -26,6 +26,9 @@ const char *pc_gate_esc(const char *s, unsigned int mode);
 
 /* "SHIP" or "DO NOT SHIP". */
 const char *pc_gate_decision(const struct pc_gate_result *g);
+/* The decision, and when no group's sides judged a kernel tier, that it
+   rests on the userspace oracles only: the first line of text and TAP. */
+const char *pc_gate_headline(const struct pc_gate_result *g);
 /* "PASS", "WARN", "FAIL", "NOT JUDGED". */
 const char *pc_gate_verdict_tag(enum pc_gate_verdict v);
 /* "MACHINE suite SUITE scale N". */

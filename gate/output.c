@@ -51,6 +51,31 @@ const char *pc_gate_decision(const struct pc_gate_result *g)
 	return g->ship ? "SHIP" : "DO NOT SHIP";
 }
 
+/* Did a side of a group judge a kernel tier (a kernel: result that passed
+   or failed)? */
+static bool kernel_judged(const struct pc_report *r)
+{
+	for (int i = 0; r && i < r->n_results; i++)
+		if (!strncmp(r->results[i].tier, "kernel:", 7) &&
+		    r->results[i].status != PC_STATUS_SKIP)
+			return true;
+	return false;
+}
+
+const char *pc_gate_headline(const struct pc_gate_result *g)
+{
+	static char line[160];
+
+	for (int i = 0; i < g->n_groups; i++)
+		if (kernel_judged(g->groups[i].base.merged) ||
+		    kernel_judged(g->groups[i].cand.merged))
+			return pc_gate_decision(g);
+	snprintf(line, sizeof(line),
+		 "%s (neither side judged any kernel tier: the userspace oracles only)",
+		 pc_gate_decision(g));
+	return line;
+}
+
 const char *pc_gate_verdict_tag(enum pc_gate_verdict v)
 {
 	return pc_name_get(verdict_tags, PC_NAMES_N(verdict_tags), v, "FAIL");

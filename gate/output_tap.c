@@ -12,7 +12,7 @@ void pc_gate_write_tap(struct pc_out *o, const void *what)
 	char label[160];
 
 	pc_outf(o, "TAP version 13\n1..%d\n", g->n_groups * PC_GATE_RULE__COUNT);
-	pc_outf(o, "# ptecheck gate: %s\n", pc_gate_decision(g));
+	pc_outf(o, "# ptecheck gate: %s\n", pc_gate_headline(g));
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 

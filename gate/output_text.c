@@ -11,7 +11,7 @@ void pc_gate_write_text(struct pc_out *o, const void *what)
 	char label[160], rel[512];
 	int i, r, k, nimp = pc_gate_count_improvements(g);
 
-	pc_outf(o, "%s\n", pc_gate_decision(g));
+	pc_outf(o, "%s\n", pc_gate_headline(g));
 	for (i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
 

@@ -80,7 +80,10 @@ void pc_gate_policy_default(struct pc_gate_policy *p)
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
-	p->coverage_loss = PC_GATE_ACTION_REPORT;
+	/* A tier that judged in the baseline and not in the candidate is a
+	   regression someone must look at (as LKFT and KernelCI treat a test
+	   that passed and no longer runs): fail unless a policy says report. */
+	p->coverage_loss = PC_GATE_ACTION_FAIL;
 	p->batching_regression = PC_GATE_ACTION_FAIL;
 	p->performance_regression = PC_GATE_ACTION_FAIL;
 	p->batching_tolerance_pct = 10;

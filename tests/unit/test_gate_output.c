@@ -185,6 +185,42 @@ static void test_paths(void)
 	gate_free(&g);
 }
 
+/* Where neither side judged a kernel tier, the first line says the
+   decision rests on the oracles only; where one did, it is the decision. */
+static void test_headline(void)
+{
+	struct pc_report *b = mk("x86_64", "mremap", 1), *c = mk("x86_64", "mremap", 1);
+	struct gate g;
+	char *s;
+
+	set_status(b, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP, "no kprobes");
+	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP, "no kprobes");
+	gate_init(&g);
+	add_base(&g, b);
+	add_cand(&g, c);
+	gate_run(&g);
+	s = render_gate(g.res, PC_GATE_FMT_TEXT);
+	TAP_CHECK(s && !strncmp(s,
+				"SHIP (neither side judged any kernel tier: the userspace "
+				"oracles only)\n",
+				69),
+		  "text: no kernel tier on either side, said in the first line");
+	free(s);
+	s = render_gate(g.res, PC_GATE_FMT_TAP);
+	TAP_CHECK(s && strstr(s, "# ptecheck gate: SHIP (neither side judged any kernel tier"),
+		  "tap: said in the header comment");
+	free(s);
+	gate_free(&g);
+	gate_init(&g);
+	add_base(&g, mk("x86_64", "mremap", 1));
+	add_cand(&g, mk("x86_64", "mremap", 1));
+	gate_run(&g);
+	s = render_gate(g.res, PC_GATE_FMT_TEXT);
+	TAP_CHECK(s && !strncmp(s, "SHIP\n", 5), "text: a kernel tier judged: the decision alone");
+	free(s);
+	gate_free(&g);
+}
+
 /* A warning passes (it does not fail the gate) and is said in every format. */
 static void test_warn(void)
 {
@@ -340,6 +376,7 @@ int main(void)
 	}
 	test_outputs();
 	test_paths();
+	test_headline();
 	test_warn();
 	test_command();
 	rmdir(tmpdir);

@@ -289,7 +289,7 @@ static void test_policy(void)
 	int ret;
 
 	pc_gate_policy_default(&p);
-	TAP_CHECK(p.coverage_loss == PC_GATE_ACTION_REPORT &&
+	TAP_CHECK(p.coverage_loss == PC_GATE_ACTION_FAIL &&
 			  p.batching_regression == PC_GATE_ACTION_FAIL &&
 			  p.performance_regression == PC_GATE_ACTION_FAIL &&
 			  p.batching_tolerance_pct == 10 && p.perf_threshold_pct == 25 &&
@@ -369,9 +369,9 @@ static void test_policy(void)
 	TAP_CHECK(ret == -1 && strstr(err, "out of range"), "negative tolerance refused");
 	ret = pol_parse(&p, "{\"coverage_loss\": \"maybe\"}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "expected \"fail\" or \"report\""), "bad action");
-	ret = pol_parse(&p, "{\"coverage_loss\": \"fail\"", err, sizeof(err));
+	ret = pol_parse(&p, "{\"coverage_loss\": \"report\"", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "truncated"), "truncated policy");
-	TAP_CHECK(p.coverage_loss == PC_GATE_ACTION_REPORT, "a refused policy changes nothing");
+	TAP_CHECK(p.coverage_loss == PC_GATE_ACTION_FAIL, "a refused policy changes nothing");
 }
 
 int main(void)

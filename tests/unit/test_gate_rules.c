@@ -87,13 +87,25 @@ static void test_coverage(void)
 	c = mk("x86_64", "mremap", 1);
 	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP, "no kprobes here");
 	add_cand(&g, c);
-	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "coverage loss alone ships (default policy)");
-	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict, PC_GATE_WARN,
-		     "coverage-loss reported as a warning");
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship,
+		  "coverage loss alone does not ship (default policy: fail)");
+	TAP_CHECK_EQ(rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict, PC_GATE_FAIL,
+		     "coverage-loss fails by default");
 	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true,
 			      "mremap/batch [kernel:kprobe] passed in the baseline, skipped in the "
 			      "candidate: no kprobes here"),
 		  "coverage-loss names the check and the reason");
+	gate_free(&g);
+
+	gate_init(&g);
+	g.in.policy.coverage_loss = PC_GATE_ACTION_REPORT;
+	add_base(&g, mk("x86_64", "mremap", 1));
+	c = mk("x86_64", "mremap", 1);
+	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP, "no kprobes here");
+	add_cand(&g, c);
+	TAP_CHECK(gate_run(&g) == 0 && g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_WARN,
+		  "coverage_loss: report: the loss is a warning, the gate ships");
 	gate_free(&g);
 
 	gate_init(&g);
@@ -110,6 +122,7 @@ static void test_coverage(void)
 	/* The candidate's kernel refused a program of ptecheck's own: the
 	   coverage it cost fails whatever the policy says. */
 	gate_init(&g);
+	g.in.policy.coverage_loss = PC_GATE_ACTION_REPORT;
 	add_base(&g, mk("x86_64", "mremap", 1));
 	c = mk("x86_64", "mremap", 1);
 	set_status(c, "mremap/batch", "kernel:kprobe", PC_STATUS_SKIP,
@@ -121,7 +134,7 @@ static void test_coverage(void)
 	add_cand(&g, c);
 	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship &&
 			  rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_FAIL,
-		  "coverage lost to a refused program fails (default policy: report)");
+		  "coverage lost to a refused program fails (policy coverage_loss: report)");
 	TAP_CHECK(has_finding(rule(&g, 0, PC_GATE_RULE_COVERAGE), true,
 			      "the verifier refused mremap_batch_kprobe"),
 		  "the refusal is named among the findings");
@@ -239,7 +252,11 @@ static void test_batching(void)
 	gate_init(&g);
 	add_run(&g, true, "x86_64", "fault-around large-folio batches, by order", ones);
 	add_run(&g, false, "x86_64", BATCH_NAME, c32);
-	TAP_CHECK(gate_run(&g) == 0 && g.res->ship, "histograms on one side only ship");
+	TAP_CHECK(gate_run(&g) == 0 && !g.res->ship &&
+			  rule(&g, 0, PC_GATE_RULE_COVERAGE)->verdict == PC_GATE_FAIL &&
+			  rule(&g, 0, PC_GATE_RULE_BATCHING)->verdict != PC_GATE_FAIL,
+		  "a histogram the candidate lost fails coverage-loss (the default), not "
+		  "batching");
 	TAP_CHECK(has_improvement(rule(&g, 0, PC_GATE_RULE_BATCHING),
 				  "batching improved: mremap PTEs per batch now observed"),
 		  "histogram only in the candidate is an improvement");
