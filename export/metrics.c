@@ -25,6 +25,9 @@
    scrape, as Prometheus' functions over buckets want. */
 #define PTES_BUCKET_MAX 65535ULL       /* a PTE table holds at most 512 */
 #define NS_BUCKET_MAX	34359738367ULL /* 2^35 - 1 ns, about 34 s */
+/* The others count pages, PTEs, PMDs, flushes, reads per call: a 1 GiB
+   mremap moves 262144 PTEs. */
+#define OTHER_BUCKET_MAX 1048575ULL
 
 void pc_metrics_label_value(FILE *out, const char *s)
 {
@@ -110,17 +113,26 @@ static void results(FILE *out, const struct pc_report *r)
 				*(const unsigned long long *)((const char *)res + counters[c].off));
 		}
 	}
+	/* A state set: every state a series of its own, always there, 1 for
+	   the one the check is in, 0 for the others, so no series appears or
+	   vanishes as a check's state changes. */
 	family(out, "ptecheck_check_tier_info", "gauge",
-	       "1 for each check and the tier it runs in here, with its state so far.");
+	       "For each check and the tier it runs in here, one series per state (pass, fail, "
+	       "skip): 1 for the state it is in so far, 0 for the others.");
 	for (int i = 0; i < r->n_results; i++) {
 		const struct pc_result *res = &r->results[i];
-		const char *vals[] = {res->name, res->tier, pc_status_name(res->status)};
+		static const enum pc_status states[] = {PC_STATUS_PASS, PC_STATUS_FAIL,
+							PC_STATUS_SKIP};
 
 		if (!res->in_kernel)
 			continue;
-		fputs("ptecheck_check_tier_info", out);
-		labels(out, 3, keys, vals, NULL);
-		fputs(" 1\n", out);
+		for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
+			const char *vals[] = {res->name, res->tier, pc_status_name(states[k])};
+
+			fputs("ptecheck_check_tier_info", out);
+			labels(out, 3, keys, vals, NULL);
+			fprintf(out, " %d\n", res->status == states[k]);
+		}
 	}
 }
 
@@ -209,7 +221,32 @@ static bool batch_seen(const struct pc_report *r, int i)
 	return false;
 }
 
-/* The batch histograms and mremap latency; the others are not exported. */
+/* Every histogram a session gave that is neither a batch histogram nor
+   mremap's latency (each has a family of its own): the fault-around
+   window, TLB flushes, PTEs and PMDs moved, per-order batches ... as hist
+   shows them, by name and unit. */
+static void other_histograms(FILE *out, const struct pc_report *r)
+{
+	static const char *const keys[] = {"name", "unit"};
+
+	family(out, "ptecheck_distribution", "histogram",
+	       "Every other histogram ptecheck hist shows, by its name and unit.");
+	for (int i = 0; i < r->n_hists; i++) {
+		const struct pc_hist_report *h = &r->hists[i];
+		const char *vals[] = {h->name, h->unit};
+		bool dup = false;
+
+		if (h->by != PC_BY_NONE || *h->batch_ctx || !strcmp(h->name, "mremap latency"))
+			continue;
+		for (int k = 0; k < i; k++)
+			dup = dup ||
+			      (r->hists[k].by == PC_BY_NONE && !strcmp(r->hists[k].name, h->name));
+		if (!dup)
+			histogram(out, "ptecheck_distribution", keys, vals, 2, h, OTHER_BUCKET_MAX, 0);
+	}
+}
+
+/* The batch histograms and mremap latency, then every other one. */
 static void histograms(FILE *out, const struct pc_report *r)
 {
 	static const char *const keys[] = {"context", "source"};
@@ -233,6 +270,7 @@ static void histograms(FILE *out, const struct pc_report *r)
 	if (latency)
 		histogram(out, "ptecheck_mremap_latency_seconds", NULL, NULL, 0, latency,
 			  NS_BUCKET_MAX, 9);
+	other_histograms(out, r);
 }
 
 /* up, the start time, the build and the sampling: one sample each. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ptecheck export: the live session of watch, left running (fleet mode,
- * docs/fleet.md); each interval its report becomes the Prometheus
- * exposition (export/metrics.c) that GET /metrics answers and --textfile
- * writes, and each violation a JSON line in --log.
+ * docs/fleet.md); every second its report becomes the Prometheus
+ * exposition (export/metrics.c) that GET /metrics answers, each interval
+ * the file --textfile writes, and each violation a JSON line in --log.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,7 +49,8 @@ static void usage(FILE *f)
 		"                 addresses, [::1]:PORT for IPv6)%s\n"
 		"  --textfile DIR also write DIR/" PC_TEXTFILE_NAME " each interval (atomically:\n"
 		"                 a temporary file in DIR, synced, renamed)\n"
-		"  -i, --interval S  seconds between refreshes of the metrics (default %g)\n"
+		"  -i, --interval S  seconds between writes of --textfile (default %g); GET\n"
+		"                 /metrics answers what is at most a second old\n"
 		"  --log FILE     each violation as one JSON line with its evidence\n"
 		"                 (default: stderr); SIGHUP reopens FILE\n"
 		"  --sample N     judge 1 in N windows of each kind, and make 1 in N derived\n"
@@ -84,7 +85,10 @@ struct exporter {
 	struct pc_vlog vlog;
 	double start_time;
 	size_t next_splat; /* the first splat not yet logged */
+	double published;  /* when the exposition was last made (monotonic_s) */
 };
+
+#define PUBLISH_EVERY_S 1.0 /* the HTTP exposition's age, at most */
 
 /* One option into o; -1 to go on, else the exit code. */
 static int take_option(int c, struct export_opts *o)
@@ -196,8 +200,9 @@ static struct pc_report *snapshot(struct pc_live *l)
 	return r;
 }
 
-/* The exposition of now, published and written to --textfile. */
-static void refresh(struct exporter *x)
+/* The exposition of now, published, and written to --textfile when the
+   interval is due. */
+static void refresh(struct exporter *x, bool textfile)
 {
 	struct pc_report *r = snapshot(&x->l);
 	struct pc_metrics_src m = {.r = r, .klog = x->l.klog.scan, .start_time = x->start_time};
@@ -219,7 +224,7 @@ static void refresh(struct exporter *x)
 	if (err)
 		pc_err(-err, "export: cannot publish the metrics");
 #endif
-	err = x->o->textfile ? pc_textfile_write(x->o->textfile, body, len) : 0;
+	err = textfile && x->o->textfile ? pc_textfile_write(x->o->textfile, body, len) : 0;
 	if (err)
 		pc_err(-err, "export: --textfile %s", x->o->textfile);
 	free(body);
@@ -231,6 +236,14 @@ static void on_violation(void *ctx, const char *check, const char *tier,
 	struct exporter *x = ctx;
 
 	pc_vlog_violation(&x->vlog, check, tier, e);
+}
+
+static double monotonic_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* After each poll: new kernel-log splats logged, SIGHUP, the interval. */
@@ -250,8 +263,12 @@ static void each_poll(struct pc_live *l, bool due, void *ctx)
 			pc_err(-err, "export: cannot reopen --log %s (still writing the old one)",
 			       x->o->log);
 	}
-	if (due)
-		refresh(x);
+	/* A scrape reads what happened up to a second ago, whatever -i is
+	   (it paces --textfile): right after a workload, its events. */
+	if (due || monotonic_s() - x->published >= PUBLISH_EVERY_S) {
+		x->published = monotonic_s();
+		refresh(x, due);
+	}
 }
 
 /* The HTTP endpoint: 0, or the exit code. */
@@ -305,9 +322,9 @@ int pc_cmd_export(int argc, char **argv)
 	if (!code) {
 		x.l.s.on_violation = on_violation;
 		x.l.s.on_violation_ctx = &x;
-		refresh(&x);
+		refresh(&x, true);
 		pc_live_run(&x.l, each_poll, &x);
-		refresh(&x); /* the last counts, for --textfile */
+		refresh(&x, true); /* the last counts, for --textfile */
 		/* Served what loaded; a refused program is ptecheck's failure. */
 		if (pc_session_refused(&x.l.s))
 			code = PC_EXIT_ERROR;

@@ -207,4 +207,27 @@ pid=
 check "SIGTERM: exit 0" "[[ $rc -eq 0 ]]"
 check "no BPF link left attached" "[[ \$(bpftool link list | grep -c '^[0-9]') -eq $links_before ]]"
 check "nothing serves the port any more" "! curl -s -m 2 -o /dev/null $url"
+
+# A scrape right after a workload sees it, whatever -i (default 15 s,
+# the --textfile pace): the exposition is at most a second old.  And the
+# other histograms hist shows are there (the TLB flushes per call).
+"$pc" export --listen "127.0.0.1:$port" --comm mremap_folios --duration 30 2>"$tmp/err2" &
+pid=$!
+if wait_for_line "$tmp/err2" 'programs attached' 300; then
+	"$build/workloads/mremap_folios" --iterations 40 >/dev/null
+	sleep 1.3
+	curl -sS -o "$tmp/m3" "$url"
+	n=$(sed -n 's/^ptecheck_mremap_latency_seconds_count \([0-9]*\)$/\1/p' "$tmp/m3")
+	check "a scrape 1.3 s after a workload (-i 15) sees its 40 mremap calls ($n)" "[[ '$n' == 40 ]]"
+	check "every other histogram hist shows is exported (mremap TLB flushes per call)" \
+		"grep -q '^ptecheck_distribution_count{name=\"mremap TLB flushes per call\",unit=\"flushes\"} 40$' $tmp/m3"
+	check "check_tier_info: a series per state, 1 for one of them" \
+		"[[ \$(grep -c '^ptecheck_check_tier_info{check=\"mremap/moved\",tier=\"kernel:syscall-walk\",state=' $tmp/m3) == 3 ]] && grep -q '^ptecheck_check_tier_info{check=\"mremap/moved\",tier=\"kernel:syscall-walk\",state=\"pass\"} 1$' $tmp/m3"
+	check "promtool accepts it" "promtool check metrics <$tmp/m3 >$tmp/lint3 2>&1"
+else
+	not_ok "export (-i 15) starts and attaches" "" "$tmp/err2"
+fi
+kill -TERM "$pid"
+wait "$pid"
+pid=
 tap_end

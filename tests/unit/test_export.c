@@ -155,7 +155,7 @@ static void check_structure(char *text)
 	TAP_CHECK_EQ(dup, 0, "no family typed twice, no series twice");
 	TAP_CHECK_EQ(order, 0, "each sample follows its family's TYPE line");
 	TAP_CHECK_EQ(counter_name, 0, "every counter's name ends in _total");
-	TAP_CHECK(n_fams == 14, "the 14 families of the contract (%d)", n_fams);
+	TAP_CHECK(n_fams == 15, "the 15 families of the contract (%d)", n_fams);
 	free(copy);
 }
 
@@ -206,8 +206,14 @@ static void test_metrics(void)
 				    "tier=\"kernel:syscall-walk\"}"),
 		     3, "inconclusive counter");
 	TAP_CHECK(strstr(text, "ptecheck_check_tier_info{check=\"mremap/moved\",tier=\"kernel:"
-			       "syscall-walk\",state=\"pass\"} 1\n"),
-		  "the tier a check runs in, with its state");
+			       "syscall-walk\",state=\"pass\"} 1\n") &&
+			  strstr(text,
+				 "ptecheck_check_tier_info{check=\"mremap/moved\",tier=\"kernel:"
+				 "syscall-walk\",state=\"fail\"} 0\n") &&
+			  strstr(text,
+				 "ptecheck_check_tier_info{check=\"mremap/moved\",tier=\"kernel:"
+				 "syscall-walk\",state=\"skip\"} 0\n"),
+		  "the tier a check runs in: a series per state, always there, 1 for its own");
 	TAP_CHECK_EQ(value_of(text, "ptecheck_events_lost_total"), 6, "events lost");
 	TAP_CHECK_EQ(value_of(text, "ptecheck_kernel_log_splats_total{rule=\"bad-page-map\"}"), 2,
 		     "splats counted by rule");
@@ -231,9 +237,13 @@ static void test_metrics(void)
 	TAP_CHECK(strstr(text, "{context=\"mremap\",source=\"contpte_set_ptes\"}") &&
 			  strstr(text, "{context=\"fault-around\",source=\"set_pte_range\"}"),
 		  "mremap's and fault-around's batch histograms");
-	TAP_CHECK(!strstr(text, "madvise FREE") && !strstr(text, "TLB") && !strstr(text, "mlock"),
-		  "keyed and other histograms are not exported, nor one only named like a "
-		  "batch histogram");
+	TAP_CHECK(!strstr(text, "madvise FREE") && !strstr(text, "source=\"folio_pte_batch\"} 1") &&
+			  !strstr(text, "context=\"mlock\""),
+		  "keyed histograms are not exported, nor is one only named like a batch "
+		  "histogram exported as one");
+	TAP_CHECK_EQ(value_of(text, "ptecheck_distribution_count{name=\"mremap TLB flushes per "
+				    "call\",unit=\"PTEs\"}"),
+		     1, "every other histogram hist shows, by its name and unit");
 	check_buckets(text, "ptecheck_mremap_latency_seconds_bucket{",
 		      "ptecheck_mremap_latency_seconds_count", 3);
 	TAP_CHECK(strstr(text, "ptecheck_mremap_latency_seconds_bucket{le=\"0.000002047\"} 3\n") &&
