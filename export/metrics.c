@@ -242,7 +242,8 @@ static void other_histograms(FILE *out, const struct pc_report *r)
 			dup = dup ||
 			      (r->hists[k].by == PC_BY_NONE && !strcmp(r->hists[k].name, h->name));
 		if (!dup)
-			histogram(out, "ptecheck_distribution", keys, vals, 2, h, OTHER_BUCKET_MAX, 0);
+			histogram(out, "ptecheck_distribution", keys, vals, 2, h, OTHER_BUCKET_MAX,
+				  0);
 	}
 }
 
