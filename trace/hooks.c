@@ -121,16 +121,22 @@ static void choose(const struct pc_hook_group *g, struct pc_hook_choice *c)
 		try_kprobes(g, c);
 }
 
+void pc_hooks_drop_orphans(const struct pc_hook_group *groups, int n, struct pc_hook_choice *choice)
+{
+	for (int i = 1; i < n; i++) {
+		if (!groups[i].needs_previous || choice[i - 1].mech != PC_MECH_NONE ||
+		    choice[i].mech == PC_MECH_NONE)
+			continue;
+		choice[i].mech = PC_MECH_NONE;
+		snprintf(choice[i].reason, sizeof(choice[i].reason),
+			 "needs the %s hooks, which are unavailable: %.200s",
+			 groups[i - 1].funcs[0], choice[i - 1].reason);
+	}
+}
+
 void pc_hooks_choose(const struct pc_hook_group *groups, int n, struct pc_hook_choice *choice)
 {
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		choose(&groups[i], &choice[i]);
-		if (groups[i].needs_previous && i > 0 && choice[i - 1].mech == PC_MECH_NONE &&
-		    choice[i].mech != PC_MECH_NONE) {
-			choice[i].mech = PC_MECH_NONE;
-			snprintf(choice[i].reason, sizeof(choice[i].reason),
-				 "needs the %s hooks, which are unavailable",
-				 groups[i - 1].funcs[0]);
-		}
-	}
+	pc_hooks_drop_orphans(groups, n, choice);
 }

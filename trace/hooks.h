@@ -58,6 +58,11 @@ struct pc_hook_choice {
 
 /* Fills choice[n] for groups[n] by probing the running kernel. */
 void pc_hooks_choose(const struct pc_hook_group *groups, int n, struct pc_hook_choice *choice);
+/* Turns off each group that continues what the one before it begins
+   (needs_previous) where that one is off, saying why: alone it would
+   judge half a story.  After the choice, and after a refusal. */
+void pc_hooks_drop_orphans(const struct pc_hook_group *groups, int n,
+			   struct pc_hook_choice *choice);
 /* The programs of a choice among all of a group's (NULL-terminated). */
 struct bpf_program *const *pc_hook_chosen(const struct pc_hook_progs *all,
 					  const struct pc_hook_choice *c);

@@ -249,6 +249,9 @@ static int refuse_group(struct pc_session *s, const struct refusal_words *w)
 					return -1;
 				snprintf(c->reason, sizeof(c->reason), "%s", r->line);
 				c->mech = PC_MECH_NONE;
+				/* A group that continues this one's goes too. */
+				pc_hooks_drop_orphans(pc_trace_paths[p]->groups,
+						      pc_trace_paths[p]->n_groups, s->hooks[p]);
 				return 1;
 			}
 		}
