@@ -185,19 +185,24 @@ row "gate of a missing file" 2 "cannot open: No such file or directory" \
 # more here).  The exe first: before its exec the child is a copy of this
 # shell, which catches them too (for its EXIT trap), and a signal then
 # lands after the exec, before ptecheck's handlers (exit 129/143).
-# Bounded by time (10 s), not by tries: on a loaded machine (CI after the
-# guests) 20000 tries passed before the exec, and the signal then hit the
-# shell's copy (SIGINT ignored: exit 0; SIGTERM: 143).  1: not in 10 s;
-# 2: the run ended before this shell saw them (starved of CPU).
+# Bounded by time (10 s), not by tries.  The mask is read whole before it
+# is judged: a `while read ... done <status || return` had returned as
+# soon as the status file's last line was not SigCgt (a while loop's
+# status is its body's last command's), i.e. at the first read before the
+# handlers, and the signal then came before them (SIGINT, which a
+# background job inherits ignored: exit 0; SIGTERM: 143), now and then in
+# CI.  1: not in 10 s; 2: the run ended first.
 handlers_in() {
-	local key mask end=$((SECONDS + 10))
+	local key val mask end=$((SECONDS + 10))
 
 	while ((SECONDS < end)); do
 		[[ -e /proc/$1/exe ]] || return 2 # gone, or a zombie
 		[[ /proc/$1/exe -ef $pc ]] || continue
-		while read -r key mask; do
-			[[ $key == SigCgt: ]] && (((16#$mask & 0x4003) == 0x4003)) && return 0
-		done <"/proc/$1/status" 2>/dev/null || return 2
+		mask=
+		while read -r key val; do
+			[[ $key == SigCgt: ]] && mask=$val
+		done <"/proc/$1/status" 2>/dev/null
+		[[ -n $mask ]] && (((16#$mask & 0x4003) == 0x4003)) && return 0
 	done
 	return 1
 }
