@@ -124,13 +124,17 @@ static void choose(const struct pc_hook_group *g, struct pc_hook_choice *c)
 void pc_hooks_drop_orphans(const struct pc_hook_group *groups, int n, struct pc_hook_choice *choice)
 {
 	for (int i = 1; i < n; i++) {
+		char why[sizeof(choice[i].reason)];
+
 		if (!groups[i].needs_previous || choice[i - 1].mech != PC_MECH_NONE ||
 		    choice[i].mech == PC_MECH_NONE)
 			continue;
+		/* A copy: elements of one array, which gcc cannot tell apart. */
+		memcpy(why, choice[i - 1].reason, sizeof(why));
 		choice[i].mech = PC_MECH_NONE;
 		snprintf(choice[i].reason, sizeof(choice[i].reason),
 			 "needs the %s hooks, which are unavailable: %.200s",
-			 groups[i - 1].funcs[0], choice[i - 1].reason);
+			 groups[i - 1].funcs[0], why);
 	}
 }
 
