@@ -102,14 +102,17 @@ static void mremap_configure(struct pc_session *s)
 /* Without both syscall tracepoints nothing of any path is worth tracing. */
 static int mremap_ready(struct pc_session *s)
 {
+	const char *why;
+
 	if (pc_session_attached(s, s->skel->progs.syscalls_enter) &&
 	    pc_session_attached(s, s->skel->progs.syscalls_exit))
 		return 0;
+	/* The one that is not attached says why: refused, or not attached. */
+	why = pc_session_prog_why(s, s->skel->progs.syscalls_enter, NULL);
+	if (!why)
+		why = pc_session_prog_why(s, s->skel->progs.syscalls_exit, NULL);
 	snprintf(s->load_error, sizeof(s->load_error), "%s",
-		 pc_session_prog_why(s, s->skel->progs.syscalls_enter,
-				     pc_session_prog_why(s, s->skel->progs.syscalls_exit,
-							 "cannot attach to "
-							 "raw_syscalls:sys_{enter,exit}")));
+		 why ? why : "cannot attach to raw_syscalls:sys_{enter,exit}");
 	return -ENOENT;
 }
 
