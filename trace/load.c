@@ -398,8 +398,9 @@ static void unload(struct pc_session *s)
 }
 
 /* Loads; each refused program's unit off and again, at most once a unit.
-   A failure no program is named in: once more with tracepoints only. */
-static int load_parts(struct pc_session *s, const struct pc_session_opts *o)
+   A failure no program is named in: once more with tracepoints only.
+   *named: the last failure named a program the verifier refused. */
+static int load_parts(struct pc_session *s, const struct pc_session_opts *o, bool *named)
 {
 	struct refusal_words w;
 	char why[200];
@@ -423,6 +424,7 @@ static int load_parts(struct pc_session *s, const struct pc_session_opts *o)
 		words.len = 0;
 		err = load_object(s, o);
 	}
+	*named = err && read_refusal(&w);
 	return err;
 }
 
@@ -442,7 +444,8 @@ static int set_cgroup(struct pc_session *s, const struct pc_session_opts *o)
 int pc_load_session(struct pc_session *s, const struct pc_session_opts *o)
 {
 	libbpf_print_fn_t before = libbpf_set_print(keep_words);
-	int err = load_parts(s, o);
+	bool named;
+	int err = load_parts(s, o, &named);
 
 	libbpf_set_print(before);
 	if (!err) {
@@ -455,10 +458,13 @@ int pc_load_session(struct pc_session *s, const struct pc_session_opts *o)
 		}
 	}
 	if (err) {
+		/* The verifier refused a program of ptecheck's: ptecheck's failure
+		   (exit 3).  No program named (no BPF here, no memory for a
+		   map): the kernel's, and the commands skip (exit 4). */
 		save_words(s);
-		s->load_refused = true;
-		snprintf(s->load_error, sizeof(s->load_error),
-			 "the kernel refused the tracing programs: %s%s%s", strerror(-err),
+		s->load_refused = named;
+		snprintf(s->load_error, sizeof(s->load_error), "%s the tracing programs: %s%s%s",
+			 named ? "the kernel refused" : "could not load", strerror(-err),
 			 s->load_log[0] ? "; libbpf's log: " : "", s->load_log);
 		unload(s);
 	}

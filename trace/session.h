@@ -66,7 +66,7 @@ struct pc_session {
 	   ptecheck (exit 3), their units off, the rest loaded. */
 	int n_refused;
 	struct pc_refusal refused[PC_REFUSED_MAX];
-	bool load_refused;	   /* and the object did not load at all */
+	bool load_refused;	   /* nothing loaded: the verifier refused a program */
 	char load_log[128];	   /* libbpf's words, when something was refused */
 	double load_ms, attach_ms; /* the object's load (verification), its attach */
 	int n_costs;
