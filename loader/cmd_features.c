@@ -135,7 +135,7 @@ static void object_line(const struct pc_command_session *c, struct pc_session *s
    True when the kernel refused a program of ptecheck's own. */
 static bool tracing_objects(struct pc_session *run, bool verbose)
 {
-	struct pc_session other;
+	static struct pc_session other; /* large: not on the stack, as run */
 	bool refused = false;
 
 	printf("\nTracing object (loaded as each command loads it%s):\n",
