@@ -59,63 +59,67 @@ static void merge_variants(struct pc_result *m, const struct pc_result *src)
 	}
 }
 
-static int merge_side(struct pc_gate_side *s, const char *suite, char *err, size_t errlen)
+int pc_gate_merge_report(struct pc_report *into, const struct pc_report *r, const char *file,
+			 const char *first_file, char *err, size_t errlen)
 {
-	int i, j, k;
+	int j, k;
 
-	s->merged = pc_report_new("run", suite);
-	if (!s->merged)
-		goto oom;
-	for (i = 0; i < s->n_runs; i++) {
-		const struct pc_report *r = s->runs[i];
+	for (j = 0; j < r->n_results; j++) {
+		const struct pc_result *src = &r->results[j];
+		struct pc_result *m = pc_report_find_result(into, src->name, src->tier);
 
-		for (j = 0; j < r->n_results; j++) {
-			const struct pc_result *src = &r->results[j];
-			struct pc_result *m =
-				pc_report_find_result(s->merged, src->name, src->tier);
-
-			if (!m) {
-				m = pc_report_add_result(s->merged, src->name, src->tier,
-							 src->in_kernel);
-				if (!m)
-					goto oom;
-				*m = *src;
-			} else if (rank(src->status) > rank(m->status)) {
-				/* Keep the summary and evidence of the worst run. */
-				*m = *src;
-			}
+		if (!m) {
+			m = pc_report_add_result(into, src->name, src->tier, src->in_kernel);
+			if (!m)
+				goto oom;
+			*m = *src;
+		} else if (rank(src->status) > rank(m->status)) {
+			/* Keep the summary and evidence of the worst run. */
+			*m = *src;
 		}
-		for (j = 0; j < r->n_results; j++)
-			merge_variants(pc_report_find_result(s->merged, r->results[j].name,
-							     r->results[j].tier),
-				       &r->results[j]);
-		for (j = 0; j < r->n_hists; j++) {
-			const struct pc_hist_report *src = &r->hists[j];
-			struct pc_hist_report *m = pc_report_find_hist(s->merged, src->name);
+	}
+	for (j = 0; j < r->n_results; j++)
+		merge_variants(pc_report_find_result(into, r->results[j].name, r->results[j].tier),
+			       &r->results[j]);
+	for (j = 0; j < r->n_hists; j++) {
+		const struct pc_hist_report *src = &r->hists[j];
+		struct pc_hist_report *m = pc_report_find_hist(into, src->name);
 
-			if (!m) {
-				m = pc_report_add_hist(s->merged, src->name, src->unit, src->source,
-						       src->in_kernel, src->kind);
-				if (!m)
-					goto oom;
-			} else if (m->kind != src->kind) {
-				pc_set_err(err, errlen,
-					   "%s: histogram \"%s\" is %s here but %s in %s: runs of "
-					   "different ptecheck versions cannot be merged",
-					   s->files[i], src->name,
-					   src->kind == PC_HIST_LINLOG ? "linlog" : "log2",
-					   m->kind == PC_HIST_LINLOG ? "linlog" : "log2",
-					   s->files[0]);
-				return -1;
-			}
-			for (k = 0; k < PC_HIST_SLOTS; k++)
-				m->slots[k] = pc_sat_add(m->slots[k], src->slots[k]);
+		if (!m) {
+			m = pc_report_add_hist(into, src->name, src->unit, src->source,
+					       src->in_kernel, src->kind);
+			if (!m)
+				goto oom;
+			pc_report_hist_batch(m, src->batch_ctx, src->batch_src);
+		} else if (m->kind != src->kind) {
+			pc_set_err(err, errlen,
+				   "%s: histogram \"%s\" is %s here but %s in %s: runs of "
+				   "different ptecheck versions cannot be merged",
+				   file, src->name, src->kind == PC_HIST_LINLOG ? "linlog" : "log2",
+				   m->kind == PC_HIST_LINLOG ? "linlog" : "log2", first_file);
+			return -1;
 		}
+		for (k = 0; k < PC_HIST_SLOTS; k++)
+			m->slots[k] = pc_sat_add(m->slots[k], src->slots[k]);
 	}
 	return 0;
 oom:
 	pc_set_err(err, errlen, "out of memory");
 	return -1;
+}
+
+static int merge_side(struct pc_gate_side *s, const char *suite, char *err, size_t errlen)
+{
+	s->merged = pc_report_new("run", suite);
+	if (!s->merged) {
+		pc_set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < s->n_runs; i++)
+		if (pc_gate_merge_report(s->merged, s->runs[i], s->files[i], s->files[0], err,
+					 errlen))
+			return -1;
+	return 0;
 }
 
 /* A check's status over the runs of a side; absent from one run counts as skipped there. */

@@ -193,6 +193,15 @@ struct pc_gate_result {
  * a message in err when the input cannot be judged (different workloads, no
  * baseline for a group, a baseline without a candidate): exit 2.
  */
+/*
+ * Merges run r (read from file) into report into, as the gate merges the
+ * repeated runs of a side: a check's worst status wins with that run's
+ * summary and evidence, each scenario variant's worst too, histograms add
+ * up.  0, or -1 with err (out of memory; a histogram of another kind than
+ * the one in first_file, made by another ptecheck version).
+ */
+int pc_gate_merge_report(struct pc_report *into, const struct pc_report *r, const char *file,
+			 const char *first_file, char *err, size_t errlen);
 int pc_gate_evaluate(const struct pc_gate_input *in, struct pc_gate_result **out, char *err,
 		     size_t errlen);
 void pc_gate_result_free(struct pc_gate_result *g);

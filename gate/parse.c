@@ -193,6 +193,51 @@ static int parse_variants(struct pc_field_ctx *c, json_t *o, struct pc_result *r
 	return 0;
 }
 
+/* Schema 3's "scenarios": each variant in full (its rounds, counts and
+   own words), kept so that a report read can be written again whole
+   (ptecheck merge).  Without it, a variant judged once. */
+static int parse_scenarios(struct pc_field_ctx *c, json_t *o, struct pc_result *res)
+{
+	json_t *ss = json_object_get(o, "scenarios"), *v;
+	size_t i, wl = strlen(c->where);
+	char name[sizeof(res->variants[0].scenario)];
+	__u64 rounds, judged;
+
+	for (int k = 0; k < res->n_variants; k++) {
+		res->variants[k].rounds = 1;
+		res->variants[k].judged = res->variants[k].status != PC_STATUS_SKIP;
+	}
+	if (!ss)
+		return 0;
+	ss = pc_field_typed(c, o, "scenarios", JSON_ARRAY);
+	if (!ss)
+		return -1;
+	json_array_foreach(ss, i, v)
+	{
+		struct pc_variant *pv;
+
+		snprintf(c->where + wl, sizeof(c->where) - wl, ".scenarios[%zu]", i);
+		if (is_not_object(c, v) || pc_field_str(c, v, "name", name, sizeof(name), true))
+			return -1;
+		pv = (struct pc_variant *)pc_result_find_variant(res, name);
+		if (!pv) {
+			FERR(c, "name", "\"%s\" is not among the variants", name);
+			return -1;
+		}
+		if (pc_field_count(c, v, "rounds", &rounds) ||
+		    pc_field_count(c, v, "rounds_judged", &judged) ||
+		    pc_field_count(c, v, "checked", &pv->checked) ||
+		    pc_field_count(c, v, "violations", &pv->violations) ||
+		    (json_object_get(v, "summary") &&
+		     pc_field_str(c, v, "summary", pv->summary, sizeof(pv->summary), false)))
+			return -1;
+		pv->rounds = rounds > UINT_MAX ? UINT_MAX : (unsigned int)rounds;
+		pv->judged = judged > UINT_MAX ? UINT_MAX : (unsigned int)judged;
+		c->where[wl] = '\0';
+	}
+	return 0;
+}
+
 static int parse_result(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 {
 	char name[48], tier[48];
@@ -240,7 +285,7 @@ static int parse_result(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 		c->where[wl] = '\0';
 		res->n_evidence++;
 	}
-	return parse_variants(c, o, res);
+	return parse_variants(c, o, res) || parse_scenarios(c, o, res) ? -1 : 0;
 }
 
 /* The fields of a histogram's key (c->where names it) into h. */
@@ -488,9 +533,10 @@ static int parse_bpf(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
 	return 0;
 }
 
-static int check_strings(struct pc_field_ctx *c, json_t *root, const char *key)
+/* The notes, kept (ptecheck merge writes them again). */
+static int parse_notes(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
 {
-	json_t *a = pc_field_typed(c, root, key, JSON_ARRAY), *v;
+	json_t *a = pc_field_typed(c, root, "notes", JSON_ARRAY), *v;
 	size_t i;
 
 	if (!a)
@@ -498,18 +544,22 @@ static int check_strings(struct pc_field_ctx *c, json_t *root, const char *key)
 	json_array_foreach(a, i, v)
 	{
 		if (!json_is_string(v)) {
-			pc_set_err(c->err, c->errlen, "%s[%zu]: expected a string, got %s", key, i,
+			pc_set_err(c->err, c->errlen, "notes[%zu]: expected a string, got %s", i,
 				   pc_json_type(v));
 			return -1;
 		}
+		pc_report_note(r, "%s", json_string_value(v));
 	}
 	return 0;
 }
 
-static int check_stats(struct pc_field_ctx *c, json_t *root)
+/* The stats, kept by name; one this ptecheck does not name is checked and
+   left out. */
+static int parse_stats(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
 {
 	json_t *s = json_object_get(root, "stats"), *v;
 	const char *key;
+	char buf[32];
 
 	if (!s)
 		return 0;
@@ -522,6 +572,12 @@ static int check_stats(struct pc_field_ctx *c, json_t *root)
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
 			pc_set_err(c->err, c->errlen, "stats.%.63s: expected a count", key);
 			return -1;
+		}
+		for (int i = 0; i < PC_STAT__COUNT; i++) {
+			if (strcmp(pc_report_stat_name(i, buf, sizeof(buf)), key))
+				continue;
+			r->stats[i] = (__u64)json_integer_value(v);
+			r->n_stats = r->n_stats > i ? r->n_stats : i + 1;
 		}
 	}
 	return 0;
@@ -672,8 +728,8 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r,
 	if (check_schema(c, root) || parse_identity(c, root, r) || parse_run(c, root, r) ||
 	    parse_items(c, root, "results", PC_GATE_MAX_RESULTS, true, parse_result, r) ||
 	    parse_items(c, root, "histograms", PC_GATE_MAX_HISTS, false, parse_hist, r) ||
-	    parse_bpf(c, root, r) || check_summary(c, root, r) || check_strings(c, root, "notes") ||
-	    check_stats(c, root))
+	    parse_bpf(c, root, r) || check_summary(c, root, r) || parse_notes(c, root, r) ||
+	    parse_stats(c, root, r))
 		return -1;
 	/* Last: a partial report is otherwise valid, say only that. */
 	if (r->partial && !allow_partial) {

@@ -220,13 +220,18 @@ void pc_gate_rule_invariant(struct pc_gate_group *g)
 			const struct pc_evidence *ev = &first->evidence[0];
 			char buf[PC_GATE_MSG_MAX];
 
-			snprintf(buf, sizeof(buf),
-				 "%llu violations; first: pid %d addr 0x%llx -> 0x%llx: expected "
-				 "0x%llx seen 0x%llx (%s)",
-				 (unsigned long long)first->violations, ev->pid,
-				 (unsigned long long)ev->addr, (unsigned long long)ev->new_addr,
-				 (unsigned long long)ev->expected, (unsigned long long)ev->seen,
-				 ev->what);
+			if (ev->lines[0]) /* the kernel's words: no addresses to give */
+				snprintf(buf, sizeof(buf), "%llu violations; first: pid %d: %s",
+					 (unsigned long long)first->violations, ev->pid, ev->what);
+			else
+				snprintf(buf, sizeof(buf),
+					 "%llu violations; first: pid %d addr 0x%llx -> 0x%llx: "
+					 "expected 0x%llx seen 0x%llx (%s)",
+					 (unsigned long long)first->violations, ev->pid,
+					 (unsigned long long)ev->addr,
+					 (unsigned long long)ev->new_addr,
+					 (unsigned long long)ev->expected,
+					 (unsigned long long)ev->seen, ev->what);
 			f->evidence = strdup(buf);
 		} else if (f) {
 			char buf[128];

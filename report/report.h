@@ -244,6 +244,9 @@ static inline __u64 pc_sat_add(__u64 a, __u64 b)
 	return a + b < a ? (__u64)-1 : a + b;
 }
 
+/* The same names in text, TAP and JSON: enum pc_stat_id, lowercased
+   ("stat_N" in buf for one not named). */
+const char *pc_report_stat_name(int i, char *buf, size_t sz);
 /* The results by status; one out of range counts as failed (never passed). */
 void pc_report_count(const struct pc_report *r, int *pass, int *fail, int *skip);
 /* The tier of the kernel-log results every suite adds: a reading of the

@@ -27,8 +27,6 @@ int pc_result_n_evidence(const struct pc_result *res);
 double pc_report_duration(const struct pc_report *r);
 /* The stats counted, within the array. */
 int pc_report_n_stats(const struct pc_report *r);
-/* The same names in text, TAP and JSON: enum pc_stat_id, lowercased. */
-const char *pc_report_stat_name(int i, char *buf, size_t sz);
 /* First and last non-empty slot; false if the histogram is empty. */
 bool pc_hist_report_range(const struct pc_hist_report *h, int *first, int *last);
 void pc_hist_report_bounds(const struct pc_hist_report *h, int slot, __u64 *lo, __u64 *hi);
