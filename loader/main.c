@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "report.h"
 #include "gate.h"
+#include "merge.h"
 #include "cmd_export.h"
 #include "cmd_features.h"
 #include "restore.h"
@@ -25,6 +26,7 @@ static const struct {
 	{"hist", pc_cmd_watch, "per-call batch histograms of a live system or program"},
 	{"export", pc_cmd_export, "leave the checks running; serve them to Prometheus (/metrics)"},
 	{"gate", pc_cmd_gate, "compare run reports of a candidate kernel with a baseline: ship?"},
+	{"merge", pc_cmd_merge, "one report of a kernel's boots; a kernel that died as a failure"},
 	{"bench", pc_cmd_bench, "measure the patches' figures and the checks' overhead here"},
 	{"restore", pc_cmd_restore, "undo what a killed run or workload left changed"},
 };
