@@ -127,6 +127,7 @@ static void run_suite(struct pc_run *run, const struct pc_suite *su)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (int i = 0; i < su->n_scenarios && !pc_run_interrupted; i++) {
+			pc_status_scenario(su->scenarios[i].name);
 			err = pc_run_scenario(run, su, &su->scenarios[i]);
 			if (err)
 				pc_report_note(run->r, "scenario %s/%s not started: %s", su->name,

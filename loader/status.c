@@ -69,3 +69,8 @@ void pc_status_end(const char *suite)
 {
 	record("suite %s end", suite);
 }
+
+void pc_status_scenario(const char *scenario)
+{
+	record("scenario %s", scenario);
+}

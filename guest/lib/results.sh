@@ -36,11 +36,13 @@ suites_planned() {
 		END { if (list != "") print list }' "$work/status"
 }
 
+# guest_fact KEY: the value of the last KEY=value line of the guest facts.
+guest_fact() { sed -n "s/^$1=//p" "$work/facts" 2>/dev/null | tail -n1; }
+
 # show_facts: the guest facts people act on, on stderr.
 show_facts() {
 	[[ -s $work/facts ]] || return 0
-	# Facts are key=value lines.
-	fact() { sed -n "s/^$1=//p" "$work/facts" | tail -n1; }
+	fact() { guest_fact "$1"; }
 	local w
 	log "guest: release $(fact release), arch $(fact arch), cpus $(fact cpus), memory $(fact mem_total)"
 	log "guest: hardware dirty bit management: $(fact hw_dirty_bit_management); page_table_check: $(fact page_table_check) (by $(fact page_table_check_from)); BTF: $(fact btf); tracefs: $(fact tracefs)"

@@ -257,7 +257,7 @@ vm_run() {
 # judges) is booted again without it, and DIR/note says so: the checks
 # are then judged as on a kernel without the checker, as users run them.
 boot() {
-	local name=$1 img out=$2/runs/$GUEST_ID-scale-$SCALE k rep rc fd panic tag
+	local name=$1 img out=$2/runs/$GUEST_ID-scale-$SCALE k rep rc fd panic tag ev kept
 	img=$2/$(basename "$KIMAGE")
 	RUN_DIR=$out
 	mkdir -p "$out"
@@ -278,7 +278,14 @@ boot() {
 		rc=0 tag=$k
 		vm_run "$img" "$rep.tmp" "$out" "$k" || rc=$?
 		if ((rc == 5)) && [[ $name != control ]] && panic=$(ptc_panic "$out/vmtest-$k.log"); then
-			echo "run $k: $panic; booted again with --no-page-table-check" >>"$out/note"
+			# The panicked boot's report (its suite failed as a crash) stays
+			# as evidence; the judge reads the boot without the checker.
+			ev=''
+			if [[ -s $rep.tmp ]]; then
+				mv "$rep.tmp" "$out/report-$k-ptc.json"
+				ev=" (the report of the boot that panicked: report-$k-ptc.json)"
+			fi
+			echo "run $k: $panic; booted again with --no-page-table-check$ev" >>"$out/note"
 			note "$name ($ARCH): $panic; booting again without it"
 			rc=0 tag=$k-nopt
 			vm_run "$img" "$rep.tmp" "$out" "$k" --no-page-table-check || rc=$?
@@ -288,8 +295,16 @@ boot() {
 			mv "$rep.tmp" "$rep"
 			note "$name ($ARCH): run $k: ptecheck exit $rc"
 		else
+			# A kernel that died still has a report (its crash a failed
+			# SUITE/kernel-log [console]): kept as evidence, not judged, since
+			# a crash is not a check of ptecheck catching the bug.
+			kept=''
+			if ((rc == 5 || rc == 6)) && [[ -s $rep.tmp ]]; then
+				mv "$rep.tmp" "$out/report-$k-died.json"
+				kept="; its report: $out/report-$k-died.json"
+			fi
 			rm -f "$rep.tmp"
-			echo "boot failed: vmtest exit $rc ($(tail -n1 "$out/vmtest-$tag.log")); console: $out/console-$tag.log" >"$out/failed"
+			echo "boot failed: vmtest exit $rc ($(tail -n1 "$out/vmtest-$tag.log")); console: $out/console-$tag.log$kept" >"$out/failed"
 			note "$name ($ARCH): $(cat "$out/failed")"
 		fi
 	done

@@ -182,14 +182,21 @@ t_panic() {
 	fi
 }
 
-# fake_run RECORD...: a guest command that plays 'ptecheck run': it
-# writes each RECORD to the status port (docs/vmtest.md, "Status
-# records"), then crashes the kernel; resumed, it says which suite it was
-# given.
+# fake_report SUITE RELEASE MACHINE: a run report (JSON) whose one check
+# SUITE/fake passed; printf's arguments left to the shell that runs it.
+# shellcheck disable=SC2016 # the guest's shell expands these
+fake_report() {
+	printf '%s' "printf '{\"schema\":\"ptecheck-report\",\"schema_version\":6,\"tool_version\":\"t\",\"command\":\"run\",\"suite\":\"all\",\"kernel\":{\"release\":\"%s\",\"machine\":\"%s\"},\"started\":\"2026-12-04T00:00:00Z\",\"duration_s\":1.0,\"scale\":1,\"partial\":false,\"summary\":{\"passed\":1,\"failed\":0,\"skipped\":0,\"exit_code\":0},\"results\":[{\"check\":\"%s/fake\",\"tier\":\"oracle:fake\",\"in_kernel\":false,\"status\":\"pass\",\"summary\":\"ok\",\"checked\":1,\"violations\":0,\"inconclusive\":0,\"evidence\":[],\"variants\":[],\"scenarios\":[]}],\"histograms\":[],\"notes\":[]}\\n' $2 $3 $1"
+}
+
+# fake_run RECORD...: a guest command that plays 'ptecheck run --format
+# json': it writes each RECORD to the status port (docs/vmtest.md,
+# "Status records"), then crashes the kernel; resumed, it reports its
+# suite's one check passed.
 # shellcheck disable=SC2016 # the guest's shell expands these
 fake_run() {
 	local r
-	echo 'if [ -n "$VMTEST_RESUME" ]; then echo "resumed $VMTEST_RESUME"; exit 0; fi'
+	echo "if [ -n \"\$VMTEST_RESUME\" ]; then $(fake_report '"$VMTEST_RESUME"' '"$(uname -r)"' '"$(uname -m)"'); exit 0; fi"
 	for r in "$@"; do
 		echo "echo '$r' >>\"\$PTECHECK_STATUS\""
 	done
@@ -197,34 +204,42 @@ fake_run() {
 }
 
 # (2a) a crash during a suite of 'ptecheck run' is that suite's failure:
-# named, its console kept, and the suites after it run in fresh guests.
+# named, its console kept, the other suites run in fresh guests (before it
+# and after it), and one report of it all that the gate reads as a crash:
+# DO NOT SHIP naming it.
 t_resume() {
-	local d="a crash in suite one: named, exit 5, suites after it resumed in fresh guests"
+	local d="a crash in suite two: exit 5, the others rerun, a report the gate fails naming the crash"
 	[ -z "$why_no_kernel" ] || {
 		skip "$d" "$why_no_kernel"
 		return
 	}
-	vm "${K[@]}" --guest-cmd "$(fake_run "suites one two three" "suite one begin")"
+	vm "${K[@]}" --output "$tmp/report.json" --guest-cmd "$(fake_run "suites one two three" "suite one begin" "suite one end" "suite two begin" "scenario anon-64k")"
+	# The baseline: every suite's check passed on some kernel.
+	sh -c "$(fake_report one 7.0 x86_64)" | jq '.results += [.results[0] | (.check = "two/fake"), (.check = "three/fake")] | .summary.passed = 3' >"$tmp/base.json"
+	"$BUILD_DIR/ptecheck" gate --baseline "$tmp/base.json" "$tmp/report.json" >"$tmp/gate" 2>&1
+	local g=$?
 	if [ "$rc" -ne 5 ]; then
 		fail "$d" "exit $rc, not 5"
-	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed during suite one: ' "$tmp/err"; then
-		fail "$d" "no FAIL line naming suite one"
-	elif ! grep -qx 'resumed two' "$tmp/out" || ! grep -qx 'resumed three' "$tmp/out"; then
-		fail "$d" "suites two and three were not resumed: $(tr '\n' ' ' <"$tmp/out")"
-	elif ! grep -q 'console of the boot that died in suite one: .*/console.one.log' "$tmp/err"; then
+	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed during suite two: ' "$tmp/err"; then
+		fail "$d" "no FAIL line naming suite two"
+	elif ! grep -q 'console of the boot that died in suite two: .*/console.two.log' "$tmp/err"; then
 		fail "$d" "the crashed boot's console was not kept"
-	elif grep -q 'died in suite two' "$tmp/err"; then
-		fail "$d" "suite two finished but is said to have died"
+	elif ! jq -e '[.results[] | select(.status == "pass") | .check] == ["one/fake", "three/fake"]' "$tmp/report.json" >/dev/null; then
+		fail "$d" "suites one and three not both in the report: $(jq -c '[.results[].check]' "$tmp/report.json" 2>&1)"
+	elif ! jq -e '.results[] | select(.check == "two/kernel-log" and .tier == "console" and .status == "fail") | .summary | test("died during suite two \\(scenario anon-64k running\\): .*(Kernel panic|sysrq)")' "$tmp/report.json" >/dev/null; then
+		fail "$d" "no failed two/kernel-log [console] naming the scenario and the crash: $(jq -c '.results[-1]' "$tmp/report.json" 2>&1)"
+	elif [ "$g" -ne 1 ] || ! grep -q 'because invariant-failure .*two/kernel-log \[console\] failed.*died during suite two' "$tmp/gate"; then
+		fail "$d" "gate exit $g, not 1 naming the crash: $(head -n 3 "$tmp/gate")"
 	else
 		pass "$d (${secs}s)"
 	fi
 }
 
-# (2a') a suite whose "end" record came is not the one a crash is blamed
-# on: a crash after suite one ended and before two began is no suite's,
-# and nothing is resumed (which suite would the kernel have died in?).
+# (2a') a crash after suite one ended and before two began is no suite's:
+# nothing is resumed (which suite would the kernel have died in?), and the
+# report says the run died, between its suites.
 t_crash_between() {
-	local d="a crash after suite one ended: exit 5, no suite named, nothing resumed"
+	local d="a crash after suite one ended: exit 5, no suite named, nothing resumed, the run's death reported"
 	[ -z "$why_no_kernel" ] || {
 		skip "$d" "$why_no_kernel"
 		return
@@ -234,8 +249,10 @@ t_crash_between() {
 		fail "$d" "exit $rc, not 5"
 	elif ! grep -q '^vmtest: FAIL: the guest kernel crashed: ' "$tmp/err"; then
 		fail "$d" "the FAIL line names a suite or is missing"
-	elif [ -s "$tmp/out" ]; then
-		fail "$d" "resumed: $(tr '\n' ' ' <"$tmp/out")"
+	elif grep -q 'resuming\|running it again' "$tmp/err"; then
+		fail "$d" "resumed: $(grep 'resuming\|running it again' "$tmp/err")"
+	elif ! jq -e '[.results[] | .check + " " + .tier + " " + .status] == ["all/kernel-log console fail"]' "$tmp/out" >/dev/null; then
+		fail "$d" "stdout is not a report of the run's death alone: $(head -c 300 "$tmp/out")"
 	else
 		pass "$d (${secs}s)"
 	fi
@@ -292,6 +309,26 @@ t_hang() {
 		fail "$d" "no timeout message"
 	elif pgrep -f "$tmp/vmtest" >/dev/null; then
 		fail "$d" "a QEMU of this run is still alive"
+	else
+		pass "$d (${secs}s)"
+	fi
+}
+
+# (3a') a run that hangs in a suite: exit 6, and its report says the
+# kernel did not finish that suite, with the console's last lines.
+t_hang_run() {
+	local d="a run hung in its only suite: exit 6, a report failing that suite as hung"
+	[ -z "$why_no_kernel" ] || {
+		skip "$d" "$why_no_kernel"
+		return
+	}
+	vm "${K[@]}" --timeout 20 --output "$tmp/hang.json" --guest-cmd "$(fake_run "suites one" "suite one begin" "scenario x" | sed 's|echo c >/proc/sysrq-trigger|sleep 1000|')"
+	if [ "$rc" -ne 6 ]; then
+		fail "$d" "exit $rc, not 6"
+	elif ! jq -e '.results[] | select(.check == "one/kernel-log" and .tier == "console" and .status == "fail") | .summary | test("did not finish suite one \\(scenario x running\\) within 20 s")' "$tmp/hang.json" >/dev/null; then
+		fail "$d" "no failed one/kernel-log [console] naming the hang: $(head -c 400 "$tmp/hang.json" 2>&1)"
+	elif ! jq -e '.results[0].evidence[-1].what == "the console'"'"'s last lines"' "$tmp/hang.json" >/dev/null; then
+		fail "$d" "the console's last lines are not its evidence"
 	else
 		pass "$d (${secs}s)"
 	fi
@@ -577,6 +614,7 @@ cases=(
 	"t_numa"
 	"t_no_init"
 	"t_hang"
+	"t_hang_run"
 	"t_boot_stall"
 	"t_modules"
 	"t_scratch_zero"
