@@ -4,6 +4,7 @@
  * input the rules cannot judge, merging repeated runs, and applying the
  * rules (rules.c, rules_batch.c, rules_perf.c) to each group.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -59,6 +60,44 @@ static void merge_variants(struct pc_result *m, const struct pc_result *src)
 	}
 }
 
+/* Each scenario's histograms add up; it judged only if it did in every
+   run (as a variant skipped in one run is skipped for the side). */
+static int merge_scenarios(struct pc_report *into, const struct pc_report *r, const char *file,
+			   const char *first_file, char *err, size_t errlen)
+{
+	for (int i = 0; i < r->n_scens; i++) {
+		const struct pc_scenario_hists *src = &r->scens[i];
+		struct pc_scenario_hists *m =
+			pc_report_scenario(into, src->suite, src->scenario, false);
+		bool judged = m ? m->judged && src->judged : src->judged;
+
+		m = m ? m : pc_report_scenario(into, src->suite, src->scenario, true);
+		if (!m) {
+			pc_set_err(err, errlen, "out of memory");
+			return -1;
+		}
+		m->judged = judged;
+		for (int k = 0; k < src->n_hists; k++) {
+			int rc = pc_scenario_hists_add(m, &src->hists[k]);
+
+			if (rc == -ENOMEM) {
+				pc_set_err(err, errlen, "out of memory");
+				return -1;
+			}
+			if (rc) {
+				pc_set_err(err, errlen,
+					   "%s: scenario %s/%s: histogram \"%s\" of another kind "
+					   "than in %s: runs of different ptecheck versions cannot "
+					   "be merged",
+					   file, src->suite, src->scenario, src->hists[k].name,
+					   first_file);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 int pc_gate_merge_report(struct pc_report *into, const struct pc_report *r, const char *file,
 			 const char *first_file, char *err, size_t errlen)
 {
@@ -102,7 +141,7 @@ int pc_gate_merge_report(struct pc_report *into, const struct pc_report *r, cons
 		for (k = 0; k < PC_HIST_SLOTS; k++)
 			m->slots[k] = pc_sat_add(m->slots[k], src->slots[k]);
 	}
-	return 0;
+	return merge_scenarios(into, r, file, first_file, err, errlen);
 oom:
 	pc_set_err(err, errlen, "out of memory");
 	return -1;

@@ -42,4 +42,8 @@ json_t *pc_field_typed(struct pc_field_ctx *c, json_t *o, const char *key, json_
 /* A hex string "0x..." of at most 16 lowercase digits. */
 int pc_field_hex(struct pc_field_ctx *c, json_t *o, const char *key, __u64 *dst);
 
+/* The report's "scenario_histograms" (schema 7; none before) into r,
+   after its run-wide histograms (parse_scen.c). */
+int pc_gate_parse_scenario_hists(struct pc_field_ctx *c, json_t *root, struct pc_report *r);
+
 #endif

@@ -728,8 +728,8 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r,
 	if (check_schema(c, root) || parse_identity(c, root, r) || parse_run(c, root, r) ||
 	    parse_items(c, root, "results", PC_GATE_MAX_RESULTS, true, parse_result, r) ||
 	    parse_items(c, root, "histograms", PC_GATE_MAX_HISTS, false, parse_hist, r) ||
-	    parse_bpf(c, root, r) || check_summary(c, root, r) || parse_notes(c, root, r) ||
-	    parse_stats(c, root, r))
+	    pc_gate_parse_scenario_hists(c, root, r) || parse_bpf(c, root, r) ||
+	    check_summary(c, root, r) || parse_notes(c, root, r) || parse_stats(c, root, r))
 		return -1;
 	/* Last: a partial report is otherwise valid, say only that. */
 	if (r->partial && !allow_partial) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "check_text.h"
 #include "cli.h"
+#include "paths.h"
 #include "privilege.h"
 #include "run.h"
 #include "stress.h"
@@ -147,7 +148,14 @@ scenario_child(const struct pc_scenario *sc, const struct pc_scenario_ctx *base,
 
 /* Reads the child's verdicts until it closes the pipe, keeping the ring
    buffer and the kernel log drained meanwhile. */
-static void collect(struct pc_run *run, int fd)
+/* What a scenario's verdicts said of it: its name as it ran (its
+   variants'), and whether it judged a check. */
+struct scenario_seen {
+	char name[sizeof(((struct pc_oracle_msg *)0)->scenario)];
+	bool judged;
+};
+
+static void collect(struct pc_run *run, int fd, struct scenario_seen *seen)
 {
 	struct pc_oracle_msg msg;
 
@@ -164,6 +172,10 @@ static void collect(struct pc_run *run, int fd)
 		if (n == sizeof(msg)) {
 			msg.scenario[sizeof(msg.scenario) - 1] = 0;
 			msg.tier[sizeof(msg.tier) - 1] = 0;
+			if (!seen->name[0])
+				snprintf(seen->name, sizeof(seen->name), "%s", msg.scenario);
+			seen->judged |=
+				msg.status == PC_STATUS_PASS || msg.status == PC_STATUS_FAIL;
 			pc_run_merge_verdict(run->r, &msg);
 			continue;
 		}
@@ -173,8 +185,45 @@ static void collect(struct pc_run *run, int fd)
 	}
 }
 
+/* The histograms now (NULL: nothing traced, or no memory). */
+static struct pc_report *hists_now(struct pc_run *run)
+{
+	struct pc_report *now;
+
+	if (!run->s.loaded)
+		return NULL;
+	now = pc_report_new("run", run->o->suite);
+	if (now)
+		pc_paths_hists(&run->s, now, run->o->suite);
+	return now;
+}
+
+/* What the histograms counted while the scenario ran, under the name its
+   verdicts gave it: the gate compares the same scenarios of two kernels. */
+static void keep_scenario_hists(struct pc_run *run, const struct pc_suite *su,
+				const struct pc_scenario *sc, const struct scenario_seen *seen,
+				struct pc_report *before)
+{
+	struct pc_report *after = before ? hists_now(run) : NULL;
+	struct pc_scenario_hists *sh;
+
+	if (after) {
+		sh = pc_report_scenario(run->r, su->name, seen->name[0] ? seen->name : sc->name,
+					true);
+		if (!sh || pc_scenario_hists_add_delta(sh, before, after))
+			pc_report_note(run->r, "scenario %s: its histograms not kept: %s", sc->name,
+				       strerror(ENOMEM));
+		else
+			sh->judged |= seen->judged;
+	}
+	pc_report_free(after);
+	pc_report_free(before);
+}
+
 int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct pc_scenario *sc)
 {
+	struct scenario_seen seen = {.judged = false};
+	struct pc_report *before;
 	int report_pipe[2], go_pipe[2], status;
 	struct pc_session *s = &run->s;
 	struct pc_report *r = run->r;
@@ -201,18 +250,20 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 	}
 	close(report_pipe[1]);
 	close(go_pipe[0]);
+	before = hists_now(run);
 	remember_pid(pid, su->name, sc->name);
 	if (s->loaded)
 		pc_session_track(s, pid, track_flags(sc));
 	if (write(go_pipe[1], "g", 1) != 1)
 		pc_err(errno, "cannot start scenario %s", sc->name);
 	close(go_pipe[1]);
-	collect(run, report_pipe[0]);
+	collect(run, report_pipe[0], &seen);
 	close(report_pipe[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (s->loaded)
 		pc_session_untrack(s, pid);
+	keep_scenario_hists(run, su, sc, &seen, before);
 	if (WIFSIGNALED(status))
 		pc_report_note(r, "scenario %s died by signal %d", sc->name, WTERMSIG(status));
 	else if (WEXITSTATUS(status))

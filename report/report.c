@@ -61,12 +61,7 @@ static void copy_str(char *dst, size_t sz, const char *src)
 	snprintf(dst, sz, "%s", src ? src : "");
 }
 
-/*
- * Makes room for element n of a dynamic array that grows by doubling and
- * zeroes it; returns the (maybe moved) array, or NULL with errno ENOMEM
- * and the array as it was.
- */
-static void *grow(void *arr, int *cap, int n, size_t elem)
+void *pc_report_grow(void *arr, int *cap, int n, size_t elem)
 {
 	char *p = arr;
 
@@ -120,6 +115,9 @@ void pc_report_free(struct pc_report *r)
 	free(r->notes);
 	free(r->results);
 	free(r->hists);
+	for (i = 0; i < r->n_scens; i++)
+		free(r->scens[i].hists);
+	free(r->scens);
 	free(r);
 }
 
@@ -130,7 +128,9 @@ void pc_report_free(struct pc_report *r)
 struct pc_result *pc_report_add_result(struct pc_report *r, const char *name, const char *tier,
 				       bool in_kernel)
 {
-	struct pc_result *arr = grow(r->results, &r->cap_results, r->n_results, sizeof(*arr)), *res;
+	struct pc_result *arr = pc_report_grow(r->results, &r->cap_results, r->n_results,
+					       sizeof(*arr)),
+			 *res;
 
 	if (!arr)
 		return NULL;
@@ -249,7 +249,7 @@ struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name,
 		errno = EINVAL;
 		return NULL;
 	}
-	arr = grow(r->hists, &r->cap_hists, r->n_hists, sizeof(*arr));
+	arr = pc_report_grow(r->hists, &r->cap_hists, r->n_hists, sizeof(*arr));
 	if (!arr)
 		return NULL;
 	r->hists = arr;
@@ -283,7 +283,7 @@ void pc_report_note(struct pc_report *r, const char *fmt, ...)
 	s = strdup(buf);
 	if (!s)
 		return;
-	arr = grow(r->notes, &r->cap_notes, r->n_notes, sizeof(*arr));
+	arr = pc_report_grow(r->notes, &r->cap_notes, r->n_notes, sizeof(*arr));
 	if (!arr) {
 		free(s);
 		return;

@@ -19,9 +19,10 @@
 /* 2: results carry "variants" (the scenarios that judged them and those
    that did not run, with why); 3: and "scenarios" (each one's status,
    counts and own words); 4: and "sample_every" (watch --sample); 5:
-   histograms[].batch (a batch histogram's path and source).  The gate
-   reads 1 to 5. */
-#define PC_REPORT_SCHEMA_VERSION 6
+   histograms[].batch (a batch histogram's path and source); 6: "bpf"
+   (the tracing object's programs, refusals); 7: "scenario_histograms"
+   (run: each scenario's events).  The gate reads 1 to 7. */
+#define PC_REPORT_SCHEMA_VERSION 7
 #define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
@@ -134,6 +135,21 @@ struct pc_report_bpf {
 	char refused[PC_REPORT_REFUSED][400];
 };
 
+/*
+ * run: what the histograms counted while one scenario ran (the snapshot
+ * after it less the one before), and whether it judged anything: a gate
+ * compares the same workloads on both sides, not whatever mix of
+ * scenarios each side's run-wide histograms sum (docs/gate.md, "Like
+ * with like").  Under --stress the rounds of a scenario add up.
+ */
+struct pc_scenario_hists {
+	char suite[32];
+	char scenario[32]; /* as it ran: its variants' name ("whole-xfs") */
+	bool judged;	   /* a check passed or failed in it */
+	int n_hists, cap_hists;
+	struct pc_hist_report *hists; /* those with events, as the run-wide ones */
+};
+
 struct pc_report {
 	char suite[32];
 	char command[16]; /* run, watch, hist */
@@ -155,6 +171,8 @@ struct pc_report {
 	__u64 stats[16]; /* enum pc_stat_id, see ptecheck/events.h */
 	int n_stats;
 	struct pc_report_bpf bpf; /* run, watch, hist, export: the tracing object */
+	int n_scens, cap_scens;
+	struct pc_scenario_hists *scens; /* run: each scenario's histograms */
 };
 
 struct pc_report *pc_report_new(const char *command, const char *suite);
@@ -219,6 +237,22 @@ void pc_report_note(struct pc_report *r, const char *fmt, ...)
 struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *name);
 /* Events in h (NULL: 0), saturating. */
 __u64 pc_hist_report_total(const struct pc_hist_report *h);
+
+/* ---- each scenario's histograms (report/scenario_hists.c) ---- */
+
+/* The entry of (suite, scenario), added (not judged, no histograms) when
+   absent and add; NULL if absent and not add, or out of memory. */
+struct pc_scenario_hists *pc_report_scenario(struct pc_report *r, const char *suite,
+					     const char *scenario, bool add);
+/* Adds h's counts to sc's histogram of that name (made like h when absent).
+   0, -EINVAL (another kind than sc's of that name) or -ENOMEM. */
+int pc_scenario_hists_add(struct pc_scenario_hists *sc, const struct pc_hist_report *h);
+/* Adds what each histogram of after counted since before (same name; none
+   there: all of it) to sc.  0 or -ENOMEM. */
+int pc_scenario_hists_add_delta(struct pc_scenario_hists *sc, const struct pc_report *before,
+				const struct pc_report *after);
+/* sc's histogram of that name, NULL if it has none. */
+const struct pc_hist_report *pc_scenario_hist(const struct pc_scenario_hists *sc, const char *name);
 
 /* ---- --by (report/hist_key.c) ---- */
 

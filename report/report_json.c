@@ -186,6 +186,40 @@ static json_t *json_hist(struct pc_jb *b, const struct pc_hist_report *h)
 	return o;
 }
 
+/* One scenario's histograms: name, kind and the non-empty buckets as
+   [low, count] (unit, source and batch are the run-wide one's). */
+static json_t *json_scenario(struct pc_jb *b, const struct pc_scenario_hists *sc)
+{
+	json_t *o = json_object(), *hs = json_array();
+
+	pc_jset(b, o, "suite", JSTR(sc->suite));
+	pc_jset(b, o, "scenario", JSTR(sc->scenario));
+	pc_jset(b, o, "judged", json_boolean(sc->judged));
+	for (int i = 0; i < sc->n_hists; i++) {
+		const struct pc_hist_report *h = &sc->hists[i];
+		json_t *ho = json_object(), *bk = json_array();
+		__u64 lo, hi;
+
+		pc_jset(b, ho, "name", JSTR(h->name));
+		pc_jset(b, ho, "kind", json_string(h->kind == PC_HIST_LINLOG ? "linlog" : "log2"));
+		for (int k = 0; k < PC_HIST_SLOTS; k++) {
+			json_t *pair;
+
+			if (!h->slots[k])
+				continue;
+			pc_hist_report_bounds(h, k, &lo, &hi);
+			pair = json_array();
+			pc_jpush(b, pair, pc_juint(lo));
+			pc_jpush(b, pair, pc_juint(h->slots[k]));
+			pc_jpush(b, bk, pair);
+		}
+		pc_jset(b, ho, "buckets", bk);
+		pc_jpush(b, hs, ho);
+	}
+	pc_jset(b, o, "histograms", hs);
+	return o;
+}
+
 /* Header, kernel and summary: what the run was and how it ended. */
 static void json_header(struct pc_jb *b, json_t *root, const struct pc_report *r)
 {
@@ -264,6 +298,13 @@ static json_t *json_report(struct pc_jb *b, const struct pc_report *r)
 			pc_jset(b, o, pc_report_stat_name(i, buf, sizeof(buf)),
 				pc_juint(r->stats[i]));
 		pc_jset(b, root, "stats", o);
+	}
+
+	if (r->n_scens) {
+		a = json_array();
+		for (i = 0; i < r->n_scens; i++)
+			pc_jpush(b, a, json_scenario(b, &r->scens[i]));
+		pc_jset(b, root, "scenario_histograms", a);
 	}
 
 	if (r->bpf.loaded || r->bpf.n_refused)

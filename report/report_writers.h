@@ -18,6 +18,10 @@
 /* Fixed-size fields may in principle lack a NUL: never read past them. */
 #define FLD(s) (int)strnlen((s), sizeof(s)), (s)
 
+/* Room for element n of a dynamic array that grows by doubling, zeroed:
+   the (maybe moved) array, or NULL with errno ENOMEM and it unchanged. */
+void *pc_report_grow(void *arr, int *cap, int n, size_t elem);
+
 /* An out-of-range status is reported as a failure, never as a pass. */
 enum pc_status pc_result_status(const struct pc_result *res);
 enum pc_status pc_variant_status(const struct pc_variant *v);

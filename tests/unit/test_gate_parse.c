@@ -182,7 +182,7 @@ static const struct {
 	const char *want, *what;
 } edits[] = {
 	{set_schema_version,
-	 "schema_version 7 is not supported (this ptecheck reads schema_version 1 to 6)",
+	 "schema_version 8 is not supported (this ptecheck reads schema_version 1 to 7)",
 	 "other schema version"},
 	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
 	{set_command, "a report of `ptecheck watch`", "command watch"},

@@ -309,9 +309,11 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 6,
-		  "schema_version 6 (results carry variants and scenarios; sample_every; "
-		  "histograms' batch labels; bpf)");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 7,
+		  "schema_version 7 (results carry variants and scenarios; sample_every; "
+		  "histograms' batch labels; bpf; scenario_histograms)");
+	TAP_CHECK(!json_object_get(root, "scenario_histograms"),
+		  "no scenario ran: no scenario_histograms");
 	TAP_CHECK(!json_object_get(root, "sample_every"), "every window judged: no sample_every");
 	TAP_CHECK(!json_object_get(root, "bpf"), "nothing loaded or tried: no bpf");
 	TAP_CHECK(!strcmp(json_string_value(json_object_get(root, "schema")), "ptecheck-report"),
@@ -642,6 +644,46 @@ static void test_variants(void)
 	pc_report_free(r);
 }
 
+/* A scenario's histograms: what the counters grew by while it ran, only
+   the histograms that did; rounds of it add up; JSON gives them with the
+   non-empty buckets. */
+static void test_scenario_hists(void)
+{
+	struct pc_report *before = pc_report_new("run", "all"),
+			 *after = pc_report_new("run", "all");
+	struct pc_report *r = pc_report_new("run", "all");
+	struct pc_hist_report *b, *a;
+	struct pc_scenario_hists *sc;
+	const struct pc_hist_report *h;
+	char *js;
+
+	b = pc_report_add_hist(before, "fork PTEs per batch", "PTEs", "k", true, PC_HIST_LINLOG);
+	b->slots[16] = 10;
+	pc_report_add_hist(before, "idle", "PTEs", "k", true, PC_HIST_LINLOG)->slots[1] = 5;
+	a = pc_report_add_hist(after, "fork PTEs per batch", "PTEs", "k", true, PC_HIST_LINLOG);
+	a->slots[16] = 30;
+	a->slots[8] = 4;
+	pc_report_add_hist(after, "idle", "PTEs", "k", true, PC_HIST_LINLOG)->slots[1] = 5;
+	sc = pc_report_scenario(r, "fork", "anon-64k", true);
+	TAP_CHECK(sc && !pc_scenario_hists_add_delta(sc, before, after) && sc->n_hists == 1,
+		  "a scenario keeps the histograms that grew while it ran, only those");
+	TAP_CHECK(!pc_scenario_hists_add_delta(sc, before, after), "a second round");
+	h = pc_scenario_hist(sc, "fork PTEs per batch");
+	TAP_CHECK(h && h->slots[16] == 40 && h->slots[8] == 8 && !h->slots[1],
+		  "its counts: after less before, rounds added (16: %llu, 8: %llu)",
+		  h ? (unsigned long long)h->slots[16] : 0,
+		  h ? (unsigned long long)h->slots[8] : 0);
+	sc->judged = true;
+	js = render_report(r, PC_FORMAT_JSON);
+	TAP_CHECK(js && strstr(js, "\"scenario_histograms\"") && strstr(js, "\"judged\": true") &&
+			  strstr(js, "\"scenario\": \"anon-64k\""),
+		  "JSON: scenario_histograms with each scenario and whether it judged");
+	free(js);
+	pc_report_free(before);
+	pc_report_free(after);
+	pc_report_free(r);
+}
+
 int main(int argc, char **argv)
 {
 	tap_plan(0);
@@ -655,6 +697,7 @@ int main(int argc, char **argv)
 	test_log_evidence();
 	test_variants();
 	test_write_errors();
+	test_scenario_hists();
 	if (argc > 1)
 		TAP_CHECK(dump_json(argv[1]) == 0, "sample JSON written to %s", argv[1]);
 	return tap_finish();
