@@ -189,11 +189,6 @@ struct pc_gate_result {
 };
 
 /*
- * Groups the reports and applies the rules.  0 with *out filled, or -1 with
- * a message in err when the input cannot be judged (different workloads, no
- * baseline for a group, a baseline without a candidate): exit 2.
- */
-/*
  * Merges run r (read from file) into report into, as the gate merges the
  * repeated runs of a side: a check's worst status wins with that run's
  * summary and evidence, each scenario variant's worst too, histograms add
@@ -202,6 +197,11 @@ struct pc_gate_result {
  */
 int pc_gate_merge_report(struct pc_report *into, const struct pc_report *r, const char *file,
 			 const char *first_file, char *err, size_t errlen);
+/*
+ * Groups the reports and applies the rules.  0 with *out filled, or -1 with
+ * a message in err when the input cannot be judged (different workloads, no
+ * baseline for a group, a baseline without a candidate): exit 2.
+ */
 int pc_gate_evaluate(const struct pc_gate_input *in, struct pc_gate_result **out, char *err,
 		     size_t errlen);
 void pc_gate_result_free(struct pc_gate_result *g);

@@ -10,7 +10,7 @@
  * spread exceeds its floor: the policy would call that noise a regression.
  */
 #include <stdio.h>
-#include "gate_rules.h"
+#include "gate_like.h"
 
 struct range {
 	double lo, hi;
@@ -135,6 +135,9 @@ int pc_gate_noise(const struct pc_gate_input *in, FILE *out, char *err, size_t e
 		return -1;
 	for (int i = 0; i < g->n_groups; i++) {
 		const struct pc_gate_group *grp = &g->groups[i];
+		const struct pc_gate_side *side;
+		struct pc_gate_group view;
+		struct pc_gate_like like;
 
 		fprintf(out, "noise of %s suite %s scale %u over %d run%s:\n", grp->machine,
 			grp->suite, grp->scale, grp->cand.n_runs, grp->cand.n_runs == 1 ? "" : "s");
@@ -142,8 +145,27 @@ int pc_gate_noise(const struct pc_gate_input *in, FILE *out, char *err, size_t e
 			fprintf(out, "  not measured: one run shows no noise\n");
 			continue;
 		}
-		over += group_means(out, &grp->cand, &all.policy);
-		over += group_orders(out, &grp->cand, &all.policy);
+		if (pc_gate_like_build(grp, &like)) {
+			pc_gate_like_free(&like);
+			pc_gate_result_free(g);
+			pc_set_err(err, errlen, "out of memory");
+			return -1;
+		}
+		side = &grp->cand;
+		if (like.available && like.n_common) {
+			/* Measured as the rule judges: like with like. */
+			pc_gate_like_group(grp, &like, &view);
+			side = &view.cand;
+			fprintf(out, "  like with like: the %d scenarios judged in every run\n",
+				like.n_common);
+		} else {
+			fprintf(out, "  run-wide histograms (%s)\n",
+				like.available ? "no scenario judged in every run"
+					       : "reports without per-scenario histograms");
+		}
+		over += group_means(out, side, &all.policy);
+		over += group_orders(out, side, &all.policy);
+		pc_gate_like_free(&like);
 	}
 	pc_gate_result_free(g);
 	if (fflush(out) || ferror(out)) {

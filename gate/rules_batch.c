@@ -22,7 +22,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include "gate_rules.h"
+#include "gate_like.h"
 
 /* One statistic compared between the sides. */
 struct stat_cmp {
@@ -487,13 +487,12 @@ static int order_compare(struct pc_gate_group *g, const struct pc_gate_policy *p
 
 /* ---- the rule -------------------------------------------------------------- */
 
-void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *pol)
+/* The rule over g's sides as they are (the runs, or like.c's views). */
+static void batching_judge(struct pc_gate_group *g, const struct pc_gate_policy *pol)
 {
 	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
 	int found = 0, compared = 0, noise = 0, tiny = 0;
 
-	if (pc_gate_no_baseline(g, rr))
-		return;
 	for (int i = 0; i < g->cand.merged->n_hists; i++) {
 		const struct pc_hist_report *ch = &g->cand.merged->hists[i];
 		const struct pc_hist_report *bh = pc_report_find_hist(g->base.merged, ch->name);
@@ -541,4 +540,66 @@ void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy 
 		return;
 	}
 	pc_gate_settle(rr, found, pol->batching_regression);
+}
+
+/* Reports without per-scenario histograms: the run-wide ones, only when
+   both sides judged the same scenarios. */
+static void batching_run_wide(struct pc_gate_group *g, const struct pc_gate_policy *pol,
+			      struct pc_gate_like *l)
+{
+	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
+
+	if (pc_gate_mix_differs(g, l)) {
+		pc_gate_not_judged(
+			rr,
+			"the two sides judged different scenarios (only in the baseline: "
+			"%s; only in the candidate: %s) and a side's reports have no "
+			"per-scenario histograms (report schema 7): the run-wide "
+			"histograms would compare the mix, not the kernel",
+			l->n_only_base ? l->only_base : "none",
+			l->n_only_cand ? l->only_cand : "none");
+		return;
+	}
+	pc_gate_add_finding(rr, false,
+			    "run-wide histograms (a side's reports have no per-scenario ones); "
+			    "both sides judged the same scenarios");
+	batching_judge(g, pol);
+}
+
+void pc_gate_rule_batching(struct pc_gate_group *g, const struct pc_gate_policy *pol)
+{
+	struct pc_gate_rule_result *rr = &g->rules[PC_GATE_RULE_BATCHING];
+	struct pc_gate_group view;
+	struct pc_gate_like l;
+
+	if (pc_gate_no_baseline(g, rr))
+		return;
+	if (pc_gate_like_build(g, &l)) {
+		/* Never a pass on what could not be compared. */
+		pc_gate_add_finding(rr, true, "out of memory comparing like with like");
+		pc_gate_settle(rr, 1, PC_GATE_ACTION_FAIL);
+	} else if (!l.available) {
+		batching_run_wide(g, pol, &l);
+	} else if (!l.n_common) {
+		pc_gate_not_judged(rr,
+				   "no scenario judged a check in every run of both sides (only in "
+				   "the baseline: %s; only in the candidate: %s)",
+				   l.n_only_base ? l.only_base : "none",
+				   l.n_only_cand ? l.only_cand : "none");
+	} else {
+		pc_gate_add_finding(rr, false,
+				    "like with like: each histogram summed over the %d scenarios "
+				    "judged in every run of both sides",
+				    l.n_common);
+		if (l.n_only_base || l.n_only_cand)
+			pc_gate_add_finding(rr, false,
+					    "not compared, judged on one side only: %d in the "
+					    "baseline (%s), %d in the candidate (%s)",
+					    l.n_only_base, l.n_only_base ? l.only_base : "none",
+					    l.n_only_cand, l.n_only_cand ? l.only_cand : "none");
+		pc_gate_like_group(g, &l, &view);
+		batching_judge(&view, pol);
+		g->rules[PC_GATE_RULE_BATCHING] = view.rules[PC_GATE_RULE_BATCHING];
+	}
+	pc_gate_like_free(&l);
 }

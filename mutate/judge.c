@@ -174,8 +174,16 @@ static int load_gate(const char *dir, struct pc_mutate_row *row, char *err, size
 	json_array_foreach(rules, i, rule)
 	{
 		char name[48], verdict[16];
-		json_t *reasons = json_object_get(rule, "reasons"),
-		       *first = json_array_get(reasons, 0);
+		json_t *reasons = json_object_get(rule, "reasons"), *first = NULL, *f;
+		size_t k;
+
+		/* The first problem, not the context before it ("like with like"). */
+		json_array_foreach(reasons, k, f)
+		{
+			if (!first && json_is_true(json_object_get(f, "problem")))
+				first = f;
+		}
+		first = first ? first : json_array_get(reasons, 0);
 
 		snprintf(fc.where, sizeof(fc.where), "rules[%zu]", i);
 		if (pc_field_str(&fc, rule, "rule", name, sizeof(name), true) ||
