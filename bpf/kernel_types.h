@@ -92,6 +92,17 @@ struct file {
 	struct address_space *f_mapping;
 };
 
+/* fs/userfaultfd.c (in BTF, no header): the features the handshake
+   (UFFDIO_API) enabled. */
+struct userfaultfd_ctx {
+	unsigned int features;
+};
+
+/* Empty without CONFIG_USERFAULTFD: check with bpf_core_field_exists. */
+struct vm_userfaultfd_ctx {
+	struct userfaultfd_ctx *ctx;
+};
+
 struct vm_area_struct {
 	unsigned long vm_start;
 	unsigned long vm_end;
@@ -99,6 +110,7 @@ struct vm_area_struct {
 	pgprot_t vm_page_prot;
 	unsigned long vm_pgoff;
 	struct file *vm_file;
+	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
 };
 
 enum fault_flag {

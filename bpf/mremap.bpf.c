@@ -125,6 +125,39 @@ static long snap_new_pmd(__u32 e, void *data)
 	return 0;
 }
 
+#define UFFD_FEATURE_EVENT_REMAP (1 << 2) /* linux/userfaultfd.h */
+#define PC_EBUSY		 16	  /* bpf_find_vma: the mmap_lock trylock failed */
+
+/* What vma lets a move change (PC_MOVE_*, ptecheck/mremap.h): a
+   userfaultfd without remap events drops uffd-wp markers. */
+static __always_inline __u32 vma_move(struct vm_area_struct *vma)
+{
+	struct userfaultfd_ctx *uctx;
+
+	if (!vma || !bpf_core_field_exists(vma->vm_userfaultfd_ctx.ctx))
+		return 0; /* no CONFIG_USERFAULTFD */
+	uctx = BPF_CORE_READ(vma, vm_userfaultfd_ctx.ctx);
+	if (!uctx)
+		return 0;
+	return BPF_CORE_READ(uctx, features) & UFFD_FEATURE_EVENT_REMAP ? 0 : PC_MOVE_UFFD_NO_REMAP;
+}
+
+static long vma_move_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	*(__u32 *)data = vma_move(vma);
+	return 0;
+}
+
+/* The VMA at addr of the current task, at sys_enter (mmap_lock not held):
+   its lock taken with a trylock, busy means unknown. */
+static __always_inline __u32 vma_move_at(__u64 addr)
+{
+	__u32 move = 0;
+	long err = bpf_find_vma(bpf_get_current_task_btf(), addr, vma_move_cb, &move, 0);
+
+	return err == -PC_EBUSY ? PC_MOVE_VMA_UNKNOWN : move;
+}
+
 /*
  * Starts a call: a fresh state under key and, when the walk is enabled and
  * the call is sampled, the snapshot of the old range (and of the new
@@ -133,7 +166,8 @@ static long snap_new_pmd(__u32 e, void *data)
  */
 static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, __u64 old_len,
 						     __u64 new_len, __u64 flags, __u64 new_addr_arg,
-						     __u32 track_flags, bool sampled)
+						     __u32 track_flags, bool sampled,
+						     struct vm_area_struct *vma)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct call_state *tmpl, *st;
@@ -176,6 +210,9 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	st->shared_mm = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
 	if (!walk_enabled || st->old_len == 0)
 		return st;
+	/* The VMA as the kernel's move will see it: given (move_page_tables
+	   holds its lock), else looked up. */
+	st->move = vma ? vma_move(vma) : vma_move_at(old_addr);
 	len = st->old_len < st->new_len ? st->old_len : st->new_len;
 	st->npages = len >> PC_PAGE_SHIFT;
 	if (st->npages > PC_SNAP_PTES)
@@ -205,7 +242,7 @@ __noinline int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 	stat_add(PC_STAT_CALLS, 1);
 	begin_call(call_key(pc_tid(), KIND_SYSCALL), pc_sys_arg(ctx, 0), pc_sys_arg(ctx, 1),
 		   pc_sys_arg(ctx, 2), pc_sys_arg(ctx, 3), pc_sys_arg(ctx, 4), flags - 1,
-		   pc_sampled(PC_SAMPLE_MREMAP));
+		   pc_sampled(PC_SAMPLE_MREMAP), NULL);
 	return 0;
 }
 
@@ -266,8 +303,8 @@ static long compare_slot(__u32 i, void *data)
 	if (n.kind == PC_PTE_PRESENT && o.kind == PC_PTE_PRESENT)
 		cc->present_moved++;
 	old_addr = st->old_addr + ((__u64)i << PC_PAGE_SHIFT);
-	pc_judge(&cc->c[0], &cc->pv, &cc->win, PC_CHK_MOVED, pc_moved_entry(o, n), old_addr, addr,
-		 oldv, newv);
+	pc_judge(&cc->c[0], &cc->pv, &cc->win, PC_CHK_MOVED, pc_moved_entry(o, n, st->move),
+		 old_addr, addr, oldv, newv);
 	pc_judge(&cc->c[1], &cc->pv, &cc->win, PC_CHK_ADBITS, pc_adbits_entry(o, n), old_addr, addr,
 		 oldv, newv);
 	pc_judge(&cc->c[2], &cc->pv, &cc->win, PC_CHK_PERMS, pc_perms_entry(o, n), old_addr, addr,
@@ -298,6 +335,7 @@ static long compare_pmd(__u32 e, void *data)
 	x.new_table_exit = x.new_is_table_exit ? pc_table_phys(pmd) : 0;
 	/* Both sides PMD-aligned (checked by the caller) and the extent whole. */
 	x.aligned_whole = ((__u64)(e + 1) << PC_PMD_SHIFT) <= pc->len;
+	x.move = st->move;
 	if (x.old_is_table && x.new_is_table_exit && x.new_table_exit == x.old_table)
 		pc->moved_at_pmd++;
 	verdict = pc_pmd_move_extent(x);
@@ -443,7 +481,8 @@ out:
 
 /* ---- tier kernel:fexit: around each move_page_tables() ------------------ */
 
-static __always_inline void mpt_begin(__u64 old_addr, __u64 new_addr, __u64 len)
+static __always_inline void mpt_begin(struct vm_area_struct *vma, __u64 old_addr, __u64 new_addr,
+				      __u64 len)
 {
 	__u32 tid = pc_tid();
 	__u64 skey = call_key(tid, KIND_SYSCALL);
@@ -459,7 +498,7 @@ static __always_inline void mpt_begin(__u64 old_addr, __u64 new_addr, __u64 len)
 		   sys && (sys->track_flags & PC_TRACK_ENFORCE_PMD) && (sys->flags & MREMAP_FIXED)
 			   ? PC_TRACK_ENFORCE_PMD
 			   : 0,
-		   sys && sys->active ? sys->sampled : pc_sampled(PC_SAMPLE_MPT));
+		   sys && sys->active ? sys->sampled : pc_sampled(PC_SAMPLE_MPT), vma);
 }
 
 /*
@@ -482,8 +521,8 @@ static __always_inline void mpt_end(__u64 moved)
 SEC("fentry/move_page_tables")
 int BPF_PROG(mremap_mpt_entry, struct pagetable_move_control *pmc)
 {
-	mpt_begin(BPF_CORE_READ(pmc, old_addr), BPF_CORE_READ(pmc, new_addr),
-		  BPF_CORE_READ(pmc, len_in));
+	mpt_begin(BPF_CORE_READ(pmc, old), BPF_CORE_READ(pmc, old_addr),
+		  BPF_CORE_READ(pmc, new_addr), BPF_CORE_READ(pmc, len_in));
 	return 0;
 }
 
@@ -507,10 +546,10 @@ int BPF_PROG(mremap_mpt_exit)
  * need_rmap_locks[, for_stack]): six or seven parameters.
  */
 SEC("fentry/move_page_tables")
-int BPF_PROG(mremap_mpt_legacy_entry, void *vma, unsigned long old_addr, void *new_vma,
-	     unsigned long new_addr, unsigned long len)
+int BPF_PROG(mremap_mpt_legacy_entry, struct vm_area_struct *vma, unsigned long old_addr,
+	     void *new_vma, unsigned long new_addr, unsigned long len)
 {
-	mpt_begin(old_addr, new_addr, len);
+	mpt_begin(vma, old_addr, new_addr, len);
 	return 0;
 }
 

@@ -84,6 +84,7 @@ struct call_state {
 	__u32 track_flags;
 	__u32 shared_mm; /* other users of the mm at entry */
 	__u32 walk_errors;
+	__u32 move; /* what the moved VMA lets the kernel change: PC_MOVE_* */
 	struct cmp_ctx cc;
 	struct pmd_ctx pc;
 	struct batch_ctx bc;

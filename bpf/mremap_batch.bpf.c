@@ -134,7 +134,7 @@ static __always_inline void set_end(__u64 addr, __u64 ptep, __u64 pte, __u32 nr)
 		/* What the clear gathered reaches the new PTEs (same page, bits). */
 		batch_verdict(st, PC_CHK_ADBITS, pc_adbits_entry(cleared, want), addr,
 			      bc->cleared_pte, pte);
-		batch_verdict(st, PC_CHK_BATCH, pc_moved_entry(cleared, want), addr,
+		batch_verdict(st, PC_CHK_BATCH, pc_moved_entry(cleared, want, 0), addr,
 			      bc->cleared_pte, pte);
 	}
 	bc->set_addr = addr;

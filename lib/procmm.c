@@ -91,7 +91,14 @@ struct pc_pte pc_pagemap_to_pte(__u64 entry)
 		p.kind = PC_PTE_PRESENT;
 		p.pfn = entry & PC_PM_PFN_MASK;
 	} else if (entry & PC_PM_SWAP) {
+		__u64 frame = entry & PC_PM_PFN_MASK;
+
 		p.kind = PC_PTE_SWAP;
+		/* The frame of a swap entry is its type | offset << 5
+		   (MAX_SWAPFILES_SHIFT); without PFNs it reads 0, and a uffd-wp
+		   marker looks like a swap entry with the uffd-wp bit. */
+		p.uffd_wp_marker = (entry & PC_PM_UFFD_WP) &&
+				   (!frame || pc_is_uffd_wp_marker(frame & 31, frame >> 5));
 	} else {
 		p.kind = PC_PTE_NONE;
 	}

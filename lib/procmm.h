@@ -18,6 +18,7 @@
 #define PC_PM_PRESENT	 (1ULL << 63)
 #define PC_PM_SWAP	 (1ULL << 62)
 #define PC_PM_FILE	 (1ULL << 61) /* file page or shared anon */
+#define PC_PM_UFFD_WP	 (1ULL << 57)
 #define PC_PM_EXCLUSIVE	 (1ULL << 56)
 #define PC_PM_SOFT_DIRTY (1ULL << 55)
 #define PC_PM_PFN_MASK	 ((1ULL << 55) - 1) /* zero without CAP_SYS_ADMIN */

@@ -54,6 +54,7 @@ struct shape {
 			       an aligned mapping (a fault there would map small pages) */
 	bool shrink;	    /* folio-intact judged after the deferred-split shrinker */
 	enum wprotect wp;   /* perms scenarios: how PTEs become read-only */
+	bool uffd_remap;    /* markers: the userfaultfd has UFFD_FEATURE_EVENT_REMAP */
 	measure_fn measure; /* what the scenario does with the mapping */
 };
 
@@ -66,6 +67,9 @@ int mr_measure_perms(struct pc_scenario_ctx *ctx, const struct shape *sh, struct
 /* The perms states without a move (mremap_cow.c, mremap_perms_mprotect.c). */
 int mr_measure_fork_cow(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 int mr_measure_mprotect(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
+/* Pages and uffd-wp markers moved, with or without remap events
+   (mremap_markers.c). */
+int mr_measure_markers(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 /* A source partly paged out to swap, moved, read back (mremap_swap.c). */
 int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a);
 
@@ -135,6 +139,9 @@ struct snap {
 	__u32 *order;
 	int order_err; /* 0, or -errno of the kpageflags walk */
 	bool pfns_visible;
+	/* At entry: what the moved VMA lets the kernel change (PC_MOVE_*,
+	   ptecheck/mremap.h), as the scenario set it up. */
+	__u32 move;
 };
 
 /* A move's snapshots: the range at entry, where it went, what it left. */
@@ -228,9 +235,13 @@ struct mr_uffd {
 	__u64 *shared; /* counters the reader keeps, NULL before */
 };
 
-/* The userfaultfd (EVENT_REMAP) and its reader, before the range is
-   mapped: 0, or -errno with *what naming the step. */
-int mr_uffd_open(struct mr_uffd *u, const char **what);
+/* linux/userfaultfd.h of v6.4; Debian 12's headers are older. */
+#define MR_UFFD_FEATURE_WP_UNPOPULATED (1ULL << 13)
+
+/* The userfaultfd with features (UFFD_FEATURE_*) and its reader, before
+   the range is mapped: 0, or -errno with *what naming the step
+   (-EOPNOTSUPP: no userfaultfd, or a feature this kernel lacks). */
+int mr_uffd_open(struct mr_uffd *u, __u64 features, const char **what);
 /* [addr, +len) registered for uffd-wp and write-protected: 0 or -errno. */
 int mr_uffd_protect(struct mr_uffd *u, char *addr, size_t len, const char **what);
 /* Write-protect faults and REMAP events read so far; the errno of a fault

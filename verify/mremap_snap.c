@@ -148,7 +148,7 @@ void mr_judge_moved(struct pc_attempt *a, int slot, const struct snap *before,
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
 
-	pc_compare_moved(before->pte, after->pte, before->n, old_addr, new_addr, m);
+	pc_compare_moved(before->pte, after->pte, before->n, old_addr, new_addr, before->move, m);
 	if (vacated)
 		pc_compare_vacated(vacated->pte, vacated->n, old_addr, m);
 	a->judged[slot] = true;

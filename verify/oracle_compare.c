@@ -93,13 +93,13 @@ static __u64 pte_shown(struct pc_pte p)
 }
 
 void pc_compare_moved(const struct pc_pte *before, const struct pc_pte *after, size_t n,
-		      __u64 old_addr, __u64 new_addr, struct pc_oracle_msg *m)
+		      __u64 old_addr, __u64 new_addr, __u32 move, struct pc_oracle_msg *m)
 {
 	size_t present = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		__u64 off = (__u64)i << PC_PAGE_SHIFT;
-		int v = pc_moved_entry(before[i], after[i]);
+		int v = pc_moved_entry(before[i], after[i], move);
 
 		m->checked++;
 		present += before[i].kind == PC_PTE_PRESENT;
@@ -122,7 +122,7 @@ void pc_compare_vacated(const struct pc_pte *old_after, size_t n, __u64 old_addr
 
 	for (size_t i = 0; i < n; i++) {
 		__u64 off = (__u64)i << PC_PAGE_SHIFT;
-		int v = pc_moved_entry(empty, old_after[i]);
+		int v = pc_moved_entry(empty, old_after[i], 0);
 
 		m->checked++;
 		if (pc_is_violation(v))

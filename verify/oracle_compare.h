@@ -40,7 +40,7 @@ void pc_oracle_appendf(struct pc_oracle_msg *m, const char *fmt, ...)
  * pc_moved_entry.  Sets PASS or FAIL and a summary.
  */
 void pc_compare_moved(const struct pc_pte *before, const struct pc_pte *after, size_t n,
-		      __u64 old_addr, __u64 new_addr, struct pc_oracle_msg *m);
+		      __u64 old_addr, __u64 new_addr, __u32 move, struct pc_oracle_msg *m);
 
 /*
  * mremap/moved, the other half: after the move nothing is mapped in the old

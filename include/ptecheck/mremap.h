@@ -24,11 +24,29 @@
 	E(BATCH, BATCH_NR_MISMATCH, "PTEs set differ in number from PTEs cleared")
 
 /*
+ * What the moved VMA lets the kernel change on a move (docs/checks.md,
+ * "What a move may change"), read from it at the call:
+ *
+ * PC_MOVE_UFFD_NO_REMAP: it has a userfaultfd without
+ * UFFD_FEATURE_EVENT_REMAP (vma_has_uffd_without_event_remap()), so the
+ * new VMA will not be registered: mm/mremap.c move_ptes() drops uffd-wp
+ * markers (pte_clear) and clears the uffd-wp bit of present and swap
+ * entries (v6.14+; older kernels move them as they are).
+ * PC_MOVE_VMA_UNKNOWN: the VMA could not be read (its lock was busy):
+ * what only it could allow is not judged.
+ */
+#define PC_MOVE_UFFD_NO_REMAP (1u << 0)
+#define PC_MOVE_VMA_UNKNOWN   (1u << 1)
+
+/*
  * mremap/moved, per PTE slot: what was at old_addr + i at entry must be at
  * new_addr + i after the move: empty stays empty, a present PTE maps the
- * same PFN, a swap/other entry stays such an entry.
+ * same PFN, a swap/other entry stays such an entry; but a uffd-wp marker
+ * may go where the VMA's userfaultfd has no remap events (move above).
+ * The uffd-wp and soft-dirty bits the kernel clears or sets are bits
+ * none of the checks compares.
  */
-PC_INLINE int pc_moved_entry(struct pc_pte old, struct pc_pte new)
+PC_INLINE int pc_moved_entry(struct pc_pte old, struct pc_pte new, __u32 move)
 {
 	if (old.kind == PC_PTE_NONE)
 		return new.kind == PC_PTE_NONE ? PC_OK : PC_V_PTE_INVENTED;
@@ -37,7 +55,15 @@ PC_INLINE int pc_moved_entry(struct pc_pte old, struct pc_pte new)
 			return PC_V_PTE_LOST;
 		return new.pfn == old.pfn ? PC_OK : PC_V_PFN_CHANGED;
 	}
-	return new.kind == old.kind ? PC_OK : PC_V_KIND_CHANGED;
+	if (new.kind == old.kind)
+		return PC_OK;
+	if (new.kind == PC_PTE_NONE && old.uffd_wp_marker) {
+		if (move & PC_MOVE_UFFD_NO_REMAP)
+			return PC_OK;
+		if (move & PC_MOVE_VMA_UNKNOWN)
+			return PC_NOT_APPLICABLE;
+	}
+	return PC_V_KIND_CHANGED;
 }
 
 /*
@@ -85,11 +111,16 @@ struct pc_pmd_extent {
 	bool old_is_table;	/* old PMD maps a page table at entry */
 	bool new_is_table_exit; /* new PMD maps a page table after */
 	bool aligned_whole;	/* both extents PMD-aligned and complete */
+	/* PC_MOVE_* of the moved VMA: with a userfaultfd without remap
+	   events the kernel moves PTE by PTE, never a whole table
+	   (mm/mremap.c uffd_supports_page_table_move(), v6.14+). */
+	__u32 move;
 };
 
 PC_INLINE int pc_pmd_move_extent(struct pc_pmd_extent e)
 {
-	if (!e.aligned_whole || !e.old_is_table || e.new_pmd_entry != 0)
+	if (!e.aligned_whole || !e.old_is_table || e.new_pmd_entry != 0 ||
+	    (e.move & (PC_MOVE_UFFD_NO_REMAP | PC_MOVE_VMA_UNKNOWN)))
 		return PC_NOT_APPLICABLE;
 	if (!e.new_is_table_exit || e.new_table_exit != e.old_table)
 		return PC_V_PMD_NOT_MOVED;
@@ -114,7 +145,7 @@ PC_INLINE int pc_set_entry(struct pc_pte want, __u32 k, struct pc_pte seen)
 	if (want.kind != PC_PTE_PRESENT)
 		return PC_NOT_APPLICABLE;
 	want.pfn += k;
-	v = pc_moved_entry(want, seen);
+	v = pc_moved_entry(want, seen, 0);
 	if (v == PC_OK)
 		v = pc_perms_entry(want, seen);
 	if (v == PC_OK)

@@ -32,8 +32,26 @@ struct pc_pte {
 	__u8 young; /* accessed */
 	__u8 dirty; /* hardware or software dirty */
 	__u8 cont;  /* arm64 contiguous hint */
-	__u8 pad[3];
+	/* A uffd-wp PTE marker (include/linux/swapops.h: a swap entry of
+	   type SWP_PTE_MARKER, the last of the 5 type bits, whose offset is
+	   the marker bits with PTE_MARKER_UFFD_WP): what UFFDIO_WRITEPROTECT
+	   leaves in an empty PTE of a file or shmem VMA.  From pagemap without
+	   PFNs, also a swap entry with the uffd-wp bit (they look alike). */
+	__u8 uffd_wp_marker;
+	__u8 pad[2];
 };
+
+/* SWP_PTE_MARKER and PTE_MARKER_UFFD_WP; a marker's offset is its marker
+   bits (PTE_MARKER_MASK: three). */
+#define PC_SWP_PTE_MARKER 31
+#define PC_MARKER_UFFD_WP 1
+#define PC_MARKER_MASK	  7
+
+static inline bool pc_is_uffd_wp_marker(__u64 type, __u64 offset)
+{
+	return type == PC_SWP_PTE_MARKER && offset <= PC_MARKER_MASK &&
+	       (offset & PC_MARKER_UFFD_WP);
+}
 
 /*
  * x86-64.  _PAGE_PRESENT bit 0, _PAGE_RW bit 1, _PAGE_ACCESSED bit 5,
@@ -66,6 +84,10 @@ static inline struct pc_pte pc_decode_pte_x86(__u64 raw)
 		p.dirty = !!(raw & (PC_X86_DIRTY | PC_X86_SAVED_DIRTY));
 	} else {
 		p.kind = PC_PTE_SWAP;
+		/* pgtable_64.h: the type in bits 59-63, the offset inverted in
+		   bits 9-58; the swap PTE's own flags (soft-dirty, uffd-wp,
+		   exclusive) below bit 9 do not matter. */
+		p.uffd_wp_marker = pc_is_uffd_wp_marker(raw >> 59, (~raw << 5) >> 14);
 	}
 	return p;
 }
@@ -116,6 +138,10 @@ static inline struct pc_pte pc_decode_pte_arm64(__u64 raw)
 		p.cont = !!(raw & PC_ARM64_CONT);
 	} else {
 		p.kind = PC_PTE_SWAP;
+		/* pgtable.h (v6.10+): the type in bits 6-10, the offset from
+		   bit 12; the swap PTE's own flags below bit 6.  Kernels that
+		   drop markers on a move all have this layout. */
+		p.uffd_wp_marker = pc_is_uffd_wp_marker((raw >> 6) & 31, raw >> 12);
 	}
 	return p;
 }

@@ -16,6 +16,7 @@
  * oracles.
  */
 #include "pte_craft.h"
+#include "procmm.h"
 
 enum pred { P_MOVED, P_ADBITS, P_PERMS, P__COUNT };
 
@@ -25,7 +26,7 @@ static int apply(enum pred p, struct pc_pte o, struct pc_pte n)
 {
 	switch (p) {
 	case P_MOVED:
-		return pc_moved_entry(o, n);
+		return pc_moved_entry(o, n, 0);
 	case P_ADBITS:
 		return pc_adbits_entry(o, n);
 	default:
@@ -244,13 +245,13 @@ static void check_x86_specials(void)
 	/* Write-protected dirty page on a shadow-stack kernel: D moved to bit 58. */
 	const __u64 ro_saved = mkpte(X86, pfn, 0, 1, 0) | PC_X86_SAVED_DIRTY;
 
-	CHECK_VERDICT(pc_moved_entry(o, pc_decode_pte_x86(protnone)), PC_OK,
+	CHECK_VERDICT(pc_moved_entry(o, pc_decode_pte_x86(protnone), 0), PC_OK,
 		      "x86 moved: PROT_NONE PTE moved intact");
 	CHECK_VERDICT(pc_adbits_entry(o, pc_decode_pte_x86(protnone)), PC_OK,
 		      "x86 ad-bits: PROT_NONE PTE moved intact");
 	CHECK_VERDICT(pc_perms_entry(o, pc_decode_pte_x86(protnone)), PC_OK,
 		      "x86 perms: PROT_NONE PTE moved intact");
-	CHECK_VERDICT(pc_moved_entry(o, pc_decode_pte_x86(protnone_other)), PC_V_PFN_CHANGED,
+	CHECK_VERDICT(pc_moved_entry(o, pc_decode_pte_x86(protnone_other), 0), PC_V_PFN_CHANGED,
 		      "x86 moved: PROT_NONE PTE of another page: PFN_CHANGED (inverted PFNs)");
 	CHECK_VERDICT(pc_adbits_entry(o, pc_decode_pte_x86(protnone & ~PC_X86_DIRTY)),
 		      PC_V_DIRTY_LOST, "x86 ad-bits: PROT_NONE PTE lost D: DIRTY_LOST");
@@ -326,6 +327,14 @@ static void check_pmd_move(void)
 		      "pmd-move: old PMD empty: NOT_APPLICABLE");
 	CHECK_VERDICT(pc_pmd_move_extent(x86_extent(t, t2, t2, true)), PC_NOT_APPLICABLE,
 		      "pmd-move: new PMD busy at entry: NOT_APPLICABLE");
+	e = x86_extent(t, 0, t2, true);
+	e.move = PC_MOVE_UFFD_NO_REMAP;
+	CHECK_VERDICT(pc_pmd_move_extent(e), PC_NOT_APPLICABLE,
+		      "pmd-move: uffd without remap events, PTE by PTE (the kernel's rule): "
+		      "NOT_APPLICABLE");
+	e.move = PC_MOVE_VMA_UNKNOWN;
+	CHECK_VERDICT(pc_pmd_move_extent(e), PC_NOT_APPLICABLE,
+		      "pmd-move: the VMA unread: NOT_APPLICABLE");
 
 	e = (struct pc_pmd_extent){.old_pmd_entry = a64,
 				   .new_pmd_exit = a64,
@@ -416,9 +425,76 @@ static void check_oracles(void)
 		      "write fault: writable page that faulted proves nothing: not applicable");
 }
 
+/* Swap PTEs as the kernels write them: x86-64 (pgtable_64.h: offset
+   inverted in bits 9-58, type in 59-63) and arm64 (v6.10+: type in bits
+   6-10, offset from 12). */
+static __u64 x86_swp(__u64 type, __u64 offset)
+{
+	return (~offset << 14 >> 5) | (type << 59);
+}
+
+static __u64 arm64_swp(__u64 type, __u64 offset)
+{
+	return (type << 6) | (offset << 12);
+}
+
+/*
+ * A move where the VMA's userfaultfd has no remap events: mm/mremap.c
+ * move_ptes() drops uffd-wp markers.  The exception is that narrow: only
+ * a uffd-wp marker, only to empty, only with the condition; a swap entry
+ * that goes is still a violation, and a marker that goes where remap
+ * events are on too.
+ */
+static void check_uffd_wp_markers(void)
+{
+	/* The markers the issue saw: x86 0xfffffffffffffc00, arm64 0x17c0. */
+	const __u64 x86_marker = 0xfffffffffffffc00ULL, arm_marker = 0x17c0;
+	const struct pc_pte none = {.kind = PC_PTE_NONE};
+	struct pc_pte m;
+
+	TAP_CHECK(x86_swp(PC_SWP_PTE_MARKER, PC_MARKER_UFFD_WP) == x86_marker &&
+			  arm64_swp(PC_SWP_PTE_MARKER, PC_MARKER_UFFD_WP) == arm_marker,
+		  "the seen markers are SWP_PTE_MARKER with PTE_MARKER_UFFD_WP");
+	TAP_CHECK(pc_decode_pte_x86(x86_marker).uffd_wp_marker &&
+			  pc_decode_pte_x86(x86_marker | 0x6).uffd_wp_marker &&
+			  pc_decode_pte_arm64(arm_marker).uffd_wp_marker &&
+			  pc_decode_pte_arm64(arm_marker | 0x8).uffd_wp_marker,
+		  "decoded as uffd-wp markers, swap soft-dirty/uffd-wp bits or not");
+	TAP_CHECK(!pc_decode_pte_x86(x86_swp(0, 0x1234)).uffd_wp_marker &&
+			  !pc_decode_pte_x86(x86_swp(PC_SWP_PTE_MARKER, 4)).uffd_wp_marker &&
+			  !pc_decode_pte_x86(x86_swp(PC_SWP_PTE_MARKER, 9)).uffd_wp_marker &&
+			  !pc_decode_pte_arm64(arm64_swp(1, 1)).uffd_wp_marker &&
+			  !pc_decode_pte_arm64(arm64_swp(PC_SWP_PTE_MARKER, 4)).uffd_wp_marker,
+		  "not markers: a swap entry, a guard marker, an offset past the marker bits");
+	m = pc_decode_pte_x86(x86_marker);
+	CHECK_VERDICT(pc_moved_entry(m, none, PC_MOVE_UFFD_NO_REMAP), PC_OK,
+		      "moved: a uffd-wp marker dropped where uffd has no remap events: allowed");
+	CHECK_VERDICT(pc_moved_entry(m, none, 0), PC_V_KIND_CHANGED,
+		      "moved: the same marker dropped where remap events are on: KIND_CHANGED");
+	CHECK_VERDICT(pc_moved_entry(m, none, PC_MOVE_VMA_UNKNOWN), PC_NOT_APPLICABLE,
+		      "moved: the VMA unread: not judged");
+	CHECK_VERDICT(pc_moved_entry(m, m, 0), PC_OK, "moved: a marker kept: fine either way");
+	CHECK_VERDICT(pc_moved_entry(pc_decode_pte_arm64(arm64_swp(0, 0x99)), none,
+				     PC_MOVE_UFFD_NO_REMAP),
+		      PC_V_KIND_CHANGED,
+		      "moved: a swap entry dropped, remap events or not: KIND_CHANGED");
+	CHECK_VERDICT(pc_moved_entry(pc_decode_pte_arm64(arm_marker),
+				     pc_decode_pte_arm64(mkpte(ARM64, FOLIO_PFN, 1, 1, 1)),
+				     PC_MOVE_UFFD_NO_REMAP),
+		      PC_V_KIND_CHANGED, "moved: a marker turned into a page: KIND_CHANGED");
+	/* pagemap: a swap entry's frame is type | offset << 5, 0 without PFNs. */
+	TAP_CHECK(pc_pagemap_to_pte(PC_PM_SWAP | PC_PM_UFFD_WP | (31 | 1 << 5)).uffd_wp_marker &&
+			  pc_pagemap_to_pte(PC_PM_SWAP | PC_PM_UFFD_WP).uffd_wp_marker &&
+			  !pc_pagemap_to_pte(PC_PM_SWAP | PC_PM_UFFD_WP | (2 | 77 << 5))
+				   .uffd_wp_marker &&
+			  !pc_pagemap_to_pte(PC_PM_SWAP | (31 | 1 << 5)).uffd_wp_marker,
+		  "pagemap: a uffd-wp marker by its frame, or any uffd-wp swap entry without PFNs");
+}
+
 int main(void)
 {
 	tap_plan(0);
+	check_uffd_wp_markers();
 	check_batch_moves(X86);
 	check_batch_moves(ARM64);
 	check_sparse_moves(X86);

@@ -61,7 +61,7 @@ static void test_moved(void)
 
 	craft(before, after);
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_PASS, "moved: everything moved passes");
 	TAP_CHECK_EQ(m.checked, N, "moved: every slot checked");
 	TAP_CHECK_EQ(m.violations, 0, "moved: no violation");
@@ -72,7 +72,7 @@ static void test_moved(void)
 	craft(before, after);
 	after[2] = none();
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_FAIL, "moved: 3rd page of a batch lost fails");
 	TAP_CHECK_EQ(m.violations, 1, "moved: exactly one violation");
 	TAP_CHECK_EQ(m.n_evidence, 1, "moved: one evidence item");
@@ -86,7 +86,7 @@ static void test_moved(void)
 	craft(before, after);
 	after[20].pfn = 0xdead;
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_FAIL, "moved: a changed PFN fails");
 	TAP_CHECK_EQ(m.evidence[0].addr, OLD + 20 * PG, "moved: PFN change at page 20");
 	TAP_CHECK_EQ(m.evidence[0].seen, 0xdead, "moved: evidence shows the PFN after");
@@ -98,7 +98,7 @@ static void test_moved(void)
 	before[9] = swapped();
 	after[9] = none();
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	TAP_CHECK_EQ(m.violations, 2, "moved: invented PTE and vanished swap entry both count");
 	TAP_CHECK(m.evidence[0].verdict == PC_V_PTE_INVENTED &&
 			  m.evidence[1].verdict == PC_V_KIND_CHANGED,
@@ -109,7 +109,7 @@ static void test_moved(void)
 	before[5] = after[5] = none();
 	before[9] = after[9] = swapped();
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_PASS, "moved: none->none and swap->swap pass");
 
 	/* More violations than evidence slots: all counted, four kept. */
@@ -117,7 +117,7 @@ static void test_moved(void)
 	for (int i = 0; i < 10; i++)
 		after[i] = none();
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	TAP_CHECK(m.violations == 10 && m.n_evidence == 4, "moved: 10 counted, 4 kept");
 
 	/* The old range after the move. */
@@ -125,13 +125,13 @@ static void test_moved(void)
 		vac[i] = none();
 	craft(before, after);
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	pc_compare_vacated(vac, N, OLD, &m);
 	TAP_CHECK(m.status == PC_STATUS_PASS && m.checked == 2 * N,
 		  "vacated: empty old range passes");
 	vac[7] = present(0x1007);
 	m = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &m);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &m);
 	pc_compare_vacated(vac, N, OLD, &m);
 	TAP_CHECK_EQ(m.status, PC_STATUS_FAIL, "vacated: a PTE left in the old range fails");
 	TAP_CHECK_EQ(m.evidence[0].addr, OLD + 7 * PG, "vacated: evidence names the old page");
@@ -343,10 +343,10 @@ static void test_combine(void)
 	struct pc_pte before[N], after[N];
 
 	craft(before, after);
-	pc_compare_moved(before, after, N, OLD, NEW, &pass);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &pass);
 	after[2] = none();
 	fail = msg(PC_CHK_MOVED, "oracle:pagemap");
-	pc_compare_moved(before, after, N, OLD, NEW, &fail);
+	pc_compare_moved(before, after, N, OLD, NEW, 0, &fail);
 	skip = msg(PC_CHK_MOVED, "oracle:pagemap");
 	pc_oracle_skip(&skip, "PFNs hidden");
 
