@@ -78,6 +78,14 @@ static const struct shape sh_anon_64k_partial_shrink = {SH_64K_PARTIAL, .shrink 
 
 static const struct shape sh_anon_64k_swapped = SH_SWAPPED(MADV_HUGEPAGE);
 static const struct shape sh_anon_4k_swapped = SH_SWAPPED(MADV_NOHUGEPAGE);
+/* Small pages (the markers are per PTE), every other one left empty. */
+#define SH_MARKERS(remap)                                                                          \
+	{                                                                                          \
+		.measure = mr_measure_markers, SH_1M, .dst_off = 256 * KIB,                        \
+		.advice = MADV_NOHUGEPAGE, .uffd_remap = remap                                     \
+	}
+static const struct shape sh_markers = SH_MARKERS(false);
+static const struct shape sh_markers_remap = SH_MARKERS(true);
 static const struct shape sh_anon_64k_fork = {
 	.measure = mr_measure_fork,
 	SH_1M,
@@ -195,6 +203,13 @@ static const struct pc_scenario scenarios[] = {
 	 &sh_anon_64k_swapped},
 	{"anon-4k-swapped", "small pages, every other 64 KiB paged out to swap, moved, read back",
 	 0, mr_run_swapped, &sh_anon_4k_swapped},
+	{"uffd-wp-markers",
+	 "small pages, every other one empty and uffd-wp marked (WP_UNPOPULATED, no remap "
+	 "events), moved: markers may go",
+	 0, run_shape, &sh_markers},
+	{"uffd-wp-markers-remap",
+	 "the same with UFFD_FEATURE_EVENT_REMAP: every marker moves with its PTE", 0, run_shape,
+	 &sh_markers_remap},
 	{"perms-fork-cow",
 	 "64 KiB folios shared with a live child: each side writes pages past the first, the "
 	 "other must not see it",

@@ -33,6 +33,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/userfaultfd.h>
+
 #include "mremap_int.h"
 #include "fullio.h"
 #include "procmm.h"
@@ -245,7 +247,7 @@ static int map_protected(struct perms *p)
 	int ret = 0;
 
 	if (p->sh->wp == WP_UFFD)
-		ret = mr_uffd_open(&p->uffd, &what);
+		ret = mr_uffd_open(&p->uffd, UFFD_FEATURE_EVENT_REMAP, &what);
 	else if (p->sh->wp == WP_NOTIFY)
 		ret = notify_file(p, &what);
 	if (ret)

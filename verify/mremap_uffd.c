@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * userfaultfd write protection for the mremap perms scenario: the range
- * registered for uffd-wp with UFFD_FEATURE_EVENT_REMAP, so that a move
- * keeps the protection (without it move_ptes clears the uffd-wp bits), and
- * a reader process that reads the events.  It must be another process: the
+ * userfaultfd write protection for the mremap scenarios: the range
+ * registered for uffd-wp, with UFFD_FEATURE_EVENT_REMAP so that a move
+ * keeps the protection (perms-uffd-wp, uffd-wp-markers-remap) or without
+ * (uffd-wp-markers: move_ptes then drops the markers and clears the
+ * uffd-wp bits), and a reader process that reads the events.  It must be another process: the
  * mremap waits until its REMAP event is read, and a thread would make the
  * mm shared, which turns the in-kernel tiers' violations inconclusive.
  * The reader counts every write-protect fault and resolves it (the page
@@ -74,9 +75,9 @@ static void __attribute__((noreturn)) reader(int fd, __u64 *sh)
 	}
 }
 
-int mr_uffd_open(struct mr_uffd *u, const char **what)
+int mr_uffd_open(struct mr_uffd *u, __u64 features, const char **what)
 {
-	struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_EVENT_REMAP};
+	struct uffdio_api api = {.api = UFFD_API, .features = features};
 
 	u->fd = -1;
 	u->reader = -1;
@@ -90,7 +91,9 @@ int mr_uffd_open(struct mr_uffd *u, const char **what)
 	u->fd = (int)syscall(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
 	if (u->fd < 0)
 		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
-	*what = "UFFDIO_API with UFFD_FEATURE_EVENT_REMAP";
+	*what = features & MR_UFFD_FEATURE_WP_UNPOPULATED
+			? "UFFDIO_API with UFFD_FEATURE_WP_UNPOPULATED (v6.4+)"
+			: "UFFDIO_API with UFFD_FEATURE_EVENT_REMAP";
 	if (ioctl(u->fd, UFFDIO_API, &api))
 		return errno == EINVAL ? -EOPNOTSUPP : -errno;
 	/* Forked before the range exists: the reader shares none of it. */
