@@ -2,6 +2,7 @@
 /* Readers of /proc/PID/{pagemap,smaps,status,clear_refs} and /proc/kpage{flags,count}. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sys/mman.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -536,4 +537,27 @@ int pc_status_rss_read(pid_t pid, struct pc_status_rss *out)
 	if (!ret)
 		ret = status_field(buf, "RssShmem", &out->shmem_kb);
 	return ret;
+}
+
+int pc_mlock_file_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096];
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	while (!err && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		int path = 0;
+
+		/* "lo-hi perms offset dev inode   path" */
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &path) < 2 || !path ||
+		    line[path] != '/' || hi <= lo)
+			continue;
+		if (mlock((void *)lo, hi - lo))
+			err = -errno;
+	}
+	fclose(f);
+	return err;
 }

@@ -127,4 +127,14 @@ struct pc_status_rss {
  */
 int pc_status_rss_read(pid_t pid, struct pc_status_rss *out);
 
+/*
+ * mlock()s every file-backed mapping of this process (its binary and
+ * libraries: /proc/self/maps entries with a path), so that a measured
+ * window sees no file fault of ptecheck's own: what mlockall(MCL_CURRENT)
+ * gave, without locking the heap, whose size and folios follow what the
+ * run has allocated so far (and would feed the mlock batch histograms a
+ * different mix each run).  0, or -errno of the first failure.
+ */
+int pc_mlock_file_maps(void);
+
 #endif

@@ -170,8 +170,9 @@ int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt 
 	/* One CPU, so the LRU batches MADV_PAGEOUT drains are ours. */
 	r.pinned = pc_pin_cpu(&oldmask);
 	r.rss_ok = fm_rss_exact(&r.calib37);
-	/* Our own code and stack resident and locked: only the test VMA faults. */
-	r.locked = mlockall(MCL_CURRENT) == 0;
+	/* Our own code resident and locked: only the test VMA takes file
+	   faults (anonymous ones, the stack's, count in RssAnon). */
+	r.locked = pc_mlock_file_maps() == 0;
 	pc_probe_install(&oldh);
 	ret = map_and_fault(ctx, a, &r, len, moff, mlen, r.pinned ? &oldmask : NULL);
 	if (ret)
