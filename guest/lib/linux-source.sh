@@ -1,14 +1,14 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mutate/mutate's kernel source: Debian's linux-source package, fetched
+# The kernel source mutate/mutate builds and soak/soak builds the mm
+# selftests from: Debian's linux-source package, fetched
 # with apt-get download through guest/kernel-fetch's private apt
 # configurations (guest/lib/apt-suites.sh: the archive URI comes from the
 # system's apt sources) into $CACHE/source/, unpacked once beside the .deb
 # and never written again; or any tree given with --tree.  Sourced by
-# mutate/mutate: reads its globals (CACHE, SRC, PROG, EXIT_SETUP), uses note
-# and die.
-# TREE and TREE_VERSION are its results, for mutate/mutate.
+# mutate/mutate and soak/soak: reads their globals (CACHE, SRC, PROG,
+# EXIT_SETUP), uses note and die.  TREE and TREE_VERSION are its results.
 # shellcheck disable=SC2154,SC2034
 
 SOURCE_PACKAGE=${PTECHECK_SOURCE_PACKAGE:-linux-source-7.2}
