@@ -121,12 +121,16 @@ static void remember_pid(int pid, const char *suite, const char *scenario)
 /* The scenario's child: waits for the go (it is tracked by then), sheds
    capabilities, runs and exits. */
 static void __attribute__((noreturn))
-scenario_child(const struct pc_scenario *sc, const struct pc_scenario_ctx *base, int report_pipe[2],
+scenario_child(const struct pc_scenario *sc, const struct pc_run *run, int report_pipe[2],
 	       int go_pipe[2])
 {
-	struct pc_scenario_ctx ctx = *base;
+	struct pc_scenario_ctx ctx = run->ctx;
 	char go;
 	int err;
+
+	/* The run's report is the parent's: the forks a scenario makes (its
+	   helpers, its fork scenarios) copy the scenario's memory only. */
+	pc_report_dontfork(run->r);
 
 	close(report_pipe[0]);
 	close(go_pipe[1]);
@@ -239,7 +243,7 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 	}
 	pid = fork();
 	if (pid == 0)
-		scenario_child(sc, &run->ctx, report_pipe, go_pipe);
+		scenario_child(sc, run, report_pipe, go_pipe);
 	if (pid < 0) {
 		status = -errno;
 		for (int i = 0; i < 2; i++) {

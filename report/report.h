@@ -179,6 +179,14 @@ struct pc_report *pc_report_new(const char *command, const char *suite);
 /* Removes the notes that start with prefix: how many. */
 int pc_report_drop_notes(struct pc_report *r, const char *prefix);
 void pc_report_free(struct pc_report *r);
+/*
+ * For a child of the process that holds r and never reads it (a scenario
+ * of `ptecheck run`): r's large arrays, megabytes by the end of a run, in
+ * large folios or not as the allocator placed them, are not copied into
+ * the processes the child forks, whose fork batches would count them
+ * (docs/gate.md, "Like with like").
+ */
+void pc_report_dontfork(const struct pc_report *r);
 
 /* Adds a result in SKIP state with an empty summary; returns NULL on ENOMEM. */
 struct pc_result *pc_report_add_result(struct pc_report *r, const char *name, const char *tier,
