@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,4 +561,13 @@ int pc_mlock_file_maps(void)
 	}
 	fclose(f);
 	return err;
+}
+
+void pc_fork_copies(const void *p, size_t len, bool copies)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)p + pg - 1) & ~(pg - 1), hi = ((uintptr_t)p + len) & ~(pg - 1);
+
+	if (p && hi > lo)
+		madvise((void *)lo, hi - lo, copies ? MADV_DOFORK : MADV_DONTFORK);
 }

@@ -137,4 +137,13 @@ int pc_status_rss_read(pid_t pid, struct pc_status_rss *out);
  */
 int pc_mlock_file_maps(void);
 
+/*
+ * Whether the pages wholly inside [p, p + len) are copied into a child
+ * by fork (MADV_DOFORK / MADV_DONTFORK; no other allocation shares such a
+ * page).  For a helper process that needs none of a buffer: the copy is
+ * fork's batches, which the batch histograms would count (in large folios
+ * or not as the allocator found them).
+ */
+void pc_fork_copies(const void *p, size_t len, bool copies);
+
 #endif

@@ -8,14 +8,12 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 #include <ptecheck/events.h>
+#include "procmm.h"
 #include "report_writers.h"
 
 #define N_STATS_MAX ((int)(sizeof(((struct pc_report *)0)->stats) / sizeof(__u64)))
@@ -485,23 +483,12 @@ int pc_report_write(const struct pc_report *r, enum pc_format fmt, FILE *out)
 	return pc_out_write(out, writers, PC_NAMES_N(writers), fmt, r);
 }
 
-/* The pages wholly inside [p, p + len): not copied by fork (nor is any
-   other allocation, which shares no such page). */
-static void dontfork(const void *p, size_t len)
-{
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)p + pg - 1) & ~(pg - 1), hi = ((uintptr_t)p + len) & ~(pg - 1);
-
-	if (p && hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTFORK);
-}
-
 void pc_report_dontfork(const struct pc_report *r)
 {
-	dontfork(r->results, (size_t)r->cap_results * sizeof(*r->results));
-	dontfork(r->hists, (size_t)r->cap_hists * sizeof(*r->hists));
-	dontfork(r->scens, (size_t)r->cap_scens * sizeof(*r->scens));
+	pc_fork_copies(r->results, (size_t)r->cap_results * sizeof(*r->results), false);
+	pc_fork_copies(r->hists, (size_t)r->cap_hists * sizeof(*r->hists), false);
+	pc_fork_copies(r->scens, (size_t)r->cap_scens * sizeof(*r->scens), false);
 	for (int i = 0; i < r->n_scens; i++)
-		dontfork(r->scens[i].hists,
-			 (size_t)r->scens[i].cap_hists * sizeof(*r->scens[i].hists));
+		pc_fork_copies(r->scens[i].hists,
+			       (size_t)r->scens[i].cap_hists * sizeof(*r->scens[i].hists), false);
 }

@@ -87,7 +87,13 @@ static int fault(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct fm_ru
 	case K_PREMAPPED:
 		return fault_premapped(a, r);
 	case K_TRUNCATE:
+		/* The file's copy and the touch map, megabytes in large folios
+		   or not, are not the racer's to copy (pc_fork_copies). */
+		pc_fork_copies(r->file, r->f.len, false);
+		pc_fork_copies(r->touched, r->m.npages * sizeof(*r->touched), false);
 		r->sigbus_race = fm_truncate_race(ctx, &r->f, &r->m, i_size, cpus, &r->rounds);
+		pc_fork_copies(r->file, r->f.len, true);
+		pc_fork_copies(r->touched, r->m.npages * sizeof(*r->touched), true);
 		if (r->sigbus_race < 0)
 			return pc_skip_rest(a, "truncate race", (int)-r->sigbus_race);
 		/* Quiescent from here: the last truncation left i_size. */

@@ -40,7 +40,11 @@ long fm_truncate_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, stru
 
 	if (cycles < 40)
 		cycles = 40;
+	/* The racer needs the file, not the mapping (nor the caller's
+	   buffers, which it leaves out of the fork too). */
+	pc_fork_copies(m->addr, m->len, false);
 	pid = fork();
+	pc_fork_copies(m->addr, m->len, true);
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
