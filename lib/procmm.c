@@ -571,3 +571,30 @@ void pc_fork_copies(const void *p, size_t len, bool copies)
 	if (p && hi > lo)
 		madvise((void *)lo, hi - lo, copies ? MADV_DOFORK : MADV_DONTFORK);
 }
+
+int pc_own_memory_small_folios(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096], perms[8];
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		int path = 0;
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) < 3 || !path)
+			continue;
+		/* Anonymous: no path, or the heap's or the stack's name. */
+		if (line[path] && line[path] != '\n' && strncmp(line + path, "[heap]", 6) &&
+		    strncmp(line + path, "[stack]", 7))
+			continue;
+		if (perms[1] != 'w' || perms[3] != 'p' || hi <= lo)
+			continue;
+		if (madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE) && !err)
+			err = -errno;
+	}
+	fclose(f);
+	return err;
+}

@@ -146,4 +146,15 @@ int pc_mlock_file_maps(void);
  */
 void pc_fork_copies(const void *p, size_t len, bool copies);
 
+/*
+ * MADV_NOHUGEPAGE on every private writable anonymous mapping of this
+ * process as it is now (its heap, its stack, the allocator's chunks):
+ * what it faults in from here is in small folios, whatever mTHP settings
+ * a run makes for its scenarios.  ptecheck's own memory then forks, locks
+ * and unmaps PTE by PTE, the same in every run, instead of feeding the
+ * batch histograms large folios as the allocator happened to get them.
+ * 0, or -errno of the first failure.
+ */
+int pc_own_memory_small_folios(void);
+
 #endif

@@ -23,6 +23,7 @@
 #include "sessions.h"
 #include "scratchfs.h"
 #include "settings.h"
+#include "procmm.h"
 #include "status.h"
 #include "stress.h"
 #include "tracefs.h"
@@ -365,6 +366,9 @@ int pc_run(const struct pc_run_opts *o)
 	if (code)
 		return code;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Before the mTHP settings change: ptecheck's own memory, which its
+	   scenarios inherit, in small folios (pc_own_memory_small_folios). */
+	pc_own_memory_small_folios();
 	install_handlers();
 	pc_status_open();
 	code = take_machine(&run);

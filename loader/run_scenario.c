@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "paths.h"
 #include "privilege.h"
+#include "procmm.h"
 #include "run.h"
 #include "stress.h"
 
@@ -129,8 +130,11 @@ scenario_child(const struct pc_scenario *sc, const struct pc_run *run, int repor
 	int err;
 
 	/* The run's report is the parent's: the forks a scenario makes (its
-	   helpers, its fork scenarios) copy the scenario's memory only. */
+	   helpers, its fork scenarios) copy the scenario's memory only, and
+	   that in small folios (the test mappings are made after, with
+	   their own advice). */
 	pc_report_dontfork(run->r);
+	pc_own_memory_small_folios();
 
 	close(report_pipe[0]);
 	close(go_pipe[1]);
