@@ -92,7 +92,8 @@ int mr_uffd_open(struct mr_uffd *u, __u64 features, const char **what)
 	if (u->fd < 0)
 		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
 	*what = features & MR_UFFD_FEATURE_WP_UNPOPULATED
-			? "UFFDIO_API with UFFD_FEATURE_WP_UNPOPULATED (v6.4+)"
+			? "UFFDIO_API with UFFD_FEATURE_WP_UNPOPULATED (v6.4+, "
+			  "CONFIG_PTE_MARKER_UFFD_WP)"
 			: "UFFDIO_API with UFFD_FEATURE_EVENT_REMAP";
 	if (ioctl(u->fd, UFFDIO_API, &api))
 		return errno == EINVAL ? -EOPNOTSUPP : -errno;
