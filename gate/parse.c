@@ -502,6 +502,15 @@ static int parse_bpf_programs(struct pc_field_ctx *c, json_t *b, struct pc_repor
 
 /* The tracing object (schema 6, optional): its refusals, each line kept,
    and its programs' instructions; its times are not the gate's. */
+/* A time in ms: a finite number >= 0, else 0 (read, not judged). */
+static double ms_field(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	double ms = json_is_number(v) ? json_number_value(v) : 0;
+
+	return isfinite(ms) && ms >= 0 ? ms : 0;
+}
+
 static int parse_bpf(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
 {
 	json_t *b = json_object_get(root, "bpf"), *a, *v;
@@ -529,6 +538,9 @@ static int parse_bpf(struct pc_field_ctx *c, json_t *root, struct pc_report *r)
 	if (parse_bpf_programs(c, b, r))
 		return -1;
 	r->bpf.loaded = r->bpf.n_progs > 0;
+	/* The load and attach times, kept (ptecheck merge writes them). */
+	r->bpf.load_ms = ms_field(b, "load_ms");
+	r->bpf.attach_ms = ms_field(b, "attach_ms");
 	c->where[0] = '\0';
 	return 0;
 }
