@@ -19,7 +19,7 @@
 #       histograms" only;
 #   (f) the batch histograms are grouped per path, one subheading each
 #       (the name before " PTEs per"): the arm64 boots' fork histograms,
-#       three sources listed apart in the report, all under "fork";
+#       two sources listed apart in the report, both under "fork";
 #   (e) each skipped check shows the report's reason in the checks table.
 # No guest boots: a few seconds.
 #
@@ -248,7 +248,7 @@ if "mremap latency" in v["batch"]:
     print("mremap latency in Batch histograms")
 if "mremap latency" not in v["latency"]:
     print("mremap latency not in Latency histograms")'
-check "browser: batch histograms grouped per path, fork's three sources under one subheading" '
+check "browser: batch histograms grouped per path, fork's sources under one subheading" '
 seen = set()
 for p in v["paths"]:
     if (p["section"], p["path"]) in seen:
@@ -260,9 +260,11 @@ for p in v["paths"]:
 fork = [p["names"] for p in v["paths"] if p["path"] == "fork"]
 want = [h["name"] for h in reports[0]["histograms"]
         if h["name"].startswith("fork PTEs per") and h["total"] > 0]
-# One "fork" per machine group: the arm64 one holds its three sources.
+# One "fork" per machine group: the arm64 one holds its sources (two,
+# contpte_set_ptes and contpte_wrprotect_ptes, since the run keeps its own
+# memory in small folios: its forks batch nothing).
 arm = [f for f in fork if any("contpte" in n for n in f)]
-if len(want) < 3 or len(arm) != 1 or sorted(arm[0]) != sorted(want):
+if len(want) < 2 or len(arm) != 1 or sorted(arm[0]) != sorted(want):
     print("fork groups:", fork, "wanted one of", want)
 for x in v["outside"]:
     print("not under a path:", x)'

@@ -3,8 +3,9 @@
 #
 # The gate never cries wolf, and still fails a real batching regression,
 # on recorded reports of repeated boots of one kernel (tests/data/noise/:
-# `run --suite all --scale 4` in Debian 7.x guests, x86_64 and arm64; the
-# command that recorded them is in docs/gate.md, "Noise"):
+# `run --suite all --scale 4` in Debian 7.x guests, x86_64 and arm64, with
+# per-scenario histograms; the command that recorded them is in
+# docs/gate.md, "Noise"):
 #   (a) every ordered pair of boots of one kernel ships, and its
 #       batching-regression rule does not fail;
 #   (b) `ptecheck gate --noise` over each arch's boots: every spread within
@@ -33,7 +34,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 
 
 # edit IN OUT HISTOGRAM PYTHON-EXPR: rewrites one histogram's buckets of a
-# report, slots as {low: count}, keeping "total" and "summary" consistent.
+# report, slots as {low: count}, keeping "total" and "summary" consistent;
+# and each scenario's histogram of that name the same way (the batching
+# rule compares those: like with like).
 edit() {
 	python3 - "$@" <<'EOF'
 import json, sys
@@ -49,7 +52,37 @@ for h in r["histograms"]:
     h["buckets"] = [{"low": k, "high": high.get(k, k), "count": v}
                     for k, v in sorted(slots.items()) if v]
     h["total"] = sum(slots.values())
+for sc in r.get("scenario_histograms", []):
+    for h in sc["histograms"]:
+        if h["name"] == name:
+            slots = eval(expr, {"slots": {b[0]: b[1] for b in h["buckets"]}})
+            h["buckets"] = [[k, v] for k, v in sorted(slots.items()) if v]
 json.dump(r, open(dst, "w"))
+EOF
+}
+
+# skipped IN OUT HISTOGRAM: the scenario that fed HISTOGRAM most, as if it
+# had skipped in this boot (judged nothing, counted nothing, its variants
+# not run); its suite/name on stdout.
+skipped() {
+	python3 - "$@" <<'EOF'
+import json, sys
+src, dst, name = sys.argv[1:4]
+r = json.load(open(src))
+def events(sc):
+    return sum(b[1] for h in sc["histograms"] if h["name"] == name for b in h["buckets"])
+top = max(r["scenario_histograms"], key=events)
+top["judged"] = False
+top["histograms"] = []
+for res in r["results"]:
+    for key, field in (("variants", "scenario"), ("scenarios", "name")):
+        for v in res.get(key, []):
+            if v[field] == top["scenario"]:
+                v["status"] = "skip"
+                v["reason"] = "made to skip by the test"
+                v.pop("summary", None)
+json.dump(r, open(dst, "w"))
+print(top["suite"] + "/" + top["scenario"])
 EOF
 }
 
@@ -77,8 +110,7 @@ g=json.load(sys.stdin); print(",".join(r["verdict"] for r in g["rules"] if r["ru
 	else
 		not_ok "$arch: a pair of boots of one kernel does not ship" "$bad"
 	fi
-	out=$("$PTECHECK" gate --noise "${runs[@]}" 2>&1)
-	if [ $? -eq 0 ]; then
+	if out=$("$PTECHECK" gate --noise "${runs[@]}" 2>&1); then
 		ok "$arch: gate --noise: every spread within the policy's floor"
 	else
 		not_ok "$arch: gate --noise: a spread exceeds the policy's floor" "$out"
@@ -108,6 +140,50 @@ if [ $rc -eq 1 ] && grep -q "batching regressed: fork PTEs per batch (contpte_se
 	ok "fork's contpte batches capped at 8 PTEs: do not ship, the histogram named"
 else
 	not_ok "fork's contpte batches capped at 8 PTEs: do not ship (exit $rc)" "$out"
+fi
+
+# (c'') the wolf cry like with like ends: the scenario that batches
+#       mremap most skips in the candidate (a kernel bug elsewhere breaks
+#       its setup).  Summed run-wide, the mix would have changed; compared
+#       over the scenarios both boots judged, batching holds and the one
+#       left out is named.  Reports without per-scenario histograms: not
+#       judged, the scenario named.
+#       (The lost scenario is coverage-loss's to fail, by default; here
+#       reported, so that the exit is the batching rule's.)
+gone=$(skipped "$a2" "$tmp/skipped.json" "mremap PTEs per batch")
+echo '{"coverage_loss": "report"}' >"$tmp/report-loss.json"
+out=$("$PTECHECK" gate --policy "$tmp/report-loss.json" --baseline "$a1" "$tmp/skipped.json" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "not compared, judged on one side only: 1 in the baseline ($gone)" <<<"$out" &&
+	grep -q "^PASS        batching-regression" <<<"$out" &&
+	grep -q "scenario ${gone#*/} ran in the baseline, did not run in the candidate" <<<"$out"; then
+	ok "a scenario skipped in the candidate ($gone): batching passes like with like, the scenario named (coverage-loss names it too)"
+else
+	not_ok "a scenario skipped in the candidate ($gone): batching passes, named (exit $rc)" "$out"
+fi
+jq 'del(.scenario_histograms)' "$a1" >"$tmp/old-base.json"
+jq 'del(.scenario_histograms)' "$tmp/skipped.json" >"$tmp/old-cand.json"
+out=$("$PTECHECK" gate --baseline "$tmp/old-base.json" "$tmp/old-cand.json" 2>&1)
+if grep -q "NOT JUDGED  batching-regression: the two sides judged different scenarios (only in the baseline: ${gone#*/}" <<<"$out"; then
+	ok "the same without per-scenario histograms: batching not judged, the scenario named"
+else
+	not_ok "the same without per-scenario histograms: batching not judged" "$out"
+fi
+
+# (c3) the trap of issue #29: a baseline recorded by an earlier ptecheck
+#      (schema 6, tests/data/noise/schema6: no per-scenario histograms,
+#      another scenario set) against a boot of the same kernel by this
+#      one.  Summed run-wide it said "mremap PTEs per batch mean 3.6 ->
+#      1.5" in 36 of 36 pairs; now batching is not judged, naming the
+#      scenarios only one side judged.
+old=$DATA/schema6/arm64-7-run1.json
+out=$("$PTECHECK" gate --baseline "$old" "$a1" 2>&1)
+rc=$?
+if grep -q "NOT JUDGED  batching-regression: the two sides judged different scenarios" <<<"$out" &&
+	! grep -q "batching regressed" <<<"$out"; then
+	ok "a baseline of an earlier ptecheck: batching not judged, the scenarios that differ named (exit $rc)"
+else
+	not_ok "a baseline of an earlier ptecheck: batching not judged" "$out"
 fi
 
 # (d) order 4 fault-around batches that stop mapping all they could.
