@@ -91,6 +91,8 @@ struct perms {
 	size_t n;
 	bool *ro;		 /* read-only at the move */
 	__u32 *faults;		 /* faults of each page's write after the move */
+	bool *protected_rw;	 /* rewritten: read-only by the protection before */
+	__u32 *rw_faults;	 /* faults of each rewrite */
 	struct snap pre;	 /* after the protection, before the rewrites */
 	struct snap state;	 /* at the move */
 	struct move_snaps ms;	 /* the second move, back to the source address */
@@ -271,8 +273,11 @@ static void rewrite(struct perms *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		p->ro[i] = !rewritten(i);
-		if (!p->ro[i])
-			p->rewrites_faulted += write_counted(p, i, SALT_B) > 0;
+		p->protected_rw[i] = !p->ro[i];
+		if (!p->ro[i]) {
+			p->rw_faults[i] = (__u32)write_counted(p, i, SALT_B);
+			p->rewrites_faulted += p->rw_faults[i] > 0;
+		}
 	}
 }
 
@@ -289,6 +294,11 @@ static void count_state(struct perms *p)
 				!!(p->state.pm[i] & mk->bit) == (p->ro[i] ? mk->on_ro : mk->on_rw);
 	}
 }
+
+/* The scenario protected every page, and a rewrite did not fault: not a
+   state it failed to make but the write permission the protection should
+   have taken (a batched write-protect that missed PTEs), judged as such. */
+static const char STATE_CONTRADICTED[] = "contradicted";
 
 /*
  * NULL when the state the oracle needs was made: a large folio mapped by
@@ -319,9 +329,7 @@ static const char *state_missing(struct perms *p, enum folios_seen fs, bool *ret
 		snprintf(p->why, sizeof(p->why), "the uffd reader could not resolve a fault: %s",
 			 strerror(mr_uffd_error(&p->uffd)));
 	else if (p->rewrites_faulted < rewrites)
-		snprintf(p->why, sizeof(p->why),
-			 "%zu of %zu rewrites did not fault: those pages were writable already",
-			 rewrites - p->rewrites_faulted, rewrites);
+		return (*retry = false), STATE_CONTRADICTED;
 	else if (p->copied)
 		snprintf(p->why, sizeof(p->why),
 			 "%zu rewritten pages were copied out of the folio: no reuse of a large "
@@ -333,6 +341,27 @@ static const char *state_missing(struct perms *p, enum folios_seen fs, bool *ret
 	else
 		return NULL;
 	return p->why;
+}
+
+/* A rewrite of a page the scenario had protected did not fault: the
+   write-fault oracle fails with the pages, and the moves are not made
+   (their state would be a page writable already).  Returns 1. */
+static int judge_rewrites(struct perms *p)
+{
+	struct pc_oracle_msg *m = &p->a->msg[p->s_fault];
+	char when[96];
+
+	snprintf(when, sizeof(when), "after %s (before any move)", wp_text[p->sh->wp]);
+	pc_compare_write_faults(p->rw_faults, p->protected_rw, p->n, (__u64)(uintptr_t)p->pl.src,
+				when, m);
+	p->a->judged[p->s_fault] = true;
+	pc_oracle_appendf(m, "; the protection left pages writable: nothing moved");
+	for (int i = 0; i < p->a->n; i++)
+		if (!p->a->judged[i])
+			pc_slot_skip(p->a, i,
+				     "not moved: the protection left pages writable (the "
+				     "write-fault oracle failed)");
+	return 1;
 }
 
 /* The rewrites and the state they leave: 0, 1 when the state was not made
@@ -358,6 +387,8 @@ static int make_state(struct perms *p, enum folios_seen *fs)
 	why = state_missing(p, *fs, &retry);
 	if (!why)
 		return 0;
+	if (why == STATE_CONTRADICTED)
+		return judge_rewrites(p);
 	pc_skip_all(p->a, why);
 	p->a->retry = retry;
 	return 1;
@@ -425,8 +456,11 @@ static int perms_start(struct perms *p, struct pc_scenario_ctx *ctx, const struc
 	p->s_folio = pc_slot_add(a, ctx, PC_CHK_FOLIO_INTACT, TIER_KPAGEFLAGS);
 	p->ro = calloc(p->n, sizeof(*p->ro));
 	p->faults = calloc(p->n, sizeof(*p->faults));
-	if (!p->ro || !p->faults || mr_snap_alloc(&p->pre, p->n) ||
-	    mr_snap_alloc(&p->state, p->n) || mr_move_snaps_alloc(&p->ms, p->n))
+	p->protected_rw = calloc(p->n, sizeof(*p->protected_rw));
+	p->rw_faults = calloc(p->n, sizeof(*p->rw_faults));
+	if (!p->ro || !p->faults || !p->protected_rw || !p->rw_faults ||
+	    mr_snap_alloc(&p->pre, p->n) || mr_snap_alloc(&p->state, p->n) ||
+	    mr_move_snaps_alloc(&p->ms, p->n))
 		return pc_skip_rest(a, "calloc", ENOMEM);
 	if (sh->wp == WP_NOTIFY && !ctx->blockfs_dir) {
 		snprintf(p->why, sizeof(p->why), "no block filesystem for the file: %s",
@@ -447,6 +481,8 @@ static void perms_end(struct perms *p)
 		close(p->fd);
 	free(p->ro);
 	free(p->faults);
+	free(p->protected_rw);
+	free(p->rw_faults);
 	mr_snap_free(&p->pre);
 	mr_snap_free(&p->state);
 	mr_move_snaps_free(&p->ms);
