@@ -540,27 +540,55 @@ int pc_status_rss_read(pid_t pid, struct pc_status_rss *out)
 	return ret;
 }
 
-int pc_mlock_file_maps(void)
+/* One mapping of /proc/self/maps: its range, permissions ("rw-p") and
+   path ("" for an anonymous one). */
+struct own_map {
+	unsigned long lo, hi;
+	char perms[8];
+	const char *path;
+};
+
+/*
+ * Calls fn on every mapping of this process, in address order (with
+ * stop_on_error, until fn first returns nonzero).  0, fn's first
+ * nonzero, or -errno when the maps cannot be read.
+ */
+static int each_own_map(int (*fn)(const struct own_map *m), bool stop_on_error)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
 	char line[4096];
-	int err = 0;
+	int err = 0, rc;
 
 	if (!f)
 		return -errno;
-	while (!err && fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
+	while ((!err || !stop_on_error) && fgets(line, sizeof(line), f)) {
+		struct own_map m = {0};
 		int path = 0;
 
 		/* "lo-hi perms offset dev inode   path" */
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &path) < 2 || !path ||
-		    line[path] != '/' || hi <= lo)
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &m.lo, &m.hi, m.perms, &path) < 3 ||
+		    !path || m.hi <= m.lo)
 			continue;
-		if (mlock((void *)lo, hi - lo))
-			err = -errno;
+		line[strcspn(line, "\n")] = '\0';
+		m.path = line + path;
+		rc = fn(&m);
+		if (rc && !err)
+			err = rc;
 	}
 	fclose(f);
 	return err;
+}
+
+static int lock_file_map(const struct own_map *m)
+{
+	if (m->path[0] != '/')
+		return 0;
+	return mlock((void *)m->lo, m->hi - m->lo) ? -errno : 0;
+}
+
+int pc_mlock_file_maps(void)
+{
+	return each_own_map(lock_file_map, true);
 }
 
 void pc_fork_copies(const void *p, size_t len, bool copies)
@@ -572,29 +600,17 @@ void pc_fork_copies(const void *p, size_t len, bool copies)
 		madvise((void *)lo, hi - lo, copies ? MADV_DOFORK : MADV_DONTFORK);
 }
 
+static int small_folios(const struct own_map *m)
+{
+	/* Anonymous (no path, or the heap's or the stack's name), private
+	   and writable: memory of ptecheck's own. */
+	if ((m->path[0] && strcmp(m->path, "[heap]") && strcmp(m->path, "[stack]")) ||
+	    m->perms[1] != 'w' || m->perms[3] != 'p')
+		return 0;
+	return madvise((void *)m->lo, m->hi - m->lo, MADV_NOHUGEPAGE) ? -errno : 0;
+}
+
 int pc_own_memory_small_folios(void)
 {
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[4096], perms[8];
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		int path = 0;
-
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) < 3 || !path)
-			continue;
-		/* Anonymous: no path, or the heap's or the stack's name. */
-		if (line[path] && line[path] != '\n' && strncmp(line + path, "[heap]", 6) &&
-		    strncmp(line + path, "[stack]", 7))
-			continue;
-		if (perms[1] != 'w' || perms[3] != 'p' || hi <= lo)
-			continue;
-		if (madvise((void *)lo, hi - lo, MADV_NOHUGEPAGE) && !err)
-			err = -errno;
-	}
-	fclose(f);
-	return err;
+	return each_own_map(small_folios, false);
 }
