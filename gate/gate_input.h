@@ -31,6 +31,8 @@ struct pc_field_ctx {
 		   key, ##__VA_ARGS__)
 
 json_t *pc_field_need(struct pc_field_ctx *c, json_t *o, const char *key);
+/* An item of an array (c->where names it) that is no object: says so. */
+bool pc_field_not_object(struct pc_field_ctx *c, json_t *v);
 /* strict: the string keys a comparison and must fit; else it is cut. */
 int pc_field_str(struct pc_field_ctx *c, json_t *o, const char *key, char *dst, size_t sz,
 		 bool strict);

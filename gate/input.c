@@ -257,3 +257,11 @@ int pc_field_hex(struct pc_field_ctx *c, json_t *o, const char *key, __u64 *dst)
 	*dst = strtoull(buf, NULL, 16);
 	return 0;
 }
+
+bool pc_field_not_object(struct pc_field_ctx *c, json_t *v)
+{
+	if (json_is_object(v))
+		return false;
+	pc_set_err(c->err, c->errlen, "%s: expected an object, got %s", c->where, pc_json_type(v));
+	return true;
+}

@@ -15,15 +15,6 @@
 #include "gate_input.h"
 #include "json_out.h"
 
-/* An item of an array (c->where names it) that is no object: says so. */
-static bool is_not_object(struct pc_field_ctx *c, json_t *v)
-{
-	if (json_is_object(v))
-		return false;
-	pc_set_err(c->err, c->errlen, "%s: expected an object, got %s", c->where, pc_json_type(v));
-	return true;
-}
-
 /* Optional kernel-log lines: an array of strings, joined with '\n' and
    cut at the field's size (free text). */
 static int get_lines(struct pc_field_ctx *c, json_t *e, struct pc_evidence *ev)
@@ -111,7 +102,7 @@ static int parse_evidence(struct pc_field_ctx *c, json_t *e, struct pc_evidence 
 {
 	json_t *pid;
 
-	if (is_not_object(c, e))
+	if (pc_field_not_object(c, e))
 		return -1;
 	pid = pc_field_need(c, e, "pid");
 	if (!pid)
@@ -175,7 +166,7 @@ static int parse_variants(struct pc_field_ctx *c, json_t *o, struct pc_result *r
 		struct pc_variant *pv = &res->variants[res->n_variants];
 
 		snprintf(c->where + wl, sizeof(c->where) - wl, ".variants[%zu]", i);
-		if (is_not_object(c, v) ||
+		if (pc_field_not_object(c, v) ||
 		    pc_field_str(c, v, "scenario", pv->scenario, sizeof(pv->scenario), true) ||
 		    parse_status(c, v, &pv->status))
 			return -1;
@@ -217,7 +208,8 @@ static int parse_scenarios(struct pc_field_ctx *c, json_t *o, struct pc_result *
 		struct pc_variant *pv;
 
 		snprintf(c->where + wl, sizeof(c->where) - wl, ".scenarios[%zu]", i);
-		if (is_not_object(c, v) || pc_field_str(c, v, "name", name, sizeof(name), true))
+		if (pc_field_not_object(c, v) ||
+		    pc_field_str(c, v, "name", name, sizeof(name), true))
 			return -1;
 		pv = (struct pc_variant *)pc_result_find_variant(res, name);
 		if (!pv) {
@@ -247,7 +239,7 @@ static int parse_result(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 	bool in_kernel;
 	size_t i;
 
-	if (is_not_object(c, o))
+	if (pc_field_not_object(c, o))
 		return -1;
 	if (pc_field_str(c, o, "check", name, sizeof(name), true) ||
 	    pc_field_str(c, o, "tier", tier, sizeof(tier), true) ||
@@ -295,7 +287,7 @@ static int parse_key_fields(struct pc_field_ctx *c, json_t *k, struct pc_hist_re
 	__u64 pid = 0;
 	int mode;
 
-	if (is_not_object(c, k) || pc_field_str(c, k, "by", by, sizeof(by), true))
+	if (pc_field_not_object(c, k) || pc_field_str(c, k, "by", by, sizeof(by), true))
 		return -1;
 	mode = pc_hist_by_parse(by);
 	if (mode < 0) {
@@ -318,7 +310,7 @@ static int parse_key_fields(struct pc_field_ctx *c, json_t *k, struct pc_hist_re
 /* A batch histogram's labels (c->where names them) into h. */
 static int parse_batch_fields(struct pc_field_ctx *c, json_t *bt, struct pc_hist_report *h)
 {
-	if (is_not_object(c, bt) ||
+	if (pc_field_not_object(c, bt) ||
 	    pc_field_str(c, bt, "context", h->batch_ctx, sizeof(h->batch_ctx), true) ||
 	    pc_field_str(c, bt, "source", h->batch_src, sizeof(h->batch_src), true))
 		return -1;
@@ -360,7 +352,7 @@ static int parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 	__u32 kind;
 	size_t i;
 
-	if (is_not_object(c, o))
+	if (pc_field_not_object(c, o))
 		return -1;
 	if (pc_field_str(c, o, "name", name, sizeof(name), true) ||
 	    pc_field_str(c, o, "unit", unit, sizeof(unit), false) ||

@@ -43,11 +43,8 @@ static int parse_one(struct pc_field_ctx *c, json_t *o, const struct pc_report *
 	json_t *bs, *b;
 	size_t i;
 
-	if (!json_is_object(o)) {
-		pc_set_err(c->err, c->errlen, "%s: expected an object, got %s", c->where,
-			   pc_json_type(o));
+	if (pc_field_not_object(c, o))
 		return -1;
-	}
 	if (pc_field_str(c, o, "name", name, sizeof(name), true) ||
 	    pc_field_str(c, o, "kind", kind, sizeof(kind), true))
 		return -1;
@@ -91,11 +88,8 @@ static int parse_scenario(struct pc_field_ctx *c, json_t *o, struct pc_report *r
 	json_t *hs, *h;
 	bool judged;
 
-	if (!json_is_object(o)) {
-		pc_set_err(c->err, c->errlen, "%s: expected an object, got %s", c->where,
-			   pc_json_type(o));
+	if (pc_field_not_object(c, o))
 		return -1;
-	}
 	if (pc_field_str(c, o, "suite", suite, sizeof(suite), true) ||
 	    pc_field_str(c, o, "scenario", scenario, sizeof(scenario), true) ||
 	    pc_field_bool(c, o, "judged", &judged))
