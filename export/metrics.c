@@ -9,10 +9,10 @@
  * value (linlog: 0..16 each, then one per power of two; log2 for latency),
  * cumulated; _sum is the exact sum the BPF side keeps beside the slots
  * (the hist_sums map), never an estimate from slot bounds.  Exported: the
- * batch histograms (ptecheck_batch_ptes{context,source}) and mremap
- * latency; the others (TLB flushes, PMD moves, fault-around windows, folio
- * orders, contpte gather reads) are not, their names are no family of the
- * metrics contract.
+ * batch histograms (ptecheck_batch_ptes{context,source}), mremap latency
+ * (ptecheck_mremap_latency_seconds) and every other one as
+ * ptecheck_distribution{id,unit}, by the histogram's stable id (its title
+ * may change; the id never does: report/hist_id.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +28,8 @@
 /* The others count pages, PTEs, PMDs, flushes, reads per call: a 1 GiB
    mremap moves 262144 PTEs. */
 #define OTHER_BUCKET_MAX 1048575ULL
+/* The histogram of ptecheck_mremap_latency_seconds (trace/mremap.c). */
+#define LATENCY_ID "mremap/latency"
 
 void pc_metrics_label_value(FILE *out, const char *s)
 {
@@ -223,24 +225,24 @@ static bool batch_seen(const struct pc_report *r, int i)
 
 /* Every histogram a session gave that is neither a batch histogram nor
    mremap's latency (each has a family of its own): the fault-around
-   window, TLB flushes, PTEs and PMDs moved, per-order batches ... as hist
-   shows them, by name and unit. */
+   window, TLB flushes, PTEs and PMDs moved, per-order batches ... by id
+   and unit. */
 static void other_histograms(FILE *out, const struct pc_report *r)
 {
-	static const char *const keys[] = {"name", "unit"};
+	static const char *const keys[] = {"id", "unit"};
 
 	family(out, "ptecheck_distribution", "histogram",
-	       "Every other histogram ptecheck hist shows, by its name and unit.");
+	       "Every other histogram ptecheck hist shows, by its id and unit.");
 	for (int i = 0; i < r->n_hists; i++) {
 		const struct pc_hist_report *h = &r->hists[i];
-		const char *vals[] = {h->name, h->unit};
+		const char *vals[] = {h->id, h->unit};
 		bool dup = false;
 
-		if (h->by != PC_BY_NONE || *h->batch_ctx || !strcmp(h->name, "mremap latency"))
+		if (h->by != PC_BY_NONE || *h->batch_ctx || !strcmp(h->id, LATENCY_ID))
 			continue;
 		for (int k = 0; k < i; k++)
 			dup = dup ||
-			      (r->hists[k].by == PC_BY_NONE && !strcmp(r->hists[k].name, h->name));
+			      (r->hists[k].by == PC_BY_NONE && !strcmp(r->hists[k].id, h->id));
 		if (!dup)
 			histogram(out, "ptecheck_distribution", keys, vals, 2, h, OTHER_BUCKET_MAX,
 				  0);
@@ -259,7 +261,7 @@ static void histograms(FILE *out, const struct pc_report *r)
 		const struct pc_hist_report *h = &r->hists[i];
 		const char *vals[] = {h->batch_ctx, h->batch_src};
 
-		if (h->by == PC_BY_NONE && !strcmp(h->name, "mremap latency"))
+		if (h->by == PC_BY_NONE && !strcmp(h->id, LATENCY_ID))
 			latency = h;
 		if (h->by != PC_BY_NONE || h->kind != PC_HIST_LINLOG || !*h->batch_ctx ||
 		    batch_seen(r, i))

@@ -86,10 +86,10 @@ static int merge_scenarios(struct pc_report *into, const struct pc_report *r, co
 			}
 			if (rc) {
 				pc_set_err(err, errlen,
-					   "%s: scenario %s/%s: histogram \"%s\" of another kind "
+					   "%s: scenario %s/%s: histogram %s of another kind "
 					   "than in %s: runs of different ptecheck versions cannot "
 					   "be merged",
-					   file, src->suite, src->scenario, src->hists[k].name,
+					   file, src->suite, src->scenario, src->hists[k].id,
 					   first_file);
 				return -1;
 			}
@@ -122,19 +122,19 @@ int pc_gate_merge_report(struct pc_report *into, const struct pc_report *r, cons
 			       &r->results[j]);
 	for (j = 0; j < r->n_hists; j++) {
 		const struct pc_hist_report *src = &r->hists[j];
-		struct pc_hist_report *m = pc_report_find_hist(into, src->name);
+		struct pc_hist_report *m = pc_report_find_hist(into, src->id);
 
 		if (!m) {
-			m = pc_report_add_hist(into, src->name, src->unit, src->source,
+			m = pc_report_add_hist(into, src->id, src->name, src->unit, src->source,
 					       src->in_kernel, src->kind);
 			if (!m)
 				goto oom;
 			pc_report_hist_batch(m, src->batch_ctx, src->batch_src);
 		} else if (m->kind != src->kind) {
 			pc_set_err(err, errlen,
-				   "%s: histogram \"%s\" is %s here but %s in %s: runs of "
+				   "%s: histogram %s is %s here but %s in %s: runs of "
 				   "different ptecheck versions cannot be merged",
-				   file, src->name, src->kind == PC_HIST_LINLOG ? "linlog" : "log2",
+				   file, src->id, src->kind == PC_HIST_LINLOG ? "linlog" : "log2",
 				   m->kind == PC_HIST_LINLOG ? "linlog" : "log2", first_file);
 			return -1;
 		}

@@ -40,7 +40,8 @@ enum pc_gate_exit {
 #define PC_GATE_MAX_RESULTS	 4096 /* per report; a run has ~60 */
 #define PC_GATE_MAX_HISTS	 256
 
-/* The noise floor of one run for the histograms whose name contains name. */
+/* The noise floor of one run for the histograms whose id matches name
+   (an id or an fnmatch pattern, report/hist_id.c). */
 struct pc_gate_floor {
 	char name[64];
 	double pct; /* in % or points, as the policy key says */
@@ -58,9 +59,9 @@ struct pc_gate_policy {
 	int perf_min_runs;			    /* default 3 */
 	bool allow_partial;			    /* default false */
 	bool allow_no_baseline;			    /* default false */
-	char latency_histogram[64];		    /* default "mremap latency" */
+	char latency_histogram[64];		    /* an id, default "mremap/latency" */
 	int n_batch_names;
-	char batch_names[PC_GATE_MAX_BATCH_NAMES][64]; /* substrings of names */
+	char batch_names[PC_GATE_MAX_BATCH_NAMES][64]; /* id patterns */
 	/* Of those, the defaults' exceptions (gate/policy.c; NULL-ended):
 	   cleared by a policy's batch_histograms, which judges what it names. */
 	const char *const *unjudged;
@@ -74,7 +75,7 @@ struct pc_gate_policy {
 	struct pc_gate_floor share_noise[PC_GATE_MAX_BATCH_NAMES]; /* pct: points */
 	double noise_default_pct;	    /* a batch histogram without its own floor */
 	double share_noise_default_pp;	    /* the same for its share */
-	char order_all[64], order_full[64]; /* order_histograms; "" = not judged */
+	char order_all[64], order_full[64]; /* order_histograms' ids; "" = not judged */
 	double order_noise_pp;
 	int order_min_batches; /* batches of an order per side to judge it */
 };
@@ -87,16 +88,16 @@ void pc_gate_policy_default(struct pc_gate_policy *p);
 int pc_gate_policy_parse(struct pc_gate_policy *p, const char *buf, size_t len, char *err,
 			 size_t errlen);
 int pc_gate_policy_load(struct pc_gate_policy *p, const char *path, char *err, size_t errlen);
-/* True if a histogram of that name is a batch histogram under the policy:
+/* True if the histogram of that id is a batch histogram under the policy:
    one whose mean and mode share are judged, or one of the order histograms. */
-bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *name);
-/* True if the mean and the mode share of the histogram of that name are
+bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *id);
+/* True if the mean and the mode share of the histogram of that id are
    judged (batch_histograms: every per-path batch histogram by default). */
-bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *name);
-/* The noise floor of one run for the mean of histogram name, in %. */
-double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *name);
+bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *id);
+/* The noise floor of one run for the mean of histogram id, in %. */
+double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *id);
 /* The same for its share of batches reaching the baseline's mode, in points. */
-double pc_gate_share_noise_floor(const struct pc_gate_policy *p, const char *name);
+double pc_gate_share_noise_floor(const struct pc_gate_policy *p, const char *id);
 
 /*
  * Parses and validates one report of `ptecheck run` into a pc_report

@@ -24,6 +24,7 @@ struct pc_field_ctx {
 	char *err;
 	size_t errlen;
 	char where[96]; /* "results[3]", "" at the top */
+	int schema;	/* the report's schema_version, once read */
 };
 
 #define FERR(c, key, fmt, ...)                                                                     \
@@ -46,6 +47,12 @@ int pc_field_hex(struct pc_field_ctx *c, json_t *o, const char *key, __u64 *dst)
 
 /* The report's "scenario_histograms" (schema 7; none before) into r,
    after its run-wide histograms (parse_scen.c). */
+/* One run-wide histogram (c->where names it) into r (parse_hist.c). */
+int pc_gate_parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r);
+/* The id of a histogram of a report of schema 7 or older, which had
+   none: from the title those reports used, else from its batch labels,
+   else "legacy/<title>" (parse_hist.c). */
+void pc_gate_legacy_hist_id(char *buf, size_t len, const struct pc_hist_report *h);
 int pc_gate_parse_scenario_hists(struct pc_field_ctx *c, json_t *root, struct pc_report *r);
 
 #endif

@@ -96,7 +96,7 @@ static int view_side(const struct pc_gate_side *s, const struct pc_gate_like *l,
 		for (int k = 0; k < r->n_hists; k++) {
 			const struct pc_hist_report *h = &r->hists[k];
 			struct pc_hist_report *vh = pc_report_add_hist(
-				v, h->name, h->unit, h->source, h->in_kernel, h->kind);
+				v, h->id, h->name, h->unit, h->source, h->in_kernel, h->kind);
 
 			if (!vh)
 				return -1;
@@ -105,7 +105,7 @@ static int view_side(const struct pc_gate_side *s, const struct pc_gate_like *l,
 				const struct pc_scenario_hists *sc = pc_report_scenario(
 					(struct pc_report *)r, l->common[c].suite,
 					l->common[c].scenario, false);
-				const struct pc_hist_report *sh = pc_scenario_hist(sc, h->name);
+				const struct pc_hist_report *sh = pc_scenario_hist(sc, h->id);
 
 				for (int j = 0; sh && sh->kind == h->kind && j < PC_HIST_SLOTS; j++)
 					vh->slots[j] = pc_sat_add(vh->slots[j], sh->slots[j]);

@@ -37,14 +37,14 @@ static int noise_line(FILE *out, const char *what, const struct range *r, double
 	return over;
 }
 
-/* Histogram name's means (mode < 0) or shares of batches in slot mode or
+/* Histogram id's means (mode < 0) or shares of batches in slot mode or
    above into r, over the runs with at least min batches: those the rule
    judges in a pair (rules_batch.c too_few).  The runs used. */
-static int hist_range(const struct pc_gate_side *s, const char *name, int mode, __u64 min,
+static int hist_range(const struct pc_gate_side *s, const char *id, int mode, __u64 min,
 		      struct range *r)
 {
 	for (int k = 0; k < s->n_runs; k++) {
-		const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], name);
+		const struct pc_hist_report *h = pc_report_find_hist(s->runs[k], id);
 		__u64 n = h ? pc_hist_report_total(h) : 0;
 
 		if (n && n >= min)
@@ -64,7 +64,8 @@ static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_
 	int over = 0;
 
 	for (int i = 0; i < first->n_hists; i++) {
-		const char *name = first->hists[i].name;
+		/* By id: what a policy's floors name (docs/gate.md). */
+		const char *name = first->hists[i].id;
 		const struct pc_hist_report *all = pc_report_find_hist(s->merged, name);
 		int mode = all ? pc_gate_hist_mode(all) : 0, used;
 		struct range m = {0}, sh = {0};

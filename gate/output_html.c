@@ -230,10 +230,10 @@ static void html_side(struct pc_out *o, const char *which, const struct pc_gate_
 
 /* Both sides on one y scale, and on one x axis unless the kinds differ. */
 static void html_hist_pair(struct pc_out *o, const struct pc_gate_policy *pol,
-			   const struct pc_gate_group *grp, const char *name)
+			   const struct pc_gate_group *grp, const char *id)
 {
-	const struct pc_hist_report *bh = pc_report_find_hist(grp->base.merged, name);
-	const struct pc_hist_report *ch = pc_report_find_hist(grp->cand.merged, name);
+	const struct pc_hist_report *bh = pc_report_find_hist(grp->base.merged, id);
+	const struct pc_hist_report *ch = pc_report_find_hist(grp->cand.merged, id);
 	const struct pc_hist_report *any = ch ? ch : bh;
 	struct chart cb = {.kind = bh ? bh->kind : any->kind, .first = PC_HIST_SLOTS, .last = -1};
 	struct chart cc = {.kind = any->kind, .first = PC_HIST_SLOTS, .last = -1};
@@ -250,11 +250,14 @@ static void html_hist_pair(struct pc_out *o, const struct pc_gate_policy *pol,
 	if (cc.last < 0)
 		cc = cb;
 	cb.ymax = cc.ymax = cb.ymax > cc.ymax ? cb.ymax : cc.ymax;
-	pc_outf(o, "<div class=\"hist\"><h4>%s</h4><p>x: %s (%s); y: share of each side's events",
-		ESC_XML(name), ESC_XML(any->unit), ESC_XML(any->source));
-	if (pc_gate_is_batch_hist(pol, name))
+	/* The id is what a policy names (docs/gate.md): shown beside the title. */
+	pc_outf(o, "<div class=\"hist\" data-id=\"%s\"><h4>%s</h4>", ESC_XML(id),
+		ESC_XML(any->name));
+	pc_outf(o, "<p><code class=\"id\">%s</code> x: %s (%s); y: share of each side's events",
+		ESC_XML(id), ESC_XML(any->unit), ESC_XML(any->source));
+	if (pc_gate_is_batch_hist(pol, id))
 		pc_outf(o, " <span class=\"judged\">judged by batching-regression</span>");
-	else if (!strcmp(name, pol->latency_histogram))
+	else if (pc_hist_id_match(pol->latency_histogram, id))
 		pc_outf(o, " <span class=\"judged\">judged by performance-regression</span>");
 	pc_outf(o, "</p>\n");
 	if (cc.last < 0) {
@@ -322,79 +325,36 @@ static void html_summary(struct pc_out *o, const struct pc_gate_result *g)
 	pc_outf(o, "</ul>\n");
 }
 
-/* The histograms of a section, in report order: the candidate's names
-   first, then those only the baseline has; each with its path. */
+/* The histograms of a section, in report order: the candidate's ids
+   first, then those only the baseline has; each with its path, its id's
+   first part ("fork/batch/folio_pte_batch": fork; "filemap/window":
+   filemap), "" for an id of one part. */
 struct hist_names {
 	int n;
 	struct {
-		const char *name;
-		char path[sizeof(((struct pc_hist_report *)0)->name)];
+		const char *id;
+		char path[PC_HIST_ID_MAX];
 	} e[2 * PC_GATE_MAX_HISTS];
 };
 
 static void list_hists(struct hist_names *l, const struct pc_gate_group *grp, bool latency)
 {
-	const struct pc_report *names[2] = {grp->cand.merged, grp->base.merged};
+	const struct pc_report *sides[2] = {grp->cand.merged, grp->base.merged};
 
 	l->n = 0;
 	for (int s = 0; s < 2; s++)
-		for (int k = 0; names[s] && k < names[s]->n_hists; k++) {
-			const struct pc_hist_report *h = &names[s]->hists[k];
+		for (int k = 0; sides[s] && k < sides[s]->n_hists; k++) {
+			const struct pc_hist_report *h = &sides[s]->hists[k];
+			const char *slash = strchr(h->id, '/');
 
 			if (is_time_unit(h->unit) != latency ||
-			    (s == 1 && pc_report_find_hist(grp->cand.merged, h->name)) ||
+			    (s == 1 && pc_report_find_hist(grp->cand.merged, h->id)) ||
 			    l->n >= (int)(sizeof(l->e) / sizeof(l->e[0])))
 				continue;
-			l->e[l->n].path[0] = 0;
-			l->e[l->n++].name = h->name;
+			snprintf(l->e[l->n].path, sizeof(l->e[l->n].path), "%.*s",
+				 slash ? (int)(slash - h->id) : 0, h->id);
+			l->e[l->n++].id = h->id;
 		}
-}
-
-/* Whether name starts with the n bytes of w and a space. */
-static bool starts_word(const char *name, const char *w, size_t n)
-{
-	return n && !strncmp(name, w, n) && name[n] == ' ';
-}
-
-/* Histogram i's path when its name has no " PTEs per": the longest path
-   of a per-path name it starts with, else its first word when another
-   histogram's name starts with it too. */
-static void other_path(struct hist_names *l, int i)
-{
-	const char *name = l->e[i].name, *sp = strchr(name, ' ');
-	size_t best = 0;
-
-	for (int j = 0; j < l->n; j++) {
-		size_t n = strlen(l->e[j].path);
-
-		if (n > best && strstr(l->e[j].name, " PTEs per") &&
-		    starts_word(name, l->e[j].path, n))
-			best = n;
-	}
-	for (int j = 0; !best && sp && j < l->n; j++)
-		if (j != i && starts_word(l->e[j].name, name, (size_t)(sp - name)))
-			best = (size_t)(sp - name);
-	snprintf(l->e[i].path, sizeof(l->e[i].path), "%.*s", (int)best, name);
-}
-
-/*
- * Each histogram's path: the part of a per-path name before " PTEs per"
- * ("fork PTEs per batch (contpte_set_ptes)": fork); another histogram
- * joins a path by its first words ("mremap present PTEs moved per call":
- * mremap), else none ("": other).
- */
-static void name_paths(struct hist_names *l)
-{
-	for (int i = 0; i < l->n; i++) {
-		const char *end = strstr(l->e[i].name, " PTEs per");
-
-		if (end)
-			snprintf(l->e[i].path, sizeof(l->e[i].path), "%.*s",
-				 (int)(end - l->e[i].name), l->e[i].name);
-	}
-	for (int i = 0; i < l->n; i++)
-		if (!strstr(l->e[i].name, " PTEs per"))
-			other_path(l, i);
 }
 
 /* Path i's histograms under its subheading, unless an earlier one had that path. */
@@ -410,7 +370,7 @@ static void html_path(struct pc_out *o, const struct pc_gate_policy *pol,
 		path[0] ? ESC_XML(path) : "other histograms");
 	for (int j = i; j < l->n; j++)
 		if (!strcmp(l->e[j].path, path))
-			html_hist_pair(o, pol, grp, l->e[j].name);
+			html_hist_pair(o, pol, grp, l->e[j].id);
 	pc_outf(o, "</div>\n");
 }
 
@@ -431,11 +391,9 @@ static void html_hists(struct pc_out *o, const struct pc_gate_policy *pol,
 	pc_outf(o, "<section class=\"hists %s\"><h3>%s</h3>\n", latency ? "latency" : "batch",
 		latency ? "Latency histograms" : "Batch histograms");
 	list_hists(l, grp, latency);
-	if (!latency)
-		name_paths(l);
 	for (int i = 0; i < l->n; i++)
 		if (latency)
-			html_hist_pair(o, pol, grp, l->e[i].name);
+			html_hist_pair(o, pol, grp, l->e[i].id);
 		else if (l->e[i].path[0])
 			html_path(o, pol, grp, l, i);
 	for (int i = 0; !latency && i < l->n; i++)

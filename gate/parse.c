@@ -280,150 +280,6 @@ static int parse_result(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
 	return parse_variants(c, o, res) || parse_scenarios(c, o, res) ? -1 : 0;
 }
 
-/* The fields of a histogram's key (c->where names it) into h. */
-static int parse_key_fields(struct pc_field_ctx *c, json_t *k, struct pc_hist_report *h)
-{
-	char by[8];
-	__u64 pid = 0;
-	int mode;
-
-	if (pc_field_not_object(c, k) || pc_field_str(c, k, "by", by, sizeof(by), true))
-		return -1;
-	mode = pc_hist_by_parse(by);
-	if (mode < 0) {
-		FERR(c, "by", "expected \"comm\" or \"pid\"");
-		return -1;
-	}
-	h->by = (__u32)mode;
-	if (json_object_get(k, "unattributed"))
-		return pc_field_bool(c, k, "unattributed", &h->unattributed);
-	if (mode == PC_BY_PID && pc_field_count(c, k, "pid", &pid))
-		return -1;
-	if (pid > UINT_MAX) {
-		FERR(c, "pid", "%llu is no process id", (unsigned long long)pid);
-		return -1;
-	}
-	h->pid = (__u32)pid;
-	return pc_field_str(c, k, "comm", h->comm, sizeof(h->comm), true);
-}
-
-/* A batch histogram's labels (c->where names them) into h. */
-static int parse_batch_fields(struct pc_field_ctx *c, json_t *bt, struct pc_hist_report *h)
-{
-	if (pc_field_not_object(c, bt) ||
-	    pc_field_str(c, bt, "context", h->batch_ctx, sizeof(h->batch_ctx), true) ||
-	    pc_field_str(c, bt, "source", h->batch_src, sizeof(h->batch_src), true))
-		return -1;
-	if (!*h->batch_ctx || !*h->batch_src) {
-		FERR(c, *h->batch_ctx ? "source" : "context", "empty");
-		return -1;
-	}
-	return 0;
-}
-
-/* A histogram's optional object at key, parsed by fn with c->where naming
-   it: absent, nothing to read ("key": --by's key, absent when the
-   histogram holds everything traced; "batch": a batch histogram's
-   labels). */
-static int parse_hist_part(struct pc_field_ctx *c, json_t *o, const char *key,
-			   int (*fn)(struct pc_field_ctx *, json_t *, struct pc_hist_report *),
-			   struct pc_hist_report *h)
-{
-	json_t *v = json_object_get(o, key);
-	size_t wl = strlen(c->where);
-	int err;
-
-	if (!v)
-		return 0;
-	snprintf(c->where + wl, sizeof(c->where) - wl, ".%s", key);
-	err = fn(c, v, h);
-	c->where[wl] = '\0';
-	return err;
-}
-
-static int parse_hist(struct pc_field_ctx *c, json_t *o, struct pc_report *r)
-{
-	char name[64], unit[24], source[96], kindname[8];
-	struct pc_hist_report *h;
-	json_t *buckets, *b;
-	__u64 total, sum = 0;
-	bool in_kernel;
-	int prev = -1;
-	__u32 kind;
-	size_t i;
-
-	if (pc_field_not_object(c, o))
-		return -1;
-	if (pc_field_str(c, o, "name", name, sizeof(name), true) ||
-	    pc_field_str(c, o, "unit", unit, sizeof(unit), false) ||
-	    pc_field_str(c, o, "source", source, sizeof(source), false) ||
-	    pc_field_bool(c, o, "in_kernel", &in_kernel) ||
-	    pc_field_str(c, o, "kind", kindname, sizeof(kindname), false))
-		return -1;
-	if (!strcmp(kindname, "log2")) {
-		kind = PC_HIST_LOG2;
-	} else if (!strcmp(kindname, "linlog")) {
-		kind = PC_HIST_LINLOG;
-	} else {
-		FERR(c, "kind", "expected \"log2\" or \"linlog\"");
-		return -1;
-	}
-	buckets = pc_field_typed(c, o, "buckets", JSON_ARRAY);
-	if (!buckets || pc_field_count(c, o, "total", &total))
-		return -1;
-	if (json_array_size(buckets) > PC_HIST_SLOTS) {
-		FERR(c, "buckets", "%zu buckets, at most %d", json_array_size(buckets),
-		     PC_HIST_SLOTS);
-		return -1;
-	}
-	h = pc_report_add_hist(r, name, unit, source, in_kernel, kind);
-	if (!h) {
-		pc_set_err(c->err, c->errlen, "out of memory");
-		return -1;
-	}
-	if (parse_hist_part(c, o, "key", parse_key_fields, h) ||
-	    parse_hist_part(c, o, "batch", parse_batch_fields, h))
-		return -1;
-	json_array_foreach(buckets, i, b)
-	{
-		__u64 lo, hi, cnt;
-		__u32 slot;
-		size_t wl = strlen(c->where);
-
-		snprintf(c->where + wl, sizeof(c->where) - wl, ".buckets[%zu]", i);
-		if (!json_is_object(b)) {
-			pc_set_err(c->err, c->errlen, "%s: expected an object", c->where);
-			return -1;
-		}
-		if (pc_field_count(c, b, "low", &lo) || pc_field_count(c, b, "high", &hi) ||
-		    pc_field_count(c, b, "count", &cnt))
-			return -1;
-		/* Bounds must be those of a slot of this kind, in order. */
-		slot = pc_hist_slot(kind, lo);
-		if (pc_hist_slot_low(kind, slot) != lo ||
-		    pc_json_count(pc_hist_slot_high(kind, slot)) != hi) {
-			pc_set_err(c->err, c->errlen, "%s: %llu..%llu is not a %s bucket", c->where,
-				   (unsigned long long)lo, (unsigned long long)hi, kindname);
-			return -1;
-		}
-		if ((int)slot <= prev) {
-			pc_set_err(c->err, c->errlen, "%s: buckets out of order or repeated",
-				   c->where);
-			return -1;
-		}
-		prev = (int)slot;
-		h->slots[slot] = cnt;
-		sum = pc_sat_add(sum, cnt);
-		c->where[wl] = '\0';
-	}
-	if (pc_json_count(sum) != total) {
-		FERR(c, "total", "%llu, but the buckets add up to %llu", (unsigned long long)total,
-		     (unsigned long long)pc_json_count(sum));
-		return -1;
-	}
-	return 0;
-}
-
 static int check_summary(struct pc_field_ctx *c, json_t *root, const struct pc_report *r)
 {
 	__u64 passed, failed, skipped, exit_code;
@@ -631,6 +487,7 @@ static int check_schema(struct pc_field_ctx *c, json_t *root)
 			(long long)json_integer_value(v), PC_REPORT_SCHEMA_VERSION);
 		return -1;
 	}
+	c->schema = (int)json_integer_value(v);
 	return 0;
 }
 
@@ -731,7 +588,7 @@ static int parse_report(json_t *root, bool allow_partial, struct pc_report *r,
 {
 	if (check_schema(c, root) || parse_identity(c, root, r) || parse_run(c, root, r) ||
 	    parse_items(c, root, "results", PC_GATE_MAX_RESULTS, true, parse_result, r) ||
-	    parse_items(c, root, "histograms", PC_GATE_MAX_HISTS, false, parse_hist, r) ||
+	    parse_items(c, root, "histograms", PC_GATE_MAX_HISTS, false, pc_gate_parse_hist, r) ||
 	    pc_gate_parse_scenario_hists(c, root, r) || parse_bpf(c, root, r) ||
 	    check_summary(c, root, r) || parse_notes(c, root, r) || parse_stats(c, root, r))
 		return -1;

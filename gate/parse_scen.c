@@ -33,10 +33,21 @@ static int parse_bucket(struct pc_field_ctx *c, json_t *b, size_t i, struct pc_h
 	return 0;
 }
 
-/* One histogram of scenario sc (c->where names it). */
+/* The run-wide histogram a schema 7 scenario's histogram names by title. */
+static const struct pc_hist_report *by_title(const struct pc_report *r, const char *name)
+{
+	for (int i = 0; i < r->n_hists; i++)
+		if (!strncmp(r->hists[i].name, name, sizeof(r->hists[i].name)))
+			return &r->hists[i];
+	return NULL;
+}
+
+/* One histogram of scenario sc (c->where names it): by id (schema 8), by
+   title before. */
 static int parse_one(struct pc_field_ctx *c, json_t *o, const struct pc_report *r,
 		     struct pc_scenario_hists *sc)
 {
+	const char *key = c->schema < 8 ? "name" : "id";
 	const struct pc_hist_report *run_wide;
 	struct pc_hist_report h;
 	char name[sizeof(h.name)], kind[8];
@@ -45,12 +56,12 @@ static int parse_one(struct pc_field_ctx *c, json_t *o, const struct pc_report *
 
 	if (pc_field_not_object(c, o))
 		return -1;
-	if (pc_field_str(c, o, "name", name, sizeof(name), true) ||
+	if (pc_field_str(c, o, key, name, sizeof(name), true) ||
 	    pc_field_str(c, o, "kind", kind, sizeof(kind), true))
 		return -1;
-	run_wide = pc_report_find_hist(r, name);
+	run_wide = c->schema < 8 ? by_title(r, name) : pc_report_find_hist(r, name);
 	if (!run_wide) {
-		FERR(c, "name", "\"%s\" is none of the report's histograms", name);
+		FERR(c, key, "\"%s\" is none of the report's histograms", name);
 		return -1;
 	}
 	if (strcmp(kind, run_wide->kind == PC_HIST_LINLOG ? "linlog" : "log2")) {
@@ -68,8 +79,8 @@ static int parse_one(struct pc_field_ctx *c, json_t *o, const struct pc_report *
 		if (parse_bucket(c, b, i, &h))
 			return -1;
 	}
-	if (pc_scenario_hist(sc, name)) {
-		FERR(c, "name", "\"%s\" twice", name);
+	if (pc_scenario_hist(sc, h.id)) {
+		FERR(c, key, "\"%s\" twice", name);
 		return -1;
 	}
 	if (pc_scenario_hists_add(sc, &h)) {

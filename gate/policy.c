@@ -12,18 +12,17 @@
 
 /*
  * Batch histograms that are judged, by their mean and by their share of
- * batches reaching the baseline's mode: every per-path batch histogram,
- * "<ctx> PTEs per batch (<source>)" (the kernel's batches, mremap's among
- * them) and "<ctx> PTEs per large-folio run (derived)" (include/ptecheck/
- * batch.h names them).  Fault-around batches are judged per folio order
- * (order_histograms) instead: their raw mean ("fault-around PTEs per
- * set_pte_range") moved by -11..+8% between boots of one kernel.  The
- * lump "folio_pte_batch() nr outside mremap" mixes every path and swings
- * by half between runs: not judged.
+ * batches reaching the baseline's mode, by id (report/hist_id.c, fnmatch
+ * patterns): mremap's own and every batch
+ * histogram of the batch path, "<context>/batch/<source>" (the kernel's
+ * batches and, source "derived", the large-folio runs of the walk).
+ * Fault-around batches (filemap/batch) are judged per folio order
+ * (order_histograms) instead: their raw mean moved by -11..+8% between
+ * boots of one kernel.
  */
-static const char *const default_batch_names[] = {
-	"PTEs per batch",
-	"PTEs per large-folio run",
+static const char *const default_batch_ids[] = {
+	"mremap/batch",
+	"*/batch/*",
 };
 /*
  * But for two contexts whose batches follow the suite's own timing, not
@@ -39,31 +38,34 @@ static const char *const default_batch_names[] = {
  *    share of 17+ 29 .. 55%, 0 .. 43 batches a run).
  */
 static const char *const default_unjudged[] = {
-	"madvise DONTNEED PTEs per",
-	"exit PTEs per",
+	"madvise-dontneed/*",
+	"exit/*",
 	NULL,
 };
 
 /*
  * The noise of one run, measured: `ptecheck gate --noise` over boots of
  * one kernel (docs/gate.md, "Noise", the figures and the command),
- * rounded up with a margin.  mremap's recorded batches are mostly of one
- * PTE: their mode share is not judged, so no share floor was measured.
+ * rounded up with a margin; the first pattern that matches applies.
+ * mremap's recorded batches (its own, and arm64's contpte helpers in
+ * mremap) are mostly of one PTE: their mode share is not judged, so no
+ * share floor was measured.
  */
 static const struct pc_gate_floor default_noise[] = {
-	{"mremap PTEs per batch", 2},
+	{"mremap/batch", 2},
+	{"mremap/batch/contpte_*", 2},
 	/* Two boots of Debian 7.3.4 x86_64 (`run --scale 4`, CI 2026-12-02):
 	   the mean moved -57..-63% in all three sources, as the suite's
 	   MADV_DONTNEED met PTE-mapped 2 MiB folios in one boot (64+ PTEs:
 	   23% of batches) and next to none in the other (1%); the share of
 	   16+ moved 5 pp.  The share judges it; the mean only past 80%. */
-	{"madvise DONTNEED PTEs per", 80},
+	{"madvise-dontneed/batch/*", 80},
 };
 /* The same boots, the next CI (2026-12-02): the derived madvise DONTNEED
    share of 16+ fell 61% -> 32% (-29 pp) as 64+ PTE batches went 17% ->
    1%.  A loss of its batching (to 0) still fails past 50 pp. */
 static const struct pc_gate_floor default_share_noise[] = {
-	{"madvise DONTNEED PTEs per", 50},
+	{"madvise-dontneed/batch/*", 50},
 };
 #define DEFAULT_NOISE_PCT      10 /* a batch histogram not measured */
 #define DEFAULT_ORDER_NOISE_PP 2
@@ -71,8 +73,8 @@ static const struct pc_gate_floor default_share_noise[] = {
 #define DEFAULT_MIN_BATCHES    10
 
 static const char *const default_order_histograms[2] = {
-	"fault-around large-folio batches, by order",
-	"fault-around batches mapping all they could, by order",
+	"filemap/large-order",
+	"filemap/full-order",
 };
 
 void pc_gate_policy_default(struct pc_gate_policy *p)
@@ -89,10 +91,10 @@ void pc_gate_policy_default(struct pc_gate_policy *p)
 	p->batching_tolerance_pct = 10;
 	p->perf_threshold_pct = 25;
 	p->perf_min_runs = 3;
-	snprintf(p->latency_histogram, sizeof(p->latency_histogram), "mremap latency");
-	for (i = 0; i < sizeof(default_batch_names) / sizeof(default_batch_names[0]); i++)
+	snprintf(p->latency_histogram, sizeof(p->latency_histogram), "mremap/latency");
+	for (i = 0; i < sizeof(default_batch_ids) / sizeof(default_batch_ids[0]); i++)
 		snprintf(p->batch_names[p->n_batch_names++], sizeof(p->batch_names[0]), "%s",
-			 default_batch_names[i]);
+			 default_batch_ids[i]);
 	for (i = 0; i < sizeof(default_noise) / sizeof(default_noise[0]); i++)
 		p->noise[p->n_noise++] = default_noise[i];
 	p->noise_default_pct = DEFAULT_NOISE_PCT;
@@ -107,42 +109,42 @@ void pc_gate_policy_default(struct pc_gate_policy *p)
 	p->order_min_batches = 5;
 }
 
-bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *name)
+bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *id)
 {
 	int i;
 
 	for (i = 0; p->unjudged && p->unjudged[i]; i++)
-		if (strstr(name, p->unjudged[i]))
+		if (pc_hist_id_match(p->unjudged[i], id))
 			return false;
 	for (i = 0; i < p->n_batch_names && i < PC_GATE_MAX_BATCH_NAMES; i++)
-		if (p->batch_names[i][0] && strstr(name, p->batch_names[i]))
+		if (p->batch_names[i][0] && pc_hist_id_match(p->batch_names[i], id))
 			return true;
 	return false;
 }
 
-bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *name)
+bool pc_gate_is_batch_hist(const struct pc_gate_policy *p, const char *id)
 {
-	return pc_gate_is_mean_hist(p, name) ||
-	       (p->order_all[0] && (!strcmp(name, p->order_all) || !strcmp(name, p->order_full)));
+	return pc_gate_is_mean_hist(p, id) ||
+	       (p->order_all[0] && (!strcmp(id, p->order_all) || !strcmp(id, p->order_full)));
 }
 
-/* The first of n floors whose name is in name, else dflt. */
-static double floor_of(const struct pc_gate_floor *floors, int n, double dflt, const char *name)
+/* The first of n floors whose pattern matches id, else dflt. */
+static double floor_of(const struct pc_gate_floor *floors, int n, double dflt, const char *id)
 {
 	for (int i = 0; i < n && i < PC_GATE_MAX_BATCH_NAMES; i++)
-		if (floors[i].name[0] && strstr(name, floors[i].name))
+		if (floors[i].name[0] && pc_hist_id_match(floors[i].name, id))
 			return floors[i].pct;
 	return dflt;
 }
 
-double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *name)
+double pc_gate_noise_floor(const struct pc_gate_policy *p, const char *id)
 {
-	return floor_of(p->noise, p->n_noise, p->noise_default_pct, name);
+	return floor_of(p->noise, p->n_noise, p->noise_default_pct, id);
 }
 
-double pc_gate_share_noise_floor(const struct pc_gate_policy *p, const char *name)
+double pc_gate_share_noise_floor(const struct pc_gate_policy *p, const char *id)
 {
-	return floor_of(p->share_noise, p->n_share_noise, p->share_noise_default_pp, name);
+	return floor_of(p->share_noise, p->n_share_noise, p->share_noise_default_pp, id);
 }
 
 static int pol_action(json_t *v, const char *key, enum pc_gate_action *dst, char *err,
@@ -210,6 +212,30 @@ static int pol_name(json_t *v, const char *key, char *dst, size_t sz, char *err,
 	return 0;
 }
 
+/* A histogram id or pattern (report/hist_id.c): a title, which names of
+   policies before schema 8 were, is refused rather than matching nothing. */
+static int pol_id(json_t *v, const char *key, char *dst, size_t sz, char *err, size_t errlen)
+{
+	char probe[PC_HIST_ID_MAX];
+	size_t o = 0;
+
+	if (pol_name(v, key, dst, sz, err, errlen))
+		return -1;
+	/* With its glob characters as letters, a pattern is an id. */
+	for (const char *c = dst; *c && o + 1 < sizeof(probe); c++)
+		probe[o++] = strchr("*?[]!", *c) ? 'x' : *c;
+	probe[o] = 0;
+	if (!strchr(dst, '/') || !pc_hist_id_valid(probe)) {
+		pc_set_err(err, errlen,
+			   "policy key \"%s\": \"%.63s\" is no histogram id: since report schema "
+			   "8 the policy names histograms by id, as \"mremap/latency\" or "
+			   "\"*/batch/*\" (docs/gate.md lists them)",
+			   key, dst);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *const policy_keys =
 	"coverage_loss, batching_regression, performance_regression, batching_tolerance_pct, "
 	"perf_threshold_pct, perf_min_runs, allow_partial, allow_no_baseline, batch_histograms, "
@@ -233,7 +259,7 @@ static int pol_integer(json_t *v, const char *key, double lo, double hi, int *ds
 	return 0;
 }
 
-/* An array of at most max names into dst[]; *n their number. */
+/* An array of at most max histogram ids or patterns into dst[]; *n their number. */
 static int pol_names(json_t *v, const char *key, char (*dst)[64], int max, int *n, char *err,
 		     size_t errlen)
 {
@@ -252,14 +278,14 @@ static int pol_names(json_t *v, const char *key, char (*dst)[64], int max, int *
 	*n = 0;
 	json_array_foreach(v, i, e)
 	{
-		if (pol_name(e, key, dst[i], sizeof(dst[i]), err, errlen))
+		if (pol_id(e, key, dst[i], sizeof(dst[i]), err, errlen))
 			return -1;
 		(*n)++;
 	}
 	return 0;
 }
 
-/* batch_noise_pct, batch_share_noise_pp: {"histogram name substring": floor, ...};
+/* batch_noise_pct, batch_share_noise_pp: {"histogram id pattern": floor, ...};
    max the largest floor. */
 static int pol_floors(struct pc_gate_floor *floors, int *n, double max, const char *key, json_t *v,
 		      char *err, size_t errlen)
@@ -281,8 +307,8 @@ static int pol_floors(struct pc_gate_floor *floors, int *n, double max, const ch
 	json_object_foreach(v, name, e)
 	{
 		json_t *s = json_string(name);
-		int bad = !s ||
-			  pol_name(s, key, floors[*n].name, sizeof(floors[0].name), err, errlen);
+		int bad =
+			!s || pol_id(s, key, floors[*n].name, sizeof(floors[0].name), err, errlen);
 
 		json_decref(s);
 		if (bad || pol_number(e, key, 0, max, &floors[*n].pct, err, errlen))
@@ -345,8 +371,8 @@ static int pol_key(struct pc_gate_policy *p, const char *key, json_t *v, char *e
 	if (!strcmp(key, "allow_no_baseline"))
 		return pol_bool(v, key, &p->allow_no_baseline, err, errlen);
 	if (!strcmp(key, "latency_histogram"))
-		return pol_name(v, key, p->latency_histogram, sizeof(p->latency_histogram), err,
-				errlen);
+		return pol_id(v, key, p->latency_histogram, sizeof(p->latency_histogram), err,
+			      errlen);
 	if (!strcmp(key, "batch_histograms")) {
 		p->unjudged = NULL;
 		return pol_names(v, key, p->batch_names, PC_GATE_MAX_BATCH_NAMES, &p->n_batch_names,

@@ -343,9 +343,9 @@ void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy 
 	   khugepaged): below batch_min_batches, a note. */
 	for (i = 0; i < g->base.merged->n_hists; i++) {
 		const struct pc_hist_report *bh = &g->base.merged->hists[i];
-		const struct pc_hist_report *ch = pc_report_find_hist(g->cand.merged, bh->name);
+		const struct pc_hist_report *ch = pc_report_find_hist(g->cand.merged, bh->id);
 
-		if (!pc_gate_is_batch_hist(pol, bh->name) || !pc_hist_report_total(bh) ||
+		if (!pc_gate_is_batch_hist(pol, bh->id) || !pc_hist_report_total(bh) ||
 		    pc_hist_report_total(ch))
 			continue;
 		if (pc_hist_report_total(bh) < (__u64)pol->batch_min_batches) {

@@ -137,7 +137,7 @@ static struct pc_gate_finding *regressed(struct pc_gate_group *g, const struct s
 /* What a statistic is of, in one run: a histogram (and the baseline's mode)
    or a folio order. */
 struct stat_of {
-	const char *name;
+	const char *id;
 	int slot;
 	const struct pc_gate_policy *pol;
 };
@@ -236,7 +236,7 @@ static double slot_pct(const struct pc_hist_report *h, int slot)
 
 static bool run_mean(const struct pc_report *r, const struct stat_of *of, double *v)
 {
-	const struct pc_hist_report *h = pc_report_find_hist(r, of->name);
+	const struct pc_hist_report *h = pc_report_find_hist(r, of->id);
 
 	if (!h || !pc_hist_report_total(h))
 		return false;
@@ -246,7 +246,7 @@ static bool run_mean(const struct pc_report *r, const struct stat_of *of, double
 
 static bool run_mode_share(const struct pc_report *r, const struct stat_of *of, double *v)
 {
-	const struct pc_hist_report *h = pc_report_find_hist(r, of->name);
+	const struct pc_hist_report *h = pc_report_find_hist(r, of->id);
 
 	if (!h || !pc_hist_report_total(h))
 		return false;
@@ -339,18 +339,18 @@ static void hist_cmp_init(struct hist_cmp *hc, const struct pc_gate_group *g,
 			  const struct pc_gate_policy *pol)
 {
 	struct stat_cmp *m = &hc->mean, *s = &hc->share;
-	const struct stat_of of_mean = {.name = hc->ch->name};
-	const struct stat_of of_share = {.name = hc->ch->name, .slot = hc->mode};
+	const struct stat_of of_mean = {.id = hc->ch->id};
+	const struct stat_of of_share = {.id = hc->ch->id, .slot = hc->mode};
 
 	*m = (struct stat_cmp){
-		.vunit = "", .unit = "%", .floor = pc_gate_noise_floor(pol, hc->ch->name)};
+		.vunit = "", .unit = "%", .floor = pc_gate_noise_floor(pol, hc->ch->id)};
 	snprintf(m->what, sizeof(m->what), "%s mean", hc->ch->name);
 	m->base = pc_gate_hist_mean(hc->bh);
 	m->cand = pc_gate_hist_mean(hc->ch);
 	m->delta = m->base > 0 ? 100.0 * (m->cand - m->base) / m->base : 0;
 	spread(m, g, run_mean, &of_mean);
 	*s = (struct stat_cmp){
-		.vunit = "%", .unit = " pp", .floor = pc_gate_share_noise_floor(pol, hc->ch->name)};
+		.vunit = "%", .unit = " pp", .floor = pc_gate_share_noise_floor(pol, hc->ch->id)};
 	snprintf(s->what, sizeof(s->what),
 		 "%s share of batches of %llu %s or more (the baseline's mode)", hc->ch->name,
 		 (unsigned long long)pc_hist_slot_low(hc->bh->kind, hc->mode), hc->bh->unit);
@@ -495,9 +495,9 @@ static void batching_judge(struct pc_gate_group *g, const struct pc_gate_policy 
 
 	for (int i = 0; i < g->cand.merged->n_hists; i++) {
 		const struct pc_hist_report *ch = &g->cand.merged->hists[i];
-		const struct pc_hist_report *bh = pc_report_find_hist(g->base.merged, ch->name);
+		const struct pc_hist_report *bh = pc_report_find_hist(g->base.merged, ch->id);
 
-		if (!pc_gate_is_mean_hist(pol, ch->name) || !pc_hist_report_total(ch))
+		if (!pc_gate_is_mean_hist(pol, ch->id) || !pc_hist_report_total(ch))
 			continue;
 		if (too_few(rr, pol, ch, bh)) {
 			tiny++;

@@ -141,7 +141,8 @@ void pc_gate_rule_perf(struct pc_gate_group *g, const struct pc_gate_policy *pol
 	h = pc_report_find_hist(g->cand.merged, pol->latency_histogram);
 	if (!h)
 		h = pc_report_find_hist(g->base.merged, pol->latency_histogram);
-	snprintf(what, sizeof(what), "%s", pol->latency_histogram);
+	/* The policy names it by id; people read its title. */
+	snprintf(what, sizeof(what), "%s", h ? h->name : pol->latency_histogram);
 	found += perf_metric(g, pol, what, h && h->unit[0] ? h->unit : "", pol->latency_histogram,
 			     &judged);
 	found += perf_metric(g, pol, "run duration", "s", NULL, &judged);

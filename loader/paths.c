@@ -53,6 +53,10 @@ void pc_paths_results(struct pc_session *s, struct pc_report *r, const char *arg
 void pc_paths_hists(struct pc_session *s, struct pc_report *r, const char *arg)
 {
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
-		if (trace_selected(pc_trace_paths[k], arg))
-			pc_trace_paths[k]->hists(s, r);
+		if (trace_selected(pc_trace_paths[k], arg)) {
+			pc_session_hists(s, r, pc_trace_paths[k]->hist_table,
+					 pc_trace_paths[k]->n_hist_table);
+			if (pc_trace_paths[k]->hists)
+				pc_trace_paths[k]->hists(s, r);
+		}
 }

@@ -45,7 +45,7 @@ char *pc_hist_key_text(const struct pc_hist_report *h, char *buf, size_t len)
 
 bool pc_hist_same_key(const struct pc_hist_report *a, const struct pc_hist_report *b)
 {
-	return !strncmp(a->name, b->name, sizeof(a->name)) && a->by == b->by &&
+	return !strncmp(a->id, b->id, sizeof(a->id)) && a->by == b->by &&
 	       a->unattributed == b->unattributed && a->pid == b->pid &&
 	       !strncmp(a->comm, b->comm, sizeof(a->comm));
 }
@@ -78,7 +78,7 @@ void pc_hist_order_keys(struct pc_hist_report *h, int n)
 {
 	for (int i = 0, j; i < n; i = j) {
 		for (j = i + 1; h[i].by && j < n && h[j].by == h[i].by &&
-				!strncmp(h[j].name, h[i].name, sizeof(h[i].name));
+				!strncmp(h[j].id, h[i].id, sizeof(h[i].id));
 		     j++)
 			;
 		qsort(&h[i], (size_t)(j - i), sizeof(*h), by_events);

@@ -240,13 +240,15 @@ void pc_result_add_log_evidence(struct pc_result *res, int pid, const char *what
 		copy_str(ev->lines, sizeof(ev->lines), lines);
 }
 
-struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
-					  const char *source, bool in_kernel, __u32 kind)
+struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *id, const char *name,
+					  const char *unit, const char *source, bool in_kernel,
+					  __u32 kind)
 {
 	struct pc_hist_report *arr, *h;
 
-	/* Bucket bounds depend on the kind: refuse one we cannot print. */
-	if (kind != PC_HIST_LOG2 && kind != PC_HIST_LINLOG) {
+	/* Bucket bounds depend on the kind: refuse one we cannot print; an
+	   id is what others key on: refuse one they could not. */
+	if ((kind != PC_HIST_LOG2 && kind != PC_HIST_LINLOG) || !pc_hist_id_valid(id)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -255,6 +257,7 @@ struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name,
 		return NULL;
 	r->hists = arr;
 	h = &arr[r->n_hists++];
+	copy_str(h->id, sizeof(h->id), id);
 	copy_str(h->name, sizeof(h->name), name);
 	copy_str(h->unit, sizeof(h->unit), unit);
 	copy_str(h->source, sizeof(h->source), source);
@@ -310,12 +313,12 @@ int pc_report_drop_notes(struct pc_report *r, const char *prefix)
 	return gone;
 }
 
-struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *name)
+struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *id)
 {
 	int i;
 
 	for (i = 0; r && i < r->n_hists; i++)
-		if (!strncmp(r->hists[i].name, name, sizeof(r->hists[i].name)))
+		if (!strncmp(r->hists[i].id, id, sizeof(r->hists[i].id)))
 			return &r->hists[i];
 	return NULL;
 }

@@ -21,8 +21,10 @@
    counts and own words); 4: and "sample_every" (watch --sample); 5:
    histograms[].batch (a batch histogram's path and source); 6: "bpf"
    (the tracing object's programs, refusals); 7: "scenario_histograms"
-   (run: each scenario's events).  The gate reads 1 to 7. */
-#define PC_REPORT_SCHEMA_VERSION 7
+   (run: each scenario's events); 8: histograms[].id and
+   scenario_histograms[].histograms[].id (what comparisons key on, in
+   place of the title).  The gate reads 1 to 8. */
+#define PC_REPORT_SCHEMA_VERSION 8
 #define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
 #define PC_MAX_EVIDENCE		 8
 #define PC_EVIDENCE_LINES_MAX	 1536
@@ -95,7 +97,13 @@ struct pc_result {
 	struct pc_variant variants[PC_MAX_VARIANTS];
 };
 
+/* A histogram's stable id: what gates, policies and exporters key on
+   ("mremap/latency", "fork/batch/folio_pte_batch"; report/hist_id.c).
+   Its title (name) is for people and may change. */
+#define PC_HIST_ID_MAX 64
+
 struct pc_hist_report {
+	char id[PC_HIST_ID_MAX];
 	char name[96];	 /* "mremap latency", "munmap PTEs per batch (folio_pte_batch)" */
 	char unit[24];	 /* "ns", "PTEs", "flushes" */
 	char source[96]; /* "tracepoint tlb:tlb_flush inside mremap" */
@@ -234,15 +242,18 @@ const struct pc_variant *pc_result_find_variant(const struct pc_result *res, con
 /* How many variants did not run. */
 int pc_result_variants_skipped(const struct pc_result *res);
 
-struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *name, const char *unit,
-					  const char *source, bool in_kernel, __u32 kind);
+/* Adds a histogram of that id and title; NULL with errno EINVAL for a
+   kind it cannot print or an id pc_hist_id_valid() refuses, or ENOMEM. */
+struct pc_hist_report *pc_report_add_hist(struct pc_report *r, const char *id, const char *name,
+					  const char *unit, const char *source, bool in_kernel,
+					  __u32 kind);
 /* Marks h a batch histogram of path ctx and kernel source src. */
 void pc_report_hist_batch(struct pc_hist_report *h, const char *ctx, const char *src);
 void pc_report_note(struct pc_report *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* The histogram of that name, NULL if none (r NULL too); writable if r is. */
-struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *name);
+/* The histogram of that id, NULL if none (r NULL too); writable if r is. */
+struct pc_hist_report *pc_report_find_hist(const struct pc_report *r, const char *id);
 /* Events in h (NULL: 0), saturating. */
 __u64 pc_hist_report_total(const struct pc_hist_report *h);
 
@@ -252,15 +263,31 @@ __u64 pc_hist_report_total(const struct pc_hist_report *h);
    absent and add; NULL if absent and not add, or out of memory. */
 struct pc_scenario_hists *pc_report_scenario(struct pc_report *r, const char *suite,
 					     const char *scenario, bool add);
-/* Adds h's counts to sc's histogram of that name (made like h when absent).
-   0, -EINVAL (another kind than sc's of that name) or -ENOMEM. */
+/* Adds h's counts to sc's histogram of that id (made like h when absent).
+   0, -EINVAL (another kind than sc's of that id) or -ENOMEM. */
 int pc_scenario_hists_add(struct pc_scenario_hists *sc, const struct pc_hist_report *h);
-/* Adds what each histogram of after counted since before (same name; none
+/* Adds what each histogram of after counted since before (same id; none
    there: all of it) to sc.  0 or -ENOMEM. */
 int pc_scenario_hists_add_delta(struct pc_scenario_hists *sc, const struct pc_report *before,
 				const struct pc_report *after);
-/* sc's histogram of that name, NULL if it has none. */
-const struct pc_hist_report *pc_scenario_hist(const struct pc_scenario_hists *sc, const char *name);
+/* sc's histogram of that id, NULL if it has none. */
+const struct pc_hist_report *pc_scenario_hist(const struct pc_scenario_hists *sc, const char *id);
+
+/* ---- histogram ids (report/hist_id.c) ---- */
+
+/* An id is 1 to PC_HIST_ID_MAX - 1 bytes of [a-z0-9_.-] in parts joined
+   by '/', none empty. */
+bool pc_hist_id_valid(const char *id);
+/* A label as an id part: lowercased, '*' dropped, every other run of
+   characters outside [a-z0-9_.] one '-' ("madvise DONTNEED":
+   "madvise-dontneed", "mmap/brk": "mmap-brk"). */
+void pc_hist_id_part(char *buf, size_t len, const char *label);
+/* A batch histogram's id from its context and source labels:
+   "<context>/batch/<source>" ("fork/batch/folio_pte_batch"). */
+void pc_hist_batch_id(char *buf, size_t len, const char *ctx, const char *src);
+/* Whether id matches pattern, an fnmatch(3) glob whose '*' may cross a
+   '/' (docs/gate.md: "exit/<star>" matches every exit histogram). */
+bool pc_hist_id_match(const char *pattern, const char *id);
 
 /* ---- --by (report/hist_key.c) ---- */
 
@@ -273,10 +300,10 @@ int pc_hist_by_parse(const char *s);
 char *pc_hist_key_text(const struct pc_hist_report *h, char *buf, size_t len);
 /* a and b are the same histogram of the same key. */
 bool pc_hist_same_key(const struct pc_hist_report *a, const struct pc_hist_report *b);
-/* The histogram in r of h's name and key, NULL if none. */
+/* The histogram in r of h's id and key, NULL if none. */
 const struct pc_hist_report *pc_report_find_hist_key(const struct pc_report *r,
 						     const struct pc_hist_report *h);
-/* Orders each run of consecutive same-name keyed histograms of h[n] by
+/* Orders each run of consecutive same-id keyed histograms of h[n] by
    events, largest first (ties by key), the unattributed last, as
    biolatency -D orders its disks. */
 void pc_hist_order_keys(struct pc_hist_report *h, int n);

@@ -156,6 +156,7 @@ static json_t *json_hist(struct pc_jb *b, const struct pc_hist_report *h)
 	int first, last, i;
 	__u64 lo, hi;
 
+	pc_jset(b, o, "id", JSTR(h->id));
 	pc_jset(b, o, "name", JSTR(h->name));
 	pc_jset(b, o, "unit", JSTR(h->unit));
 	pc_jset(b, o, "source", JSTR(h->source));
@@ -186,8 +187,8 @@ static json_t *json_hist(struct pc_jb *b, const struct pc_hist_report *h)
 	return o;
 }
 
-/* One scenario's histograms: name, kind and the non-empty buckets as
-   [low, count] (unit, source and batch are the run-wide one's). */
+/* One scenario's histograms: id, kind and the non-empty buckets as
+   [low, count] (title, unit, source and batch are the run-wide one's). */
 static json_t *json_scenario(struct pc_jb *b, const struct pc_scenario_hists *sc)
 {
 	json_t *o = json_object(), *hs = json_array();
@@ -200,7 +201,7 @@ static json_t *json_scenario(struct pc_jb *b, const struct pc_scenario_hists *sc
 		json_t *ho = json_object(), *bk = json_array();
 		__u64 lo, hi;
 
-		pc_jset(b, ho, "name", JSTR(h->name));
+		pc_jset(b, ho, "id", JSTR(h->id));
 		pc_jset(b, ho, "kind", json_string(h->kind == PC_HIST_LINLOG ? "linlog" : "log2"));
 		for (int k = 0; k < PC_HIST_SLOTS; k++) {
 			json_t *pair;

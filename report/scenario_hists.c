@@ -29,17 +29,17 @@ struct pc_scenario_hists *pc_report_scenario(struct pc_report *r, const char *su
 	return sc;
 }
 
-const struct pc_hist_report *pc_scenario_hist(const struct pc_scenario_hists *sc, const char *name)
+const struct pc_hist_report *pc_scenario_hist(const struct pc_scenario_hists *sc, const char *id)
 {
 	for (int i = 0; i < sc->n_hists; i++)
-		if (!strncmp(sc->hists[i].name, name, sizeof(sc->hists[i].name)))
+		if (!strncmp(sc->hists[i].id, id, sizeof(sc->hists[i].id)))
 			return &sc->hists[i];
 	return NULL;
 }
 
 int pc_scenario_hists_add(struct pc_scenario_hists *sc, const struct pc_hist_report *h)
 {
-	struct pc_hist_report *m = (struct pc_hist_report *)pc_scenario_hist(sc, h->name);
+	struct pc_hist_report *m = (struct pc_hist_report *)pc_scenario_hist(sc, h->id);
 
 	if (!m) {
 		struct pc_hist_report *arr =
@@ -66,7 +66,7 @@ int pc_scenario_hists_add_delta(struct pc_scenario_hists *sc, const struct pc_re
 {
 	for (int i = 0; i < after->n_hists; i++) {
 		const struct pc_hist_report *a = &after->hists[i];
-		const struct pc_hist_report *b = pc_report_find_hist(before, a->name);
+		const struct pc_hist_report *b = pc_report_find_hist(before, a->id);
 		struct pc_hist_report d = *a;
 		__u64 n = 0;
 		int err;

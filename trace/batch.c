@@ -159,14 +159,21 @@ void pc_batch_hist_name(__u32 src, __u32 ctx, char *buf, size_t len)
 			 src < PC_BSRC__COUNT && sources[src].label ? sources[src].label : "?");
 }
 
+void pc_batch_hist_id(__u32 src, __u32 ctx, char *buf, size_t len)
+{
+	pc_hist_batch_id(buf, len, pc_batch_ctx_name(ctx),
+			 src < PC_BSRC__COUNT && sources[src].label ? sources[src].label : "?");
+}
+
 /* Source src's histograms: every context it saw a batch in, none other. */
 static void source_hists(struct pc_session *s, struct pc_report *r, __u32 src)
 {
-	char name[96];
+	char name[96], id[PC_HIST_ID_MAX];
 
 	for (__u32 ctx = 0; ctx < PC_BCTX__COUNT; ctx++) {
 		struct pc_trace_hist t = {PC_BATCH_HIST(PC_HIST_BATCH_FIRST, src, ctx),
 					  PC_HIST_LINLOG,
+					  id,
 					  name,
 					  "PTEs",
 					  sources[src].source,
@@ -177,6 +184,7 @@ static void source_hists(struct pc_session *s, struct pc_report *r, __u32 src)
 		__u64 total = 0;
 
 		pc_batch_hist_name(src, ctx, name, sizeof(name));
+		pc_batch_hist_id(src, ctx, id, sizeof(id));
 		pc_session_hists(s, r, &t, 1);
 		for (int i = first; i < r->n_hists; i++)
 			total += pc_hist_report_total(&r->hists[i]);

@@ -212,17 +212,12 @@ static const char *young_why(const struct pc_session *s)
 }
 
 static const struct pc_trace_hist hists[] = {
-	{PC_HIST_CP_GATHER_READS, PC_HIST_LINLOG, "contpte_ptep_get: entries the gather loop reads",
-	 "entries", "derived from the block at entry (loop stops once young and dirty seen)",
-	 blocks_why},
-	{PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, "contpte_test_and_clear_young_ptes nr", "PTEs",
-	 "kprobe argument", young_why},
+	{PC_HIST_CP_GATHER_READS, PC_HIST_LINLOG, "contpte/gather-reads",
+	 "contpte_ptep_get: entries the gather loop reads", "entries",
+	 "derived from the block at entry (loop stops once young and dirty seen)", blocks_why},
+	{PC_HIST_CP_YOUNG_NR, PC_HIST_LINLOG, "contpte/clear-young",
+	 "contpte_test_and_clear_young_ptes nr", "PTEs", "kprobe argument", young_why},
 };
-
-static void contpte_hists(struct pc_session *s, struct pc_report *r)
-{
-	pc_session_hists(s, r, hists, sizeof(hists) / sizeof(hists[0]));
-}
 
 static const char *const tracepoints[] = {NULL};
 
@@ -258,7 +253,8 @@ const struct pc_trace_path pc_contpte_trace = {
 	.n_groups = sizeof(groups) / sizeof(groups[0]),
 	.configure = contpte_configure,
 	.results = contpte_results,
-	.hists = contpte_hists,
+	.hist_table = hists,
+	.n_hist_table = sizeof(hists) / sizeof(hists[0]),
 	.tracepoints = tracepoints,
 	.feature_hooks = feature_hooks,
 	.n_feature_hooks = sizeof(feature_hooks) / sizeof(feature_hooks[0]),

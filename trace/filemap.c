@@ -107,26 +107,25 @@ static const char *rmap_why(const struct pc_session *s)
 }
 
 static const struct pc_trace_hist hists[] = {
-	{PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG,
+	{PC_HIST_FAULTAROUND_PAGES, PC_HIST_LINLOG, "filemap/window",
 	 "fault-around window per filemap_map_pages call", "pages",
 	 "tracepoint filemap:mm_filemap_map_pages", window_why},
-	{PC_HIST_FM_SET_PTE_RANGE_NR, PC_HIST_LINLOG, "fault-around PTEs per set_pte_range", "PTEs",
-	 "set_pte_range nr", batches_why, "fault-around", "set_pte_range"},
-	{PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, "file rmap pages per folio_add_file_rmap_ptes",
-	 "pages", "folio_add_file_rmap_ptes nr", rmap_why},
-	{PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, "fault-around batches by folio order", "order",
+	{PC_HIST_FM_SET_PTE_RANGE_NR, PC_HIST_LINLOG, "filemap/batch",
+	 "fault-around PTEs per set_pte_range", "PTEs", "set_pte_range nr", batches_why,
+	 "fault-around", "set_pte_range"},
+	{PC_HIST_FM_RMAP_NR, PC_HIST_LINLOG, "filemap/rmap",
+	 "file rmap pages per folio_add_file_rmap_ptes", "pages", "folio_add_file_rmap_ptes nr",
+	 rmap_why},
+	{PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, "filemap/folio-order",
+	 "fault-around batches by folio order", "order",
 	 "set_pte_range folio (0: 4 KiB, 4: 64 KiB, 9: 2 MiB)", batches_why},
-	{PC_HIST_FM_LARGE_ORDER, PC_HIST_LINLOG, "fault-around large-folio batches, by order",
-	 "order", "set_pte_range, folios of 2+ pages, scenarios that keep file sizes", batches_why},
-	{PC_HIST_FM_FULL_ORDER, PC_HIST_LINLOG,
+	{PC_HIST_FM_LARGE_ORDER, PC_HIST_LINLOG, "filemap/large-order",
+	 "fault-around large-folio batches, by order", "order",
+	 "set_pte_range, folios of 2+ pages, scenarios that keep file sizes", batches_why},
+	{PC_HIST_FM_FULL_ORDER, PC_HIST_LINLOG, "filemap/full-order",
 	 "fault-around batches mapping all they could, by order", "order",
 	 "those that reached the folio, window, VMA, table or EOF end", batches_why},
 };
-
-static void filemap_hists(struct pc_session *s, struct pc_report *r)
-{
-	pc_session_hists(s, r, hists, sizeof(hists) / sizeof(hists[0]));
-}
 
 static const char *const tracepoints[] = {"filemap/mm_filemap_map_pages", NULL};
 
@@ -165,7 +164,8 @@ const struct pc_trace_path pc_filemap_trace = {
 	.n_groups = sizeof(groups) / sizeof(groups[0]),
 	.configure = filemap_configure,
 	.results = filemap_results,
-	.hists = filemap_hists,
+	.hist_table = hists,
+	.n_hist_table = sizeof(hists) / sizeof(hists[0]),
 	.tracepoints = tracepoints,
 	.feature_hooks = feature_hooks,
 	.n_feature_hooks = sizeof(feature_hooks) / sizeof(feature_hooks[0]),

@@ -252,23 +252,21 @@ static const char *batch_why(const struct pc_session *s)
 }
 
 static const struct pc_trace_hist hists[] = {
-	{PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap latency", "ns",
+	{PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, "mremap/latency", "mremap latency", "ns",
 	 "raw tracepoint raw_syscalls:sys_{enter,exit}, mremap", sys_why},
-	{PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, "mremap TLB flushes per call", "flushes",
-	 "tracepoint tlb:tlb_flush inside mremap", tlb_why},
-	{PC_HIST_MREMAP_PTES_MOVED, PC_HIST_LINLOG, "mremap present PTEs moved per call", "PTEs",
-	 "page-table walk at syscall entry/exit", walk_why},
-	{PC_HIST_MREMAP_PMDS_MOVED, PC_HIST_LINLOG, "mremap PMD-level moves per call", "PMDs",
-	 "page-table walk at syscall entry/exit", walk_why},
-	{PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, "mremap PTEs per batch", "PTEs",
+	{PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, "mremap/tlb-flushes",
+	 "mremap TLB flushes per call", "flushes", "tracepoint tlb:tlb_flush inside mremap",
+	 tlb_why},
+	{PC_HIST_MREMAP_PTES_MOVED, PC_HIST_LINLOG, "mremap/ptes-moved",
+	 "mremap present PTEs moved per call", "PTEs", "page-table walk at syscall entry/exit",
+	 walk_why},
+	{PC_HIST_MREMAP_PMDS_MOVED, PC_HIST_LINLOG, "mremap/pmds-moved",
+	 "mremap PMD-level moves per call", "PMDs", "page-table walk at syscall entry/exit",
+	 walk_why},
+	{PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, "mremap/batch", "mremap PTEs per batch", "PTEs",
 	 "contpte_set_ptes per batch of 2+; batches of 1 = PTEs moved minus those", batch_why,
 	 "mremap", "contpte_set_ptes"},
 };
-
-static void mremap_hists(struct pc_session *s, struct pc_report *r)
-{
-	pc_session_hists(s, r, hists, sizeof(hists) / sizeof(hists[0]));
-}
 
 static const char *const tracepoints[] = {
 	"raw_syscalls/sys_enter",
@@ -331,7 +329,8 @@ const struct pc_trace_path pc_mremap_trace = {
 	.configure = mremap_configure,
 	.ready = mremap_ready,
 	.results = mremap_results,
-	.hists = mremap_hists,
+	.hist_table = hists,
+	.n_hist_table = sizeof(hists) / sizeof(hists[0]),
 	.tracepoints = tracepoints,
 	.feature_hooks = feature_hooks,
 	.n_feature_hooks = sizeof(feature_hooks) / sizeof(feature_hooks[0]),

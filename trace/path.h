@@ -20,9 +20,11 @@ struct pc_report;
 
 /* A histogram of the path, and whether a session could fill it. */
 struct pc_trace_hist {
-	__u32 id;   /* enum pc_hist_id */
-	__u32 kind; /* enum pc_hist_kind */
-	const char *name, *unit, *source;
+	__u32 map_id; /* enum pc_hist_id: its slots in the kernel's maps */
+	__u32 kind;   /* enum pc_hist_kind */
+	/* id: what the gate and exporters key on ("mremap/latency", never
+	   renamed: report/hist_id.c); name: the title people read. */
+	const char *id, *name, *unit, *source;
 	/* Why the histogram cannot be filled here, NULL when it can (the
 	   member NULL: whenever the programs are loaded); `hist` says it. */
 	const char *(*why_not)(const struct pc_session *s);
@@ -65,7 +67,12 @@ struct pc_trace_path {
 	/* Adds the path's in-kernel results: pass, fail or skip with the
 	   reason, for every check and tier the path has. */
 	void (*results)(struct pc_session *s, struct pc_report *r);
-	/* Adds the histograms of the path this session could fill. */
+	/* The path's histograms: each id starts with the path's name (the
+	   unit test holds them to it); a session adds those it could fill. */
+	const struct pc_trace_hist *hist_table;
+	int n_hist_table;
+	/* Adds histograms made at run time (batch: one per context and
+	   source that batched), after hist_table's.  NULL: none. */
 	void (*hists)(struct pc_session *s, struct pc_report *r);
 	/* ptecheck features: the tracepoints ("category/event", NULL-
 	   terminated), the functions, and the path's lines under "Paths this

@@ -551,7 +551,7 @@ static void hist_sum(struct pc_session *s, __u32 id, struct pc_hist_report *out)
 static struct pc_hist_report *add_hist(struct pc_report *r, const struct pc_trace_hist *t)
 {
 	struct pc_hist_report *h =
-		pc_report_add_hist(r, t->name, t->unit, t->source, true, t->kind);
+		pc_report_add_hist(r, t->id, t->name, t->unit, t->source, true, t->kind);
 
 	if (h && t->batch_ctx && t->batch_src)
 		pc_report_hist_batch(h, t->batch_ctx, t->batch_src);
@@ -570,7 +570,7 @@ static void keyed_hists(struct pc_session *s, struct pc_report *r, const struct 
 	__u64 lost;
 
 	for (; !bpf_map_get_next_key(fd, prev, &key); prev = &key) {
-		if (key.hist != t->id || bpf_map_lookup_elem(fd, &key, &v))
+		if (key.hist != t->map_id || bpf_map_lookup_elem(fd, &key, &v))
 			continue;
 		out = add_hist(r, t);
 		if (!out)
@@ -580,7 +580,7 @@ static void keyed_hists(struct pc_session *s, struct pc_report *r, const struct 
 		memcpy(out->comm, by == PC_BY_PID ? v.comm : key.comm, sizeof(out->comm));
 		memcpy(out->slots, v.slots, sizeof(out->slots));
 	}
-	array_hist(s, t->id, &rest);
+	array_hist(s, t->map_id, &rest);
 	lost = pc_hist_report_total(&rest);
 	if (lost || r->n_hists == first) {
 		out = add_hist(r, t);
@@ -622,8 +622,8 @@ void pc_session_hists(struct pc_session *s, struct pc_report *r, const struct pc
 		out = add_hist(r, &h[i]);
 		if (!out)
 			continue;
-		array_hist(s, h[i].id, out);
-		hist_sum(s, h[i].id, out);
+		array_hist(s, h[i].map_id, out);
+		hist_sum(s, h[i].map_id, out);
 	}
 }
 

@@ -219,8 +219,8 @@ if wait_for_line "$tmp/err2" 'programs attached' 300; then
 	curl -sS -o "$tmp/m3" "$url"
 	n=$(sed -n 's/^ptecheck_mremap_latency_seconds_count \([0-9]*\)$/\1/p' "$tmp/m3")
 	check "a scrape 1.3 s after a workload (-i 15) sees its 40 mremap calls ($n)" "[[ '$n' == 40 ]]"
-	check "every other histogram hist shows is exported (mremap TLB flushes per call)" \
-		"grep -q '^ptecheck_distribution_count{name=\"mremap TLB flushes per call\",unit=\"flushes\"} 40$' $tmp/m3"
+	check "every other histogram hist shows is exported by id (mremap/tlb-flushes)" \
+		"grep -q '^ptecheck_distribution_count{id=\"mremap/tlb-flushes\",unit=\"flushes\"} 40$' $tmp/m3"
 	check "check_tier_info: a series per state, 1 for one of them" \
 		"[[ \$(grep -c '^ptecheck_check_tier_info{check=\"mremap/moved\",tier=\"kernel:syscall-walk\",state=' $tmp/m3) == 3 ]] && grep -q '^ptecheck_check_tier_info{check=\"mremap/moved\",tier=\"kernel:syscall-walk\",state=\"pass\"} 1$' $tmp/m3"
 	check "promtool accepts it" "promtool check metrics <$tmp/m3 >$tmp/lint3 2>&1"

@@ -18,7 +18,7 @@
 #       one candidate chart side by side; mremap latency is in "Latency
 #       histograms" only;
 #   (f) the batch histograms are grouped per path, one subheading each
-#       (the name before " PTEs per"): the arm64 boots' fork histograms,
+#       (the first part of their ids): the arm64 boots' fork histograms,
 #       two sources listed apart in the report, both under "fork";
 #   (e) each skipped check shows the report's reason in the checks table.
 # No guest boots: a few seconds.
@@ -170,9 +170,13 @@ js = r"""
   v.outside = [];
   document.querySelectorAll("section.batch").forEach(function (sec, i) {
     sec.querySelectorAll("div.path").forEach(function (d) {
-      var names = [];
-      d.querySelectorAll(".hist > h4").forEach(function (h) { names.push(h.textContent); });
-      v.paths.push({section: i, path: d.querySelector("h4.path").textContent, names: names});
+      var names = [], ids = [];
+      d.querySelectorAll(".hist > h4").forEach(function (h) {
+        names.push(h.textContent);
+        ids.push(h.parentNode.dataset.id);
+      });
+      v.paths.push({section: i, path: d.querySelector("h4.path").textContent, names: names,
+                    ids: ids});
     });
     sec.querySelectorAll(".hist").forEach(function (h) {
       if (!h.closest("div.path")) v.outside.push(h.querySelector("h4").textContent);
@@ -254,9 +258,9 @@ for p in v["paths"]:
     if (p["section"], p["path"]) in seen:
         print("path twice in one group:", p["path"])
     seen.add((p["section"], p["path"]))
-    for n in p["names"]:
-        if " PTEs per" in n and n.split(" PTEs per")[0] != p["path"]:
-            print(n, "under", p["path"])
+    for i in p["ids"]:
+        if i.split("/")[0] != p["path"]:
+            print(i, "under", p["path"])
 fork = [p["names"] for p in v["paths"] if p["path"] == "fork"]
 want = [h["name"] for h in reports[0]["histograms"]
         if h["name"].startswith("fork PTEs per") and h["total"] > 0]

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gate.h"
+#include "gate_input.h"
 #include "render.h"
 #include "report.h"
 #include "tap.h"
@@ -60,11 +61,44 @@ static inline void remove_result(struct pc_report *r, const char *check, const c
 	r->n_results--;
 }
 
+/* The id and batch labels the tracer gives a histogram of that title:
+   "<ctx> PTEs per batch (<src>)" and "<ctx> PTEs per large-folio run
+   (derived)" are batch histograms, the others ids of schema 7's titles. */
+static inline void fixture_id(struct pc_hist_report *h, char *id, size_t len)
+{
+	const char *b = strstr(h->name, " PTEs per batch ("), *d;
+
+	d = strstr(h->name, " PTEs per large-folio run (derived)");
+	if (b && h->name[strlen(h->name) - 1] == ')') {
+		snprintf(h->batch_ctx, sizeof(h->batch_ctx), "%.*s", (int)(b - h->name), h->name);
+		b += strlen(" PTEs per batch (");
+		snprintf(h->batch_src, sizeof(h->batch_src), "%.*s", (int)strlen(b) - 1, b);
+	} else if (d) {
+		snprintf(h->batch_ctx, sizeof(h->batch_ctx), "%.*s", (int)(d - h->name), h->name);
+		snprintf(h->batch_src, sizeof(h->batch_src), "derived");
+	}
+	pc_gate_legacy_hist_id(id, len, h);
+}
+
+/* A histogram of that title (its id and labels as the tracer gives them). */
+static inline struct pc_hist_report *add_titled(struct pc_report *r, const char *name,
+						const char *unit, __u32 kind)
+{
+	struct pc_hist_report t = {0}, *h;
+	char id[PC_HIST_ID_MAX];
+
+	snprintf(t.name, sizeof(t.name), "%s", name);
+	fixture_id(&t, id, sizeof(id));
+	h = pc_report_add_hist(r, id, name, unit, "kernel: contpte_set_ptes", true, kind);
+	if (h && *t.batch_ctx)
+		pc_report_hist_batch(h, t.batch_ctx, t.batch_src);
+	return h;
+}
+
 /* A linlog histogram; vals[i] batches of size i (i <= 16). */
 static inline void add_batch_hist(struct pc_report *r, const char *name, const __u64 *vals, int n)
 {
-	struct pc_hist_report *h = pc_report_add_hist(r, name, "PTEs", "kernel: contpte_set_ptes",
-						      true, PC_HIST_LINLOG);
+	struct pc_hist_report *h = add_titled(r, name, "PTEs", PC_HIST_LINLOG);
 	int i;
 
 	for (i = 0; i < n && i < PC_HIST_SLOTS; i++)
@@ -74,7 +108,7 @@ static inline void add_batch_hist(struct pc_report *r, const char *name, const _
 /* A log2 latency histogram with all n samples in slot k. */
 static inline void add_latency(struct pc_report *r, int k, __u64 n)
 {
-	struct pc_hist_report *h = pc_report_add_hist(r, "mremap latency", "ns",
+	struct pc_hist_report *h = pc_report_add_hist(r, "mremap/latency", "mremap latency", "ns",
 						      "tracepoint syscalls", true, PC_HIST_LOG2);
 
 	h->slots[k] = n;

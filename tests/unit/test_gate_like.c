@@ -10,7 +10,8 @@
  */
 #include "gate_fixture.h"
 
-#define HIST "fork PTEs per batch (folio_pte_batch)"
+#define HIST	"fork PTEs per batch (folio_pte_batch)"
+#define HIST_ID "fork/batch/folio_pte_batch"
 
 /* A scenario: its name, whether it judged, and its batches: n of size k. */
 struct scen {
@@ -27,8 +28,8 @@ static struct pc_report *run_of(const struct scen *sc, int n, bool with_scens)
 {
 	struct pc_report *r = mk("x86_64", "fork", 1);
 	struct pc_result *res = pc_report_add_result(r, "fork/cow", "oracle:cow", false);
-	struct pc_hist_report *h = pc_report_add_hist(r, HIST, "PTEs", "kernel: folio_pte_batch",
-						      true, PC_HIST_LINLOG);
+	struct pc_hist_report *h = pc_report_add_hist(
+		r, HIST_ID, HIST, "PTEs", "kernel: folio_pte_batch", true, PC_HIST_LINLOG);
 
 	pc_report_hist_batch(h, "fork", "folio_pte_batch");
 	for (int i = 0; i < n; i++) {
@@ -183,8 +184,8 @@ static void test_parse(void)
 	static const struct {
 		const char *from, *to, *want;
 	} edits[] = {
-		{"\"name\": \"" HIST "\",\n          \"kind\"",
-		 "\"name\": \"nope\",\n          \"kind\"", "is none of the report's histograms"},
+		{"\"id\": \"" HIST_ID "\",\n          \"kind\"",
+		 "\"id\": \"nope\",\n          \"kind\"", "is none of the report's histograms"},
 		{"\"kind\": \"linlog\",\n          \"buckets\"",
 		 "\"kind\": \"log2\",\n          \"buckets\"", "\"log2\", but the histogram"},
 		{"[\n              16,", "[\n              33,",
@@ -196,7 +197,7 @@ static void test_parse(void)
 
 	TAP_CHECK(js && !pc_gate_report_parse(js, strlen(js), false, &out, err, sizeof(err)) &&
 			  out->n_scens == 1 && out->scens[0].judged &&
-			  pc_scenario_hist(&out->scens[0], HIST)->slots[16] == 100,
+			  pc_scenario_hist(&out->scens[0], HIST_ID)->slots[16] == 100,
 		  "scenario histograms read back whole");
 	if (out)
 		pc_report_free(out);

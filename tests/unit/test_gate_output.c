@@ -109,14 +109,16 @@ static void test_outputs(void)
 			      "<td class=\"skip\">skip<div class=\"why\">no fexit here</div></td>"),
 		  "html: a skip with its reason");
 	batch = s ? strstr(s, "<section class=\"hists batch\">") : NULL;
-	TAP_CHECK(batch && strstr(batch, "<h4>" BATCH_NAME "</h4>") &&
+	TAP_CHECK(batch &&
+			  strstr(batch, "<h4>" BATCH_NAME
+					"</h4><p><code class=\"id\">mremap/batch</code>") &&
 			  strstr(batch, "<div class=\"chart baseline\">") &&
 			  strstr(batch, "<div class=\"chart candidate\">") &&
 			  strstr(batch, "<section class=\"hists latency\">") >
 				  strstr(batch, "<div class=\"chart candidate\">"),
 		  "html: the batch histogram in the batch section, both sides");
 	latency = batch ? strstr(batch, "<section class=\"hists latency\">") : NULL;
-	TAP_CHECK(latency && strstr(latency, "<h4>mremap latency</h4>") &&
+	TAP_CHECK(latency && strstr(latency, "<div class=\"hist\" data-id=\"mremap/latency\">") &&
 			  strstr(batch, "<h4>mremap latency</h4>") > latency,
 		  "html: the latency histogram in its own section only");
 	free(s);
@@ -176,10 +178,11 @@ static void test_paths(void)
 	s = render_gate(g.res, PC_GATE_FMT_HTML);
 	fork = s ? strstr(s, "<h4 class=\"path\">fork</h4>") : NULL;
 	munmap = s ? strstr(s, "<h4 class=\"path\">munmap</h4>") : NULL;
-	derived = s ? strstr(s, "<h4>" FORK_D "</h4>") : NULL;
+	derived = s ? strstr(s, "data-id=\"fork/batch/derived\"><h4>" FORK_D "</h4>") : NULL;
 	TAP_CHECK(fork && munmap && derived && fork < derived && derived < munmap &&
 			  !strstr(fork + 1, "<h4 class=\"path\">fork</h4>") &&
-			  strstr(munmap, "<h4>" MUNMAP "</h4>"),
+			  strstr(munmap,
+				 "data-id=\"munmap/batch/folio_pte_batch\"><h4>" MUNMAP "</h4>"),
 		  "html: one subheading per path, fork's histograms together under it");
 	free(s);
 	gate_free(&g);

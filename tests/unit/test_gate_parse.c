@@ -105,6 +105,7 @@ static void bad_bucket(json_t *r)
 {
 	json_t *h = json_object(), *bs = json_array(), *b = json_object();
 
+	json_object_set_new(h, "id", json_string("x/batch"));
 	json_object_set_new(h, "name", json_string("x per batch"));
 	json_object_set_new(h, "unit", json_string("PTEs"));
 	json_object_set_new(h, "source", json_string("s"));
@@ -155,6 +156,7 @@ static void batch_hist(json_t *r, const char *ctx, const char *src)
 {
 	json_t *h = json_object(), *bt = json_object();
 
+	json_object_set_new(h, "id", json_string("fork/batch/folio_pte_batch"));
 	json_object_set_new(h, "name", json_string("fork PTEs per batch (folio_pte_batch)"));
 	json_object_set_new(h, "unit", json_string("PTEs"));
 	json_object_set_new(h, "source", json_string("s"));
@@ -171,6 +173,30 @@ static void batch_labels(json_t *r)
 {
 	batch_hist(r, "fork", "folio_pte_batch");
 }
+/* A title where the id goes: what a hand-edited report might carry. */
+static void title_as_id(json_t *r)
+{
+	batch_hist(r, "fork", "folio_pte_batch");
+	json_object_set_new(json_array_get(json_object_get(r, "histograms"), 0), "id",
+			    json_string("fork PTEs per batch"));
+}
+/* A report of schema 7: no ids, which the loader derives from the titles. */
+static void schema7_hists(json_t *r)
+{
+	json_t *hs;
+
+	batch_hist(r, "madvise DONTNEED", "contpte_*clear_full_ptes");
+	batch_hist(r, "x", "y");
+	hs = json_object_get(r, "histograms");
+	json_object_set_new(json_array_get(hs, 1), "name", json_string("mremap latency"));
+	json_object_del(json_array_get(hs, 1), "batch");
+	batch_hist(r, "x", "y");
+	json_object_set_new(json_array_get(hs, 2), "name", json_string("Something, new"));
+	json_object_del(json_array_get(hs, 2), "batch");
+	for (size_t i = 0; i < json_array_size(hs); i++)
+		json_object_del(json_array_get(hs, i), "id");
+	json_object_set_new(r, "schema_version", json_integer(7));
+}
 static void batch_empty_context(json_t *r)
 {
 	batch_hist(r, "", "folio_pte_batch");
@@ -182,7 +208,7 @@ static const struct {
 	const char *want, *what;
 } edits[] = {
 	{set_schema_version,
-	 "schema_version 8 is not supported (this ptecheck reads schema_version 1 to 7)",
+	 "schema_version 9 is not supported (this ptecheck reads schema_version 1 to 8)",
 	 "other schema version"},
 	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
 	{set_command, "a report of `ptecheck watch`", "command watch"},
@@ -200,6 +226,8 @@ static const struct {
 	{stack_errno_zero, "results[0].evidence[0].kernel_stack_errno: expected an errno",
 	 "a stack errno of 0"},
 	{batch_empty_context, "histograms[0].batch.context: empty", "a batch label empty"},
+	{title_as_id, "histograms[0].id: \"fork PTEs per batch\" is no histogram id",
+	 "a title where the id goes"},
 };
 
 static void test_bad_reports(void)
@@ -252,6 +280,19 @@ static void test_bad_reports(void)
 	pc_report_free(r);
 	r = NULL;
 	free(js);
+	js = edited(schema7_hists);
+	r = NULL;
+	err[0] = '\0';
+	TAP_CHECK(
+		!pc_gate_report_parse(js, strlen(js), false, &r, err, sizeof(err)) &&
+			r->n_hists == 3 &&
+			!strcmp(r->hists[0].id, "madvise-dontneed/batch/contpte_clear_full_ptes") &&
+			!strcmp(r->hists[1].id, "mremap/latency") &&
+			!strcmp(r->hists[2].id, "legacy/something-new"),
+		"schema 7: ids from the batch labels, the titles of then, else legacy/%s", err);
+	pc_report_free(r);
+	r = NULL;
+	free(js);
 	/* Every version the gate ever read is still read; 3 added scenarios. */
 	for (version_to_set = 1; version_to_set <= 3; version_to_set++) {
 		js = edited(set_schema_version);
@@ -279,13 +320,13 @@ static void test_policy(void)
 			   " \"performance_regression\": \"report\", "
 			   "\"batching_tolerance_pct\": 5, \"perf_threshold_pct\": 50.5, "
 			   "\"perf_min_runs\": 5, \"allow_partial\": true, "
-			   "\"allow_no_baseline\": true, \"batch_histograms\": [\"per batch\"], "
-			   "\"batch_noise_pct\": {\"per batch\": 3.5}, \"noise_default_pct\": 7, "
-			   "\"order_histograms\": [\"all\", \"full\"], \"order_noise_pp\": 4, "
+			   "\"allow_no_baseline\": true, \"batch_histograms\": [\"*/batch/*\"], "
+			   "\"batch_noise_pct\": {\"*/batch/*\": 3.5}, \"noise_default_pct\": 7, "
+			   "\"order_histograms\": [\"f/all\", \"f/full\"], \"order_noise_pp\": 4, "
 			   "\"order_min_batches\": 50, \"batch_min_batches\": 20, "
-			   "\"batch_share_noise_pp\": {\"fork\": 4.5}, "
+			   "\"batch_share_noise_pp\": {\"fork/*/*\": 4.5}, "
 			   "\"share_noise_default_pp\": 6, "
-			   "\"latency_histogram\": \"mremap latency\"}";
+			   "\"latency_histogram\": \"mremap/latency\"}";
 	int ret;
 
 	pc_gate_policy_default(&p);
@@ -296,62 +337,70 @@ static void test_policy(void)
 			  p.perf_min_runs == 3 && !p.allow_partial && !p.allow_no_baseline &&
 			  p.n_batch_names == 2 && p.order_min_batches == 5 &&
 			  p.batch_min_batches == 10 && p.n_share_noise == 1 &&
-			  pc_gate_share_noise_floor(&p, "madvise DONTNEED PTEs per batch (x)") ==
-				  50 &&
-			  p.share_noise_default_pp == 10,
+			  pc_gate_share_noise_floor(&p, "madvise-dontneed/batch/x") == 50 &&
+			  p.share_noise_default_pp == 10 &&
+			  !strcmp(p.latency_histogram, "mremap/latency"),
 		  "default policy as documented");
-	TAP_CHECK(
-		pc_gate_is_mean_hist(&p, "fork PTEs per batch (contpte_set_ptes)") &&
-			pc_gate_is_mean_hist(&p, "madvise FREE PTEs per batch (folio_pte_batch)") &&
-			pc_gate_is_mean_hist(&p, "munmap PTEs per large-folio run (derived)") &&
-			pc_gate_is_batch_hist(&p, "khugepaged PTEs per batch (folio_pte_batch)"),
-		"default judged histograms: every per-path batch histogram, kernel and derived");
-	TAP_CHECK(!pc_gate_is_mean_hist(&p, "madvise DONTNEED PTEs per batch (folio_pte_batch)") &&
-			  !pc_gate_is_mean_hist(
-				  &p, "madvise DONTNEED PTEs per large-folio run (derived)") &&
-			  !pc_gate_is_mean_hist(&p, "exit PTEs per batch (folio_pte_batch)") &&
-			  !pc_gate_is_mean_hist(&p, "exit PTEs per large-folio run (derived)"),
+	TAP_CHECK(pc_gate_is_mean_hist(&p, "fork/batch/contpte_set_ptes") &&
+			  pc_gate_is_mean_hist(&p, "madvise-free/batch/folio_pte_batch") &&
+			  pc_gate_is_mean_hist(&p, "munmap/batch/derived") &&
+			  pc_gate_is_batch_hist(&p, "khugepaged/batch/folio_pte_batch"),
+		  "default judged histograms: every per-path batch histogram, kernel and derived");
+	TAP_CHECK(!pc_gate_is_mean_hist(&p, "madvise-dontneed/batch/folio_pte_batch") &&
+			  !pc_gate_is_mean_hist(&p, "madvise-dontneed/batch/derived") &&
+			  !pc_gate_is_mean_hist(&p, "exit/batch/folio_pte_batch") &&
+			  !pc_gate_is_mean_hist(&p, "exit/batch/derived"),
 		  "but for madvise DONTNEED's and exit's, whose shape differs between boots of "
 		  "one kernel");
-	TAP_CHECK(pc_gate_is_mean_hist(&p, "mremap PTEs per batch") &&
-			  !pc_gate_is_mean_hist(&p, "fault-around PTEs per set_pte_range") &&
-			  !pc_gate_is_batch_hist(&p, "folio_pte_batch() nr outside mremap") &&
-			  !pc_gate_is_batch_hist(&p, "mremap latency"),
+	TAP_CHECK(pc_gate_is_mean_hist(&p, "mremap/batch") &&
+			  !pc_gate_is_mean_hist(&p, "filemap/batch") &&
+			  !pc_gate_is_batch_hist(&p, "legacy/folio_pte_batch-nr-outside-mremap") &&
+			  !pc_gate_is_batch_hist(&p, "mremap/latency"),
 		  "default mean-judged histograms: mremap's, not fault-around's raw mean nor "
 		  "folio_pte_batch()");
-	TAP_CHECK(pc_gate_is_batch_hist(&p, "fault-around large-folio batches, by order") &&
-			  pc_gate_is_batch_hist(
-				  &p, "fault-around batches mapping all they could, by order") &&
-			  !pc_gate_is_mean_hist(&p, "fault-around large-folio batches, by order"),
+	TAP_CHECK(pc_gate_is_batch_hist(&p, "filemap/large-order") &&
+			  pc_gate_is_batch_hist(&p, "filemap/full-order") &&
+			  !pc_gate_is_mean_hist(&p, "filemap/large-order"),
 		  "fault-around batches are judged per folio order, not by their mean");
-	TAP_CHECK(pc_gate_noise_floor(&p, "mremap PTEs per batch") > 0 &&
-			  pc_gate_noise_floor(&p, "mremap PTEs per batch") <
-				  p.batching_tolerance_pct &&
-			  pc_gate_noise_floor(&p, "something new") == p.noise_default_pct,
+	TAP_CHECK(pc_gate_noise_floor(&p, "mremap/batch") > 0 &&
+			  pc_gate_noise_floor(&p, "mremap/batch") < p.batching_tolerance_pct &&
+			  pc_gate_noise_floor(&p, "mremap/batch/contpte_set_ptes") ==
+				  pc_gate_noise_floor(&p, "mremap/batch") &&
+			  pc_gate_noise_floor(&p, "mremap/batch/folio_pte_batch") ==
+				  p.noise_default_pct &&
+			  pc_gate_noise_floor(&p, "something/new") == p.noise_default_pct,
 		  "noise floors: measured for mremap's batches, the default for others");
 	ret = pc_gate_policy_parse(&p, full, strlen(full), err, sizeof(err));
 	TAP_CHECK(ret == 0 && p.coverage_loss == PC_GATE_ACTION_FAIL && p.perf_min_runs == 5 &&
 			  p.perf_threshold_pct == 50.5 && p.n_batch_names == 1 && p.allow_partial &&
 			  p.n_noise == 1 && p.noise[0].pct == 3.5 && p.noise_default_pct == 7 &&
-			  !strcmp(p.order_all, "all") && !strcmp(p.order_full, "full") &&
+			  !strcmp(p.order_all, "f/all") && !strcmp(p.order_full, "f/full") &&
 			  p.order_noise_pp == 4 && p.order_min_batches == 50 &&
 			  p.batch_min_batches == 20 && p.n_share_noise == 1 &&
-			  pc_gate_share_noise_floor(&p, "fork PTEs per batch (x)") == 4.5 &&
-			  pc_gate_share_noise_floor(&p, "munmap PTEs per batch (x)") == 6 &&
-			  pc_gate_is_mean_hist(&p, "madvise DONTNEED PTEs per batch (x)") &&
-			  pc_gate_is_mean_hist(&p, "exit PTEs per batch (x)"),
+			  pc_gate_share_noise_floor(&p, "fork/batch/x") == 4.5 &&
+			  pc_gate_share_noise_floor(&p, "munmap/batch/x") == 6 &&
+			  pc_gate_is_mean_hist(&p, "madvise-dontneed/batch/x") &&
+			  pc_gate_is_mean_hist(&p, "exit/batch/x") &&
+			  !pc_gate_is_mean_hist(&p, "mremap/batch"),
 		  "every policy key parses (batch_histograms judges what it names)");
+	ret = pol_parse(&p, "{\"batch_histograms\": [\"PTEs per batch\"]}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "\"PTEs per batch\" is no histogram id") &&
+			  strstr(err, "batch_histograms"),
+		  "a title where an id goes (a policy of before schema 8) is refused, naming the "
+		  "key");
+	ret = pol_parse(&p, "{\"latency_histogram\": \"mremap latency\"}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "latency_histogram"),
+		  "latency_histogram names an id too");
 	ret = pol_parse(&p, "{\"order_histograms\": []}", err, sizeof(err));
-	TAP_CHECK(ret == 0 && !p.order_all[0] &&
-			  !pc_gate_is_batch_hist(&p, "fault-around large-folio batches, by order"),
+	TAP_CHECK(ret == 0 && !p.order_all[0] && !pc_gate_is_batch_hist(&p, "filemap/large-order"),
 		  "order_histograms [] turns the per-order judgement off");
-	ret = pol_parse(&p, "{\"order_histograms\": [\"all\"]}", err, sizeof(err));
+	ret = pol_parse(&p, "{\"order_histograms\": [\"f/all\"]}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "order_histograms"),
 		  "order_histograms with one name is refused, naming the key");
-	ret = pol_parse(&p, "{\"batch_noise_pct\": {\"x\": -1}}", err, sizeof(err));
+	ret = pol_parse(&p, "{\"batch_noise_pct\": {\"x/y\": -1}}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "batch_noise_pct"),
 		  "a negative noise floor is refused, naming the key");
-	ret = pol_parse(&p, "{\"batch_share_noise_pp\": {\"x\": 101}}", err, sizeof(err));
+	ret = pol_parse(&p, "{\"batch_share_noise_pp\": {\"x/y\": 101}}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "\"batch_share_noise_pp\": 101 out of range [0, 100]"),
 		  "a share floor over 100 points is refused, naming the key");
 	ret = pol_parse(&p, "{\"batch_min_batches\": 0}", err, sizeof(err));

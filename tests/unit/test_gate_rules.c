@@ -311,6 +311,8 @@ static void test_batching(void)
 #define MLOCK	"mlock PTEs per batch (folio_pte_batch)"
 #define MPROT	"mprotect PTEs per batch (modify_prot_start_ptes)"
 #define DERIVED "munmap PTEs per large-folio run (derived)"
+/* FORK's id: what --noise prints and a policy's floors name. */
+#define FORK_ID "fork/batch/contpte_set_ptes"
 
 /* A gate of one histogram name, baseline bv, candidate cv, one run each:
    its batching-regression result. */
@@ -442,7 +444,8 @@ static void test_paths(void)
 
 	/* Noise: the same fork drop within a share floor of 40 points. */
 	gate_init(&g);
-	snprintf(g.in.policy.share_noise[0].name, sizeof(g.in.policy.share_noise[0].name), "fork");
+	snprintf(g.in.policy.share_noise[0].name, sizeof(g.in.policy.share_noise[0].name),
+		 "fork/*");
 	g.in.policy.share_noise[0].pct = 40;
 	g.in.policy.n_share_noise = 1;
 	add_run(&g, true, "x86_64", FORK, fb);
@@ -489,7 +492,7 @@ static void test_noise_shares(void)
 	add_run(&g, false, "x86_64", FORK, r2);
 	ret = noise_of(&g, &buf);
 	TAP_CHECK(ret == 1 && buf &&
-			  strstr(buf, FORK " share of batches of 16 PTEs or more (the mode)") &&
+			  strstr(buf, FORK_ID " share of batches of 16 PTEs or more (the mode)") &&
 			  strstr(buf, "80.00 .. 95.00") &&
 			  strstr(buf, "15.00 pp (floor 10 pp)  EXCEEDS THE FLOOR"),
 		  "noise: a fork mode share 80..95%% over two runs exceeds its 10 pp floor");
@@ -512,7 +515,7 @@ static void test_noise_min_batches(void)
 	add_run(&g, false, "x86_64", FORK, full);
 	add_run(&g, false, "x86_64", FORK, few);
 	ret = noise_of(&g, &buf);
-	TAP_CHECK(ret == 0 && buf && strstr(buf, FORK " mean (2 of 3 runs)") &&
+	TAP_CHECK(ret == 0 && buf && strstr(buf, FORK_ID " mean (2 of 3 runs)") &&
 			  strstr(buf, "16.00 .. 16.00") && !strstr(buf, "EXCEEDS"),
 		  "noise: a run below batch_min_batches is left out, and the runs used said");
 	free(buf);
@@ -523,7 +526,7 @@ static void test_noise_min_batches(void)
 	add_run(&g, false, "x86_64", FORK, few);
 	add_run(&g, false, "x86_64", FORK, few);
 	ret = noise_of(&g, &buf);
-	TAP_CHECK(ret == 0 && buf && strstr(buf, FORK) &&
+	TAP_CHECK(ret == 0 && buf && strstr(buf, FORK_ID) &&
 			  strstr(buf, "not judged: 1 of 3 runs have 10 batches or "
 				      "more (batch_min_batches)"),
 		  "noise: a histogram one run has enough batches of is not judged, and said");

@@ -20,8 +20,8 @@
 static void add(struct pc_report *r, __u32 by, __u32 pid, const char *comm, bool unattributed,
 		__u64 n)
 {
-	struct pc_hist_report *h =
-		pc_report_add_hist(r, "mremap latency", "ns", "tracepoint", true, PC_HIST_LOG2);
+	struct pc_hist_report *h = pc_report_add_hist(r, "mremap/latency", "mremap latency", "ns",
+						      "tracepoint", true, PC_HIST_LOG2);
 
 	h->by = by;
 	h->pid = pid;
@@ -35,7 +35,9 @@ static struct pc_report *by_comm(void)
 {
 	struct pc_report *r = pc_report_new("hist", "live");
 
-	pc_report_add_hist(r, "TLB flushes", "flushes", "tp", true, PC_HIST_LINLOG)->slots[1] = 9;
+	pc_report_add_hist(r, "mremap/tlb-flushes", "TLB flushes", "flushes", "tp", true,
+			   PC_HIST_LINLOG)
+		->slots[1] = 9;
 	add(r, PC_BY_COMM, 0, "", true, 100);
 	add(r, PC_BY_COMM, 0, "a", false, 5);
 	add(r, PC_BY_COMM, 0, "c", false, 20);
@@ -201,9 +203,44 @@ static void test_interval(void)
 	pc_report_free(now);
 }
 
+/* Ids: what may be one, labels made parts, and the policy's patterns. */
+static void test_ids(void)
+{
+	static const char *const good[] = {"mremap/latency", "fork/batch/folio_pte_batch", "a",
+					   "x.y-z_0/1"};
+	static const char *const bad[] = {
+		"", "/a", "a/", "a//b", "mremap latency", "Mremap/latency", "a/b*", NULL};
+	char buf[PC_HIST_ID_MAX], longid[PC_HIST_ID_MAX + 1];
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ok = ok && pc_hist_id_valid(good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ok = ok && !pc_hist_id_valid(bad[i]);
+	memset(longid, 'a', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = 0;
+	TAP_CHECK(ok && !pc_hist_id_valid(longid), "ids: parts of [a-z0-9_.-] joined by '/'");
+	pc_hist_batch_id(buf, sizeof(buf), "madvise DONTNEED", "contpte_*clear_full_ptes");
+	TAP_CHECK(!strcmp(buf, "madvise-dontneed/batch/contpte_clear_full_ptes"),
+		  "a batch id from its labels: %s", buf);
+	pc_hist_batch_id(buf, sizeof(buf), "mmap/brk", " page  fault ");
+	TAP_CHECK(!strcmp(buf, "mmap-brk/batch/page-fault") && pc_hist_id_valid(buf),
+		  "a '/' in a label does not make a part: %s", buf);
+	pc_hist_batch_id(buf, sizeof(buf), "", "**");
+	TAP_CHECK(!strcmp(buf, "unknown/batch/unknown"), "an empty label is named: %s", buf);
+	TAP_CHECK(pc_hist_id_match("*/batch/*", "fork/batch/derived") &&
+			  !pc_hist_id_match("*/batch/*", "mremap/batch") &&
+			  !pc_hist_id_match("*/batch/*", "filemap/batch") &&
+			  pc_hist_id_match("exit/*", "exit/batch/folio_pte_batch") &&
+			  pc_hist_id_match("mremap/latency", "mremap/latency") &&
+			  !pc_hist_id_match("mremap/latency", "mremap/latency2"),
+		  "patterns: fnmatch globs over the whole id");
+}
+
 int main(void)
 {
 	tap_plan(0);
+	test_ids();
 	test_parse();
 	test_order();
 	test_text();

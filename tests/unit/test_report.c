@@ -43,17 +43,18 @@ static struct pc_report *sample_report(void)
 	res = pc_report_add_result(r, "mremap/pmd-move", "kernel:fexit", true);
 	pc_result_set(res, PC_STATUS_SKIP, "fexit on move_pgt_entry unavailable");
 
-	h = pc_report_add_hist(r, "mremap latency", "ns",
+	h = pc_report_add_hist(r, "mremap/latency", "mremap latency", "ns",
 			       "tracepoint syscalls:sys_{enter,exit}_mremap", true, PC_HIST_LOG2);
 	h->slots[pc_hist_slot(PC_HIST_LOG2, 300)] = 3;
 	h->slots[pc_hist_slot(PC_HIST_LOG2, 700)] = 52;
 
-	h = pc_report_add_hist(r, "PTEs moved", "PTEs", "page walk", false, PC_HIST_LINLOG);
+	h = pc_report_add_hist(r, "mremap/ptes-moved", "PTEs moved", "PTEs", "page walk", false,
+			       PC_HIST_LINLOG);
 	h->slots[pc_hist_slot(PC_HIST_LINLOG, 16)] = 40;
 	h->slots[pc_hist_slot(PC_HIST_LINLOG, 40)] = 5;
 
-	pc_report_add_hist(r, "TLB flushes", "flushes", "tracepoint tlb:tlb_flush", true,
-			   PC_HIST_LINLOG);
+	pc_report_add_hist(r, "mremap/tlb-flushes", "TLB flushes", "flushes",
+			   "tracepoint tlb:tlb_flush", true, PC_HIST_LINLOG);
 
 	pc_report_note(r, "transparent hugepages: %s", "madvise");
 	r->n_stats = PC_STAT__COUNT;
@@ -158,8 +159,12 @@ static void test_model(void)
 		  "first items kept");
 	TAP_CHECK(res->violations == 0, "add_evidence leaves counts to the caller");
 
-	TAP_CHECK(pc_report_add_hist(r, "h", "u", "s", false, 7) == NULL && errno == EINVAL,
+	TAP_CHECK(pc_report_add_hist(r, "x/h", "h", "u", "s", false, 7) == NULL && errno == EINVAL,
 		  "unknown histogram kind refused");
+	TAP_CHECK(pc_report_add_hist(r, "Mremap latency", "h", "u", "s", false, PC_HIST_LOG2) ==
+				  NULL &&
+			  errno == EINVAL,
+		  "an id that is a title refused");
 	for (i = 0; i < 40; i++)
 		pc_report_note(r, "note %d", i);
 	TAP_CHECK(r->n_notes == 40 && !strcmp(r->notes[39], "note 39"), "notes grow");
@@ -309,9 +314,13 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 7,
-		  "schema_version 7 (results carry variants and scenarios; sample_every; "
-		  "histograms' batch labels; bpf; scenario_histograms)");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 8,
+		  "schema_version 8 (results carry variants and scenarios; sample_every; "
+		  "histograms' batch labels; bpf; scenario_histograms; histogram ids)");
+	TAP_CHECK(!strcmp(json_string_value(json_object_get(
+				  json_array_get(json_object_get(root, "histograms"), 0), "id")),
+			  "mremap/latency"),
+		  "a histogram carries its id");
 	TAP_CHECK(!json_object_get(root, "scenario_histograms"),
 		  "no scenario ran: no scenario_histograms");
 	TAP_CHECK(!json_object_get(root, "sample_every"), "every window judged: no sample_every");
@@ -377,7 +386,8 @@ static void test_json(void)
 	free(s);
 
 	/* A batch histogram carries its labels; the others carry none. */
-	hb = pc_report_add_hist(r, "fork PTEs per batch (folio_pte_batch)", "PTEs", "fpb", true,
+	hb = pc_report_add_hist(r, "fork/batch/folio_pte_batch",
+				"fork PTEs per batch (folio_pte_batch)", "PTEs", "fpb", true,
 				PC_HIST_LINLOG);
 	pc_report_hist_batch(hb, "fork", "folio_pte_batch");
 	hb->slots[16] = 2;
@@ -657,18 +667,22 @@ static void test_scenario_hists(void)
 	const struct pc_hist_report *h;
 	char *js;
 
-	b = pc_report_add_hist(before, "fork PTEs per batch", "PTEs", "k", true, PC_HIST_LINLOG);
+	b = pc_report_add_hist(before, "fork/batch", "fork PTEs per batch", "PTEs", "k", true,
+			       PC_HIST_LINLOG);
 	b->slots[16] = 10;
-	pc_report_add_hist(before, "idle", "PTEs", "k", true, PC_HIST_LINLOG)->slots[1] = 5;
-	a = pc_report_add_hist(after, "fork PTEs per batch", "PTEs", "k", true, PC_HIST_LINLOG);
+	pc_report_add_hist(before, "x/idle", "idle", "PTEs", "k", true, PC_HIST_LINLOG)->slots[1] =
+		5;
+	a = pc_report_add_hist(after, "fork/batch", "fork PTEs per batch", "PTEs", "k", true,
+			       PC_HIST_LINLOG);
 	a->slots[16] = 30;
 	a->slots[8] = 4;
-	pc_report_add_hist(after, "idle", "PTEs", "k", true, PC_HIST_LINLOG)->slots[1] = 5;
+	pc_report_add_hist(after, "x/idle", "idle", "PTEs", "k", true, PC_HIST_LINLOG)->slots[1] =
+		5;
 	sc = pc_report_scenario(r, "fork", "anon-64k", true);
 	TAP_CHECK(sc && !pc_scenario_hists_add_delta(sc, before, after) && sc->n_hists == 1,
 		  "a scenario keeps the histograms that grew while it ran, only those");
 	TAP_CHECK(!pc_scenario_hists_add_delta(sc, before, after), "a second round");
-	h = pc_scenario_hist(sc, "fork PTEs per batch");
+	h = pc_scenario_hist(sc, "fork/batch");
 	TAP_CHECK(h && h->slots[16] == 40 && h->slots[8] == 8 && !h->slots[1],
 		  "its counts: after less before, rounds added (16: %llu, 8: %llu)",
 		  h ? (unsigned long long)h->slots[16] : 0,

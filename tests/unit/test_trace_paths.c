@@ -9,7 +9,10 @@
  */
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "batch.h"
+#include "path.h"
 #include "ptecheck.skel.h"
+#include "report.h"
 #include "session.h"
 #include "tap.h"
 
@@ -30,6 +33,14 @@ static int groups_naming(const struct ptecheck_bpf *skel, const struct bpf_progr
 		}
 	}
 	return n;
+}
+
+/* id starts with the path's name and '/'. */
+static bool named_for_path(const char *id, const char *path)
+{
+	size_t n = strlen(path);
+
+	return strncmp(id, path, n) == 0 && id[n] == '/';
 }
 
 /* name starts with prefix and '_'. */
@@ -87,6 +98,43 @@ static void check_group(const struct ptecheck_bpf *skel, const struct pc_trace_p
 		  grp->name);
 }
 
+/* Every histogram id a session can report: valid, each path's under its
+   name, the batch path's "<context>/batch/<source>", none twice (the gate
+   and the exporter key on them). */
+static void check_hist_ids(void)
+{
+	static char ids[PC_BCTX__COUNT * PC_BSRC__COUNT + 64][PC_HIST_ID_MAX];
+	int n = 0, bad = 0, dup = 0;
+
+	for (int p = 0; p < PC_N_TRACE_PATHS; p++)
+		for (int i = 0; i < pc_trace_paths[p]->n_hist_table && n < 64; i++) {
+			const char *id = pc_trace_paths[p]->hist_table[i].id;
+
+			if (!pc_hist_id_valid(id) || !named_for_path(id, pc_trace_paths[p]->name)) {
+				tap_diag("%s: histogram id \"%s\"", pc_trace_paths[p]->name, id);
+				bad++;
+			}
+			snprintf(ids[n++], PC_HIST_ID_MAX, "%s", id);
+		}
+	for (__u32 src = 0; src < PC_BSRC__COUNT; src++)
+		for (__u32 ctx = 0; ctx < PC_BCTX__COUNT; ctx++) {
+			pc_batch_hist_id(src, ctx, ids[n], PC_HIST_ID_MAX);
+			if (!pc_hist_id_valid(ids[n]) || !strstr(ids[n], "/batch/")) {
+				tap_diag("batch histogram id \"%s\"", ids[n]);
+				bad++;
+			}
+			n++;
+		}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < i; k++)
+			if (!strcmp(ids[i], ids[k])) {
+				tap_diag("histogram id \"%s\" twice", ids[i]);
+				dup++;
+			}
+	TAP_CHECK(n > PC_BSRC__COUNT * PC_BCTX__COUNT && !bad && !dup,
+		  "%d histogram ids: valid, each path's under its name, none twice", n);
+}
+
 int main(void)
 {
 	struct ptecheck_bpf *skel = ptecheck_bpf__open();
@@ -103,6 +151,7 @@ int main(void)
 			  pc_trace_paths[2] == &pc_contpte_trace &&
 			  pc_trace_paths[3] == &pc_batch_trace,
 		  "the session traces mremap, filemap, contpte and batch, in that order");
+	check_hist_ids();
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		TAP_CHECK(pc_trace_paths[p]->n_groups <= PC_PATH_GROUPS,
 			  "%s: at most %d hook groups", pc_trace_paths[p]->name, PC_PATH_GROUPS);
