@@ -46,6 +46,7 @@ enum pc_verdict {
 	PC_V_FOLD_MISMATCH,	  /* folded entries differ in permission or validity */
 	PC_V_YOUNG_UNREPORTED,	  /* a young entry, but clear-young said "not young" */
 	PC_V_MLOCKED,		  /* a folio mlocked that no locked range covers whole */
+	PC_V_NOT_LOCKED,	  /* mlock returned 0, its range not all locked */
 	PC_V__COUNT,
 };
 

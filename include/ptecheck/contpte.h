@@ -282,4 +282,18 @@ PC_INLINE int pc_mlock_allowed(bool mlocked, bool held_whole)
 	return mlocked && !held_whole ? PC_V_MLOCKED : PC_OK;
 }
 
+/*
+ * mlock(2) that returned 0 made its range VM_LOCKED and faulted every page
+ * in (mm/gup.c __mm_populate, whose error mlock returns), so smaps'
+ * Locked over the range is at least the range's size while it is locked
+ * (our private pages: PSS is RSS).  Less is a range the kernel said it
+ * locked and did not: what a scenario made itself, so the failure, not a
+ * precondition (migration's transient entries are why it is judged in
+ * quiet windows only, and over three attempts).
+ */
+PC_INLINE int pc_mlock_locked(__u64 locked_kb, __u64 range_kb)
+{
+	return locked_kb < range_kb ? PC_V_NOT_LOCKED : PC_OK;
+}
+
 #endif

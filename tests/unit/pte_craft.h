@@ -64,6 +64,7 @@ static inline const char *verdict_name(int v)
 		[PC_V_FOLD_MISMATCH] = "FOLD_MISMATCH",
 		[PC_V_YOUNG_UNREPORTED] = "YOUNG_UNREPORTED",
 		[PC_V_MLOCKED] = "MLOCKED",
+		[PC_V_NOT_LOCKED] = "NOT_LOCKED",
 	};
 
 	if (v < 0 || v >= (int)(sizeof(names) / sizeof(names[0])) || !names[v])
