@@ -320,10 +320,10 @@ int cp_measure_mlock(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 		 "Locked %llu kB while locked (want %llu), %llu kB after munlock",
 		 iters, npages, ls.lost, (unsigned long long)ls.min_kb,
 		 (unsigned long long)want_locked, (unsigned long long)ls.left_kb);
+	/* mlock returned 0 for the range: less Locked is its failure, not a
+	   state the scenario failed to make. */
+	m->checked++;
 	if (pc_is_violation(pc_mlock_locked(ls.min_kb, want_locked))) {
-		/* mlock returned 0 for the range: less Locked is its failure, not a
-		   state the scenario failed to make. */
-		m->checked++;
 		pc_oracle_add_evidence(m, PC_V_NOT_LOCKED, (__u64)(uintptr_t)cp_block_addr(&r, 0),
 				       0, want_locked, ls.min_kb,
 				       "smaps Locked %llu kB at its lowest of %u rounds while "
