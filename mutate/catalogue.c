@@ -125,8 +125,8 @@ static int v_class(struct pc_mutant *m, const char *path, const char *v, char *e
 	static const char *const classes[] = {
 		"write-bit",   "past-eof",   "gather-early-exit", "clear-bits",
 		"rmap-count",  "rss-count",  "batch-lost",	  "fold",
-		"clear-young", "fork-write", "zap-dirty",	  "other",
-		NULL,
+		"clear-young", "fork-write", "zap-dirty",	  "soft-dirty",
+		"other",       NULL,
 	};
 
 	(void)path;

@@ -87,6 +87,7 @@ struct pc_trace_path {
 extern const struct pc_trace_path pc_mremap_trace;
 extern const struct pc_trace_path pc_filemap_trace;
 extern const struct pc_trace_path pc_contpte_trace;
+extern const struct pc_trace_path pc_mprotect_trace;
 extern const struct pc_trace_path pc_batch_trace;
 
 #endif

@@ -10,12 +10,27 @@
 #include "check_text.h"
 #include "tap.h"
 
+/* name starts with one of the paths (PC_PATHS) and '/'. */
+static bool path_prefixed(const char *name)
+{
+#define PATH_NAME(path) #path,
+	static const char *const paths[] = {PC_PATHS(PATH_NAME)};
+#undef PATH_NAME
+
+	for (size_t k = 0; k < sizeof(paths) / sizeof(paths[0]); k++) {
+		size_t n = strlen(paths[k]);
+
+		if (!strncmp(name, paths[k], n) && name[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 static void check_names(void)
 {
 	for (int i = 0; i < PC_CHK__COUNT; i++) {
 		const char *name = pc_check_name(i);
-		bool prefixed = !strncmp(name, "mremap/", 7) || !strncmp(name, "filemap/", 8) ||
-				!strncmp(name, "contpte/", 8);
+		bool prefixed = path_prefixed(name);
 
 		TAP_CHECK(prefixed, "check %d (%s) is named path/check", i, name);
 		TAP_CHECK_EQ(pc_check_find(name), i, "check %s is found by its name", name);

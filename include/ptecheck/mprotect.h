@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The mprotect path: change_pte_range (mm/mprotect.c) batches the PTEs of
+ * a large folio (mprotect_folio_pte_batch, with FPB_RESPECT_SOFT_DIRTY and
+ * FPB_RESPECT_WRITE), reads the batch as one (modify_prot_start_ptes
+ * gathers young and dirty over it) and writes one value back over all of
+ * it (modify_prot_commit_ptes, advancing only the PFN).  What the batch
+ * must respect is therefore what it must keep per entry: an entry whose
+ * soft-dirty bit differs from the first's must end a batch, or the commit
+ * gives it the first's.  And what it writes back must map each page where
+ * it was.
+ *
+ * The predicates are pure: the scenarios' oracles (verify/mprotect*.c)
+ * and the unit tests call them.
+ */
+#ifndef PTECHECK_MPROTECT_H
+#define PTECHECK_MPROTECT_H
+
+#include "common.h"
+
+#define PC_MPROTECT_CHECKS(X)                                                                      \
+	X(MP_SOFT_DIRTY, "mprotect/soft-dirty")                                                    \
+	X(MP_MAPPED, "mprotect/mapped")
+
+/* The words of evidence where the verdict's own are not precise enough. */
+#define PC_MPROTECT_EVIDENCE(E)                                                                    \
+	E(MP_SOFT_DIRTY, SOFT_DIRTY_LOST, "soft-dirty before mprotect, clean after")               \
+	E(MP_MAPPED, PFN_CHANGED, "mprotect changed the page a PTE maps")
+
+/*
+ * mprotect changes protection only: a PTE soft-dirty when it was called
+ * is soft-dirty when it returns (clear_refs alone clears the bit; nothing
+ * in mprotect does).  The bit may be set meanwhile (a write racing the
+ * call), so only its loss is judged.
+ */
+PC_INLINE int pc_soft_dirty_kept(bool before, bool after)
+{
+	return before && !after ? PC_V_SOFT_DIRTY_LOST : PC_OK;
+}
+
+/*
+ * A page present before mprotect is present after it, at the same PFN
+ * (pfn 0 on either side: not visible, not judged).  Migration, reclaim
+ * and compaction could move it: the scenarios judge in quiet windows.
+ */
+PC_INLINE int pc_mprotect_mapped(bool present_before, __u64 pfn_before, bool present_after,
+				 __u64 pfn_after)
+{
+	if (!present_before)
+		return PC_OK;
+	if (!present_after)
+		return PC_V_PTE_LOST;
+	if (pfn_before && pfn_after && pfn_before != pfn_after)
+		return PC_V_PFN_CHANGED;
+	return PC_OK;
+}
+
+#endif

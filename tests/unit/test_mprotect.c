@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mprotect predicates (include/ptecheck/mprotect.h) on crafted data:
+ * a soft-dirty bit lost across mprotect fires, one kept or gained (a write
+ * racing the call) does not; a page that left or moved fires, one that
+ * stayed (or was not there, or whose PFN is hidden) does not.
+ */
+#include <ptecheck/mprotect.h>
+#include "pte_craft.h"
+
+static void soft_dirty(void)
+{
+	CHECK_VERDICT(pc_soft_dirty_kept(true, false), PC_V_SOFT_DIRTY_LOST,
+		      "soft-dirty before, clean after (a batch gave it the first entry's bit): "
+		      "SOFT_DIRTY_LOST");
+	CHECK_VERDICT(pc_soft_dirty_kept(true, true), PC_OK, "soft-dirty kept: silent");
+	CHECK_VERDICT(pc_soft_dirty_kept(false, false), PC_OK, "clean kept: silent");
+	CHECK_VERDICT(pc_soft_dirty_kept(false, true), PC_OK,
+		      "clean before, soft-dirty after (a racing write may set it): silent");
+}
+
+static void mapped(void)
+{
+	CHECK_VERDICT(pc_mprotect_mapped(true, 0x1234, true, 0x1234), PC_OK,
+		      "the same page mapped: silent");
+	CHECK_VERDICT(pc_mprotect_mapped(true, 0x1234, true, 0x1235), PC_V_PFN_CHANGED,
+		      "the next page mapped (a batch's PFN advanced once too often): PFN_CHANGED");
+	CHECK_VERDICT(pc_mprotect_mapped(true, 0x1234, false, 0), PC_V_PTE_LOST,
+		      "present before, gone after: PTE_LOST");
+	CHECK_VERDICT(pc_mprotect_mapped(false, 0, true, 0x99), PC_OK,
+		      "not present before: not judged");
+	CHECK_VERDICT(pc_mprotect_mapped(true, 0, true, 0), PC_OK,
+		      "PFNs hidden (not root): presence alone judged");
+}
+
+int main(void)
+{
+	tap_plan(0);
+	soft_dirty();
+	mapped();
+	return tap_finish();
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mprotect suite: change_pte_range's large-folio batches, one
+ * scenario per trigger state (docs/checks.md, "The mprotect checks").
+ *
+ *   soft-dirty-SHAPE-POS   one entry of each folio soft-dirty, at POS
+ *                          (first, second, middle, last), the rest clean
+ *                          and read-only; mprotect(PROT_READ), then
+ *                          mprotect(PROT_READ|PROT_WRITE): the bit kept,
+ *                          every page mapped where it was, its bytes read
+ *                          back (verify/mprotect_soft_dirty.c)
+ *
+ * SHAPE: 64k (64 KiB mTHP, the size the run enables) and 2m-pte (a PMD
+ * THP whose mapping an mprotect of one page split into 512 PTEs: the
+ * largest batch mprotect makes).  A position of first cannot lose the bit
+ * to a batch that runs through (the batch's own value is the first's):
+ * it is the control that must pass on a kernel whose others fail.
+ */
+#include "mprotect_int.h"
+
+static const struct mp_shape shape_64k = {
+	.what = "64 KiB mTHP",
+	.folio_pages = 16,
+	.len = 1 * MIB,
+	.needs_mthp_64k = true,
+	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
+};
+
+static const struct mp_shape shape_2m_pte = {
+	.what = "2 MiB THP, PTE-mapped",
+	.folio_pages = 512,
+	.len = 2 * MIB,
+	.split_pmd = true,
+	.no_folio = "no 2 MiB THP formed whole (THP off, or fell back to small folios)",
+};
+
+static const char *const pos_names[] = {
+	[MP_FIRST] = "first",
+	[MP_SECOND] = "second",
+	[MP_MIDDLE] = "middle",
+	[MP_LAST] = "last",
+};
+
+size_t mp_pos_index(enum mp_pos pos, size_t n)
+{
+	switch (pos) {
+	case MP_FIRST:
+		return 0;
+	case MP_SECOND:
+		return 1;
+	case MP_MIDDLE:
+		return n / 2;
+	default:
+		return n - 1;
+	}
+}
+
+const char *mp_pos_name(enum mp_pos pos)
+{
+	return pos <= MP_LAST ? pos_names[pos] : "?";
+}
+
+static int run_soft_dirty(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, mp_measure_soft_dirty, data);
+}
+
+#define SD(shape, pos) (&(const struct mp_soft_dirty){&(shape), (pos)})
+#define SOFT_DIRTY(name, shape, pos, what)                                                         \
+	{                                                                                          \
+		"soft-dirty-" name, what, 0, run_soft_dirty, SD(shape, pos)                        \
+	}
+
+/* clang-format off */
+static const struct pc_scenario scenarios[] = {
+	SOFT_DIRTY("64k-first", shape_64k, MP_FIRST,
+		   "64 KiB folios, entry 0 soft-dirty: the control (the batch's own bit)"),
+	SOFT_DIRTY("64k-second", shape_64k, MP_SECOND,
+		   "64 KiB folios, entry 1 alone soft-dirty: kept through both mprotects"),
+	SOFT_DIRTY("64k-middle", shape_64k, MP_MIDDLE,
+		   "64 KiB folios, entry 8 alone soft-dirty: kept through both mprotects"),
+	SOFT_DIRTY("64k-last", shape_64k, MP_LAST,
+		   "64 KiB folios, entry 15 alone soft-dirty: kept through both mprotects"),
+	SOFT_DIRTY("2m-pte-first", shape_2m_pte, MP_FIRST,
+		   "a PTE-mapped 2 MiB THP, entry 0 soft-dirty: the control"),
+	SOFT_DIRTY("2m-pte-second", shape_2m_pte, MP_SECOND,
+		   "a PTE-mapped 2 MiB THP, entry 1 alone soft-dirty"),
+	SOFT_DIRTY("2m-pte-middle", shape_2m_pte, MP_MIDDLE,
+		   "a PTE-mapped 2 MiB THP, entry 256 alone soft-dirty"),
+	SOFT_DIRTY("2m-pte-last", shape_2m_pte, MP_LAST,
+		   "a PTE-mapped 2 MiB THP, entry 511 alone soft-dirty"),
+};
+/* clang-format on */
+
+const struct pc_suite pc_mprotect_suite = {
+	.name = "mprotect",
+	.description = "mprotect's large-folio batches: soft-dirty kept, pages mapped where "
+		       "they were",
+	.scenarios = scenarios,
+	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
+};

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The mprotect suite's parts: its memory shapes and its measurement. */
+#ifndef PTECHECK_MPROTECT_INT_H
+#define PTECHECK_MPROTECT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "attempt.h"
+#include "measure.h"
+
+/* What a scenario maps: anonymous private large folios of one size. */
+struct mp_shape {
+	const char *what;     /* "64 KiB mTHP", "2 MiB THP, PTE-mapped" */
+	size_t folio_pages;   /* 16, 512 */
+	size_t len;	      /* at --scale 1; divided by the scale, one folio at least */
+	bool split_pmd;	      /* map a PMD THP, then split its mapping into PTEs */
+	bool needs_mthp_64k;  /* the parent enabled 64 KiB anon mTHP */
+	const char *no_folio; /* why none formed, most likely */
+};
+
+/*
+ * Where in each folio the entry that differs lies: the first (the batch's
+ * own value), the second (the first one a batch compares), the middle, the
+ * last (the batch's end).
+ */
+enum mp_pos { MP_FIRST, MP_SECOND, MP_MIDDLE, MP_LAST };
+
+/* A soft-dirty scenario: one entry per folio soft-dirty, at pos. */
+struct mp_soft_dirty {
+	const struct mp_shape *shape;
+	enum mp_pos pos;
+};
+
+/* The index of pos in a folio of n pages. */
+size_t mp_pos_index(enum mp_pos pos, size_t n);
+const char *mp_pos_name(enum mp_pos pos);
+
+/* mprotect_soft_dirty.c: one attempt (pc_measure_fn). */
+int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+
+#endif
