@@ -5,8 +5,15 @@
  *
  * large anonymous folios, every page written (present, mapped by PTEs),
  * clear_refs 4 (every PTE clean of soft-dirty, and write-protected for its
- * tracking), then one page of each folio written again: that entry alone
- * is soft-dirty and writable.  Two mprotect calls over the whole range:
+ * tracking), one page of each folio written again (that entry alone
+ * soft-dirty and writable), then MADV_FREE over the range: every PTE
+ * hardware-clean.  Clean matters on x86, whose pte_mkdirty also sets the
+ * soft-dirty bit: modify_prot_start_ptes marks the batch's value dirty
+ * when a later entry is dirty, and that alone would give every entry of a
+ * batch soft-dirty, hiding a batch that ran through the written one (on
+ * dirty pages mprotect spreads the bit over the batch: the summary counts
+ * the pages that gained it, which is not judged).  Two mprotect calls
+ * over the whole range:
  *   1. PROT_READ: the entry differs from the others in write and
  *      soft-dirty (FPB_RESPECT_WRITE already ends a batch at it);
  *   2. PROT_READ|PROT_WRITE: every entry read-only now, differing in
@@ -48,6 +55,7 @@ struct sd_run {
 	__u64 *state, *after[2]; /* pagemap: before the calls, after each */
 	__u64 *pfns;
 	__u32 *orders;
+	size_t gained; /* pages soft-dirty after a call and not before it */
 	struct pc_resv resv;
 };
 
@@ -190,7 +198,29 @@ static const char *sd_state_missing(const struct sd_run *r, char *why, size_t le
 	return why;
 }
 
-static void judge_soft_dirty(struct pc_attempt *a, int slot, const struct sd_run *r)
+/* MADV_FREE made every page lazyfree (smaps LazyFree: its PTEs cleaned):
+   0, 1 when not (every slot skipped, retried), or pc_skip_rest's. */
+static int sd_lazyfree(struct sd_run *r, struct pc_attempt *a)
+{
+	struct pc_smaps sm;
+	int ret = pc_smaps_read(0, (__u64)(uintptr_t)r->base, &sm);
+
+	if (ret)
+		return pc_skip_rest(a, "smaps", -ret);
+	if (sm.lazyfree_kb * KIB < r->n * PAGE) {
+		char why[120];
+
+		snprintf(why, sizeof(why),
+			 "MADV_FREE left %llu of %zu kB lazyfree (PTEs not all cleaned)",
+			 (unsigned long long)sm.lazyfree_kb, r->n * PAGE / KIB);
+		pc_skip_all(a, why);
+		a->retry = true;
+		return 1;
+	}
+	return 0;
+}
+
+static void judge_soft_dirty(struct pc_attempt *a, int slot, struct sd_run *r)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
 
@@ -204,6 +234,7 @@ static void judge_soft_dirty(struct pc_attempt *a, int slot, const struct sd_run
 				continue;
 			v = pc_soft_dirty_kept(sd(was[i]), sd(r->after[k][i]));
 			m->checked++;
+			r->gained += !sd(was[i]) && sd(r->after[k][i]);
 			if (pc_is_violation(v))
 				pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->base + i * PAGE),
 						       0, 1, 0, "folio %zu page %zu, %s", i / r->fp,
@@ -284,6 +315,12 @@ static int sd_run_calls(struct pc_attempt *a, struct sd_run *r)
 		return pc_skip_rest(a, "clear_refs 4", -ret);
 	for (size_t i = r->p; i < r->n; i += r->fp)
 		r->base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_B);
+	if (madvise(r->base, r->n * PAGE, MADV_FREE))
+		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
+				    errno);
+	ret = sd_lazyfree(r, a);
+	if (ret)
+		return ret;
 	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->base, r->n, r->state);
 	if (ret)
 		return pc_skip_rest(a, "pagemap", -ret);
@@ -337,11 +374,13 @@ int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct 
 		goto out;
 	if (!a->judged[s_sd]) {
 		judge_soft_dirty(a, s_sd, &r);
-		pc_oracle_appendf(&a->msg[s_sd],
-				  "%zu of %zu folios (%s) formed whole; page %zu (%s) of each "
-				  "soft-dirty alone, through %s and %s",
-				  r.n_formed, r.n / r.fp, sh->what, r.p, mp_pos_name(sc->pos),
-				  calls[0], calls[1]);
+		pc_oracle_appendf(
+			&a->msg[s_sd],
+			"%zu of %zu folios (%s) formed whole, clean (MADV_FREE); page %zu "
+			"(%s) of each soft-dirty alone, through %s and %s; %zu pages "
+			"gained the bit (not judged)",
+			r.n_formed, r.n / r.fp, sh->what, r.p, mp_pos_name(sc->pos), calls[0],
+			calls[1], r.gained);
 	}
 	judge_mapped(a, s_pfn, s_data, &r);
 	pc_oracle_appendf(&a->msg[s_pfn], "%zu of %zu folios (%s) formed whole", r.n_formed,
