@@ -376,11 +376,10 @@ int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct 
 		judge_soft_dirty(a, s_sd, &r);
 		pc_oracle_appendf(
 			&a->msg[s_sd],
-			"%zu of %zu folios (%s) formed whole, clean (MADV_FREE); page %zu "
-			"(%s) of each soft-dirty alone, through %s and %s; %zu pages "
-			"gained the bit (not judged)",
-			r.n_formed, r.n / r.fp, sh->what, r.p, mp_pos_name(sc->pos), calls[0],
-			calls[1], r.gained);
+			"%zu of %zu folios (%s) whole, clean; page %zu (%s) of each alone "
+			"soft-dirty through PROT_READ and PROT_READ|PROT_WRITE; %zu pages "
+			"gained it (not judged)",
+			r.n_formed, r.n / r.fp, sh->what, r.p, mp_pos_name(sc->pos), r.gained);
 	}
 	judge_mapped(a, s_pfn, s_data, &r);
 	pc_oracle_appendf(&a->msg[s_pfn], "%zu of %zu folios (%s) formed whole", r.n_formed,
