@@ -124,9 +124,6 @@ void fm_touch_range(struct pc_attempt *a, const struct fm_map *m, size_t from, s
  */
 long fm_truncate_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, struct fm_map *m,
 		      size_t i_size, const cpu_set_t *cpus, unsigned long *rounds);
-/* Whether /proc/self/status shows RSS exactly; *seen37: the pages RssAnon
-   grew by when 37 were touched. */
-bool fm_rss_exact(long *seen37);
 
 /* ---- one attempt and its judgements (filemap_judge.c, filemap_shared.c) ------- */
 

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "filemap_int.h"
+#include "shape.h"
 
 static void slots_init(struct pc_scenario_ctx *ctx, const struct fm_shape *sh, struct pc_attempt *a)
 {
@@ -175,7 +176,7 @@ int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt 
 	}
 	/* One CPU, so the LRU batches MADV_PAGEOUT drains are ours. */
 	r.pinned = pc_pin_cpu(&oldmask);
-	r.rss_ok = fm_rss_exact(&r.calib37);
+	r.rss_ok = pc_rss_exact(&r.calib37);
 	/* Our own code resident and locked: only the test VMA takes file
 	   faults (anonymous ones, the stack's, count in RssAnon). */
 	r.locked = pc_mlock_file_maps() == 0;

@@ -74,36 +74,3 @@ long fm_truncate_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, stru
 	f->i_size = i_size;
 	return sigbus;
 }
-
-/* ---- RSS calibration ------------------------------------------------------------ */
-
-/*
- * Whether /proc/self/status shows RSS exactly: before ~v6.16 it read the
- * per-CPU counters approximately.  Touches n anonymous pages and returns
- * the pages RssAnon grew by.
- */
-static long rss_anon_probe(size_t n)
-{
-	struct pc_status_rss a, b;
-	char *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	long got = -1;
-
-	if (p == MAP_FAILED)
-		return -1;
-	madvise(p, n * PAGE, MADV_NOHUGEPAGE);
-	if (pc_status_rss_read(0, &a) == 0) {
-		for (size_t i = 0; i < n; i++)
-			((volatile char *)p)[i * PAGE] = 1;
-		if (pc_status_rss_read(0, &b) == 0)
-			got = (long)((b.anon_kb - a.anon_kb) / (PAGE / KIB));
-	}
-	munmap(p, n * PAGE);
-	return got;
-}
-
-bool fm_rss_exact(long *seen37)
-{
-	(void)rss_anon_probe(5); /* warm-up: stack, code */
-	*seen37 = rss_anon_probe(37);
-	return *seen37 == 37 && rss_anon_probe(23) == 23;
-}

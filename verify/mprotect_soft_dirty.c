@@ -39,6 +39,7 @@
 #include "mprotect_int.h"
 #include "procmm.h"
 #include "settings.h"
+#include "shape.h"
 
 /* Where in each page its byte lies. */
 #define OFF 100
@@ -49,13 +50,10 @@ struct sd_run {
 	const struct mp_soft_dirty *sc;
 	int s_sd; /* the soft-dirty slot, skipped where the kernel has no bit */
 	char *base;
-	size_t n, fp, p; /* pages, pages per folio, the soft-dirty page in each */
-	size_t n_formed;
-	bool *formed;		 /* per folio: one large folio of fp pages, whole */
+	size_t n, fp, p;	 /* pages, pages per folio, the soft-dirty page in each */
+	struct pc_folios fo;	 /* the range as first read back: whole folios */
 	__u64 *state, *after[2]; /* pagemap: before the calls, after each */
-	__u64 *pfns;
-	__u32 *orders;
-	size_t gained; /* pages soft-dirty after a call and not before it */
+	size_t gained;		 /* pages soft-dirty after a call and not before it */
 	struct pc_resv resv;
 };
 
@@ -76,15 +74,10 @@ static __u8 want_byte(const struct sd_run *r, size_t i)
 
 static int sd_alloc(struct sd_run *r)
 {
-	size_t nf = r->n / r->fp;
-
-	r->formed = calloc(nf, sizeof(*r->formed));
 	r->state = calloc(r->n, sizeof(*r->state));
 	r->after[0] = calloc(r->n, sizeof(*r->after[0]));
 	r->after[1] = calloc(r->n, sizeof(*r->after[1]));
-	r->pfns = calloc(r->n, sizeof(*r->pfns));
-	r->orders = calloc(r->n, sizeof(*r->orders));
-	return r->formed && r->state && r->after[0] && r->after[1] && r->pfns && r->orders
+	return !pc_folios_alloc(&r->fo, r->n, r->fp) && r->state && r->after[0] && r->after[1]
 		       ? 0
 		       : -ENOMEM;
 }
@@ -92,12 +85,10 @@ static int sd_alloc(struct sd_run *r)
 static void sd_free(struct sd_run *r)
 {
 	pc_resv_release(&r->resv);
-	free(r->formed);
+	pc_folios_free(&r->fo);
 	free(r->state);
 	free(r->after[0]);
 	free(r->after[1]);
-	free(r->pfns);
-	free(r->orders);
 }
 
 /* The range mapped, every page written, a PMD THP's mapping split when
@@ -123,35 +114,6 @@ static int sd_map(struct sd_run *r, const char **what)
 	return 0;
 }
 
-/* Which folios formed whole (r->formed): fp pages present at contiguous
-   PFNs from an fp-aligned one, all in one folio of fp pages.  0 or -errno. */
-static int sd_folios(struct sd_run *r)
-{
-	int ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->base, r->n, r->state);
-	__u32 order = 0;
-
-	if (ret)
-		return ret;
-	while ((1UL << order) < r->fp)
-		order++;
-	for (size_t i = 0; i < r->n; i++)
-		r->pfns[i] = pfn_of(r->state[i]);
-	ret = pc_folio_orders(r->pfns, r->n, r->orders);
-	if (ret)
-		return ret;
-	r->n_formed = 0;
-	for (size_t f = 0; f < r->n / r->fp; f++) {
-		size_t i0 = f * r->fp;
-		bool ok = r->pfns[i0] && r->pfns[i0] % r->fp == 0;
-
-		for (size_t j = 0; ok && j < r->fp; j++)
-			ok = r->pfns[i0 + j] == r->pfns[i0] + j && r->orders[i0 + j] == order;
-		r->formed[f] = ok;
-		r->n_formed += ok;
-	}
-	return 0;
-}
-
 /*
  * After clear_refs 4 and the writes: NULL when every formed folio's page
  * p alone is soft-dirty, at its PFN; else why not (*retry when another
@@ -166,9 +128,9 @@ static const char *sd_state_missing(const struct sd_run *r, char *why, size_t le
 	*retry = true;
 	*no_bit = false;
 	for (size_t i = 0; i < r->n; i++) {
-		if (!r->formed[i / r->fp])
+		if (!r->fo.whole[i / r->fp])
 			continue;
-		moved += pfn_of(r->state[i]) != r->pfns[i];
+		moved += pfn_of(r->state[i]) != r->fo.pfns[i];
 		if (i % r->fp == r->p) {
 			written++;
 			clean_written += !sd(r->state[i]);
@@ -230,7 +192,7 @@ static void judge_soft_dirty(struct pc_attempt *a, int slot, struct sd_run *r)
 		for (size_t i = 0; i < r->n; i++) {
 			int v;
 
-			if (!r->formed[i / r->fp])
+			if (!r->fo.whole[i / r->fp])
 				continue;
 			v = pc_soft_dirty_kept(sd(was[i]), sd(r->after[k][i]));
 			m->checked++;
@@ -253,7 +215,7 @@ static void judge_mapped(struct pc_attempt *a, int s_pfn, int s_data, const stru
 		__u8 want = want_byte(r, i), seen;
 		int v;
 
-		if (!r->formed[i / r->fp])
+		if (!r->fo.whole[i / r->fp])
 			continue;
 		for (int k = 0; k < 2; k++) {
 			v = pc_mprotect_mapped(r->state[i] & PC_PM_PRESENT, pfn_of(r->state[i]),
@@ -299,14 +261,14 @@ static int sd_run_calls(struct pc_attempt *a, struct sd_run *r)
 			return 1;
 		}
 	}
-	ret = sd_folios(r);
-	if (ret == -EPERM || (!ret && !pc_pagemap_pfns_visible(r->state, r->n))) {
+	ret = pc_folios_read(&r->fo, r->base);
+	if (ret == -EPERM) {
 		pc_skip_all(a, "PFNs and folios not visible (pagemap, kpageflags: needs root)");
 		return 1;
 	}
 	if (ret)
 		return pc_skip_rest(a, "pagemap/kpageflags", -ret);
-	if (!r->n_formed) {
+	if (!r->fo.n_whole) {
 		pc_skip_all(a, r->sc->shape->no_folio);
 		return 1;
 	}
@@ -379,12 +341,12 @@ int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct 
 			"%zu of %zu folios (%s) whole, clean; page %zu (%s) of each alone "
 			"soft-dirty through PROT_READ and PROT_READ|PROT_WRITE; %zu pages "
 			"gained it (not judged)",
-			r.n_formed, r.n / r.fp, sh->what, r.p, mp_pos_name(sc->pos), r.gained);
+			r.fo.n_whole, r.n / r.fp, sh->what, r.p, mp_pos_name(sc->pos), r.gained);
 	}
 	judge_mapped(a, s_pfn, s_data, &r);
-	pc_oracle_appendf(&a->msg[s_pfn], "%zu of %zu folios (%s) formed whole", r.n_formed,
+	pc_oracle_appendf(&a->msg[s_pfn], "%zu of %zu folios (%s) formed whole", r.fo.n_whole,
 			  r.n / r.fp, sh->what);
-	pc_oracle_appendf(&a->msg[s_data], "%zu of %zu folios (%s) formed whole", r.n_formed,
+	pc_oracle_appendf(&a->msg[s_data], "%zu of %zu folios (%s) formed whole", r.fo.n_whole,
 			  r.n / r.fp, sh->what);
 out:
 	sd_free(&r);

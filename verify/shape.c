@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "measure.h"
+#include "procmm.h"
+#include "shape.h"
+
+int pc_folios_alloc(struct pc_folios *f, size_t n, size_t fp)
+{
+	f->n = n;
+	f->fp = fp ? fp : 1;
+	f->pagemap = calloc(n, sizeof(*f->pagemap));
+	f->pfns = calloc(n, sizeof(*f->pfns));
+	f->orders = calloc(n, sizeof(*f->orders));
+	f->whole = calloc(n / f->fp + 1, sizeof(*f->whole));
+	return f->pagemap && f->pfns && f->orders && f->whole ? 0 : -ENOMEM;
+}
+
+void pc_folios_free(struct pc_folios *f)
+{
+	free(f->pagemap);
+	free(f->pfns);
+	free(f->orders);
+	free(f->whole);
+	f->pagemap = f->pfns = NULL;
+	f->orders = NULL;
+	f->whole = NULL;
+}
+
+int pc_folios_read(struct pc_folios *f, const void *base)
+{
+	int ret = pc_pagemap_read(0, (__u64)(uintptr_t)base, f->n, f->pagemap);
+	__u32 order = 0;
+
+	if (ret)
+		return ret;
+	if (!pc_pagemap_pfns_visible(f->pagemap, f->n))
+		return -EPERM;
+	while ((1UL << order) < f->fp)
+		order++;
+	for (size_t i = 0; i < f->n; i++)
+		f->pfns[i] = f->pagemap[i] & PC_PM_PRESENT ? f->pagemap[i] & PC_PM_PFN_MASK : 0;
+	ret = pc_folio_orders(f->pfns, f->n, f->orders);
+	if (ret)
+		return ret;
+	f->n_whole = 0;
+	for (size_t k = 0; k < f->n / f->fp; k++) {
+		size_t i0 = k * f->fp;
+		bool ok = f->pfns[i0] && f->pfns[i0] % f->fp == 0;
+
+		for (size_t j = 0; ok && j < f->fp; j++)
+			ok = f->pfns[i0 + j] == f->pfns[i0] + j && f->orders[i0 + j] == order;
+		f->whole[k] = ok;
+		f->n_whole += ok;
+	}
+	return 0;
+}
+
+/* The pages RssAnon grew by when n anonymous pages were touched. */
+static long rss_anon_probe(size_t n)
+{
+	struct pc_status_rss a, b;
+	char *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long got = -1;
+
+	if (p == MAP_FAILED)
+		return -1;
+	madvise(p, n * PAGE, MADV_NOHUGEPAGE);
+	if (pc_status_rss_read(0, &a) == 0) {
+		for (size_t i = 0; i < n; i++)
+			((volatile char *)p)[i * PAGE] = 1;
+		if (pc_status_rss_read(0, &b) == 0)
+			got = (long)((b.anon_kb - a.anon_kb) / (PAGE / KIB));
+	}
+	munmap(p, n * PAGE);
+	return got;
+}
+
+bool pc_rss_exact(long *seen37)
+{
+	(void)rss_anon_probe(5); /* warm-up: stack, code */
+	*seen37 = rss_anon_probe(37);
+	return *seen37 == 37 && rss_anon_probe(23) == 23;
+}
