@@ -239,9 +239,9 @@ static void judge_mapped(struct pc_attempt *a, int s_pfn, int s_data, const stru
 	pc_slot_judge(a, s_data);
 }
 
-/* The state, the two calls and their pagemaps: 0, 1 when the state was not
-   made (every slot skipped), or pc_skip_rest's -errno. */
-static int sd_run_calls(struct pc_attempt *a, struct sd_run *r)
+/* The state the calls are judged on, read back: 0, 1 when it was not made
+   (every slot skipped), or pc_skip_rest's -errno. */
+static int sd_make_state(struct pc_attempt *a, struct sd_run *r)
 {
 	char why[160];
 	const char *what;
@@ -280,23 +280,32 @@ static int sd_run_calls(struct pc_attempt *a, struct sd_run *r)
 	if (madvise(r->base, r->n * PAGE, MADV_FREE))
 		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
 				    errno);
-	ret = sd_lazyfree(r, a);
-	if (ret)
-		return ret;
 	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->base, r->n, r->state);
 	if (ret)
 		return pc_skip_rest(a, "pagemap", -ret);
 	if (sd_state_missing(r, why, sizeof(why), &retry, &no_bit)) {
 		if (no_bit) {
 			/* Without soft-dirty the writes still leave one entry
-			   writable among read-only ones: mapped is judged. */
+			   writable among read-only ones: mapped is judged, and
+			   the PTEs need not be clean. */
 			pc_slot_skip(a, r->s_sd, "%s", why);
-		} else {
-			pc_skip_all(a, why);
-			a->retry = retry;
-			return 1;
+			return 0;
 		}
+		pc_skip_all(a, why);
+		a->retry = retry;
+		return 1;
 	}
+	return sd_lazyfree(r, a);
+}
+
+/* The state, the two calls and their pagemaps: 0, 1 when the state was not
+   made (every slot skipped), or pc_skip_rest's -errno. */
+static int sd_run_calls(struct pc_attempt *a, struct sd_run *r)
+{
+	int ret = sd_make_state(a, r);
+
+	if (ret)
+		return ret;
 	for (int k = 0; k < 2; k++) {
 		int prot = k ? PROT_READ | PROT_WRITE : PROT_READ;
 
