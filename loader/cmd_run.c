@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		   "Runs the workloads of a suite under every check this kernel allows and\n"
 		   "prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		   "(with the reason), then the histograms.\n\n"
-		   "  --suite NAME    mremap, filemap, contpte, mprotect or all (default: all)\n"
+		   "  --suite NAME    mremap, filemap, contpte, mprotect, zap or all (default: all)\n"
 		   "  --format F      text (default), json (schema docs/report-schema.json), tap,\n"
 		   "                  junit (JUnit XML for CI test reporters, docs/ci/README.md)\n"
 		   "  --scale N       divide workload sizes by N (slow emulated guests)\n"

@@ -88,6 +88,7 @@ extern const struct pc_trace_path pc_mremap_trace;
 extern const struct pc_trace_path pc_filemap_trace;
 extern const struct pc_trace_path pc_contpte_trace;
 extern const struct pc_trace_path pc_mprotect_trace;
+extern const struct pc_trace_path pc_zap_trace;
 extern const struct pc_trace_path pc_batch_trace;
 
 #endif

@@ -97,7 +97,7 @@ struct pc_scenario {
 
 /* A path's suite: its scenarios in run order (verify/mremap.c, ...). */
 struct pc_suite {
-	const char *name; /* the path: "mremap", "filemap", "contpte", "mprotect" */
+	const char *name; /* the path: "mremap", "filemap", "contpte", "mprotect", "zap" */
 	const char *description;
 	const struct pc_scenario *scenarios;
 	int n_scenarios;
@@ -106,5 +106,6 @@ extern const struct pc_suite pc_mremap_suite;
 extern const struct pc_suite pc_filemap_suite;
 extern const struct pc_suite pc_contpte_suite;
 extern const struct pc_suite pc_mprotect_suite;
+extern const struct pc_suite pc_zap_suite;
 
 #endif

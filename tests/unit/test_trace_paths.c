@@ -146,13 +146,14 @@ int main(void)
 		TAP_CHECK(skel, "the tracing object opens");
 		return tap_finish();
 	}
-	TAP_CHECK(PC_N_TRACE_PATHS == 5 && pc_trace_paths[0] == &pc_mremap_trace &&
+	TAP_CHECK(PC_N_TRACE_PATHS == 6 && pc_trace_paths[0] == &pc_mremap_trace &&
 			  pc_trace_paths[1] == &pc_filemap_trace &&
 			  pc_trace_paths[2] == &pc_contpte_trace &&
 			  pc_trace_paths[3] == &pc_mprotect_trace &&
-			  pc_trace_paths[4] == &pc_batch_trace,
-		  "the session traces mremap, filemap, contpte, mprotect and batch, in that "
-		  "order");
+			  pc_trace_paths[4] == &pc_zap_trace &&
+			  pc_trace_paths[5] == &pc_batch_trace,
+		  "the session traces mremap, filemap, contpte, mprotect, zap and batch, in "
+		  "that order");
 	check_hist_ids();
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		TAP_CHECK(pc_trace_paths[p]->n_groups <= PC_PATH_GROUPS,

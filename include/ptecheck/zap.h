@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The zap path: zap_pte_range (mm/memory.c) unmaps a large folio's PTEs in
+ * batches (folio_pte_batch in zap_present_ptes), and for each batch of nr
+ * takes nr off the mm's RSS counter of the folio's kind and nr off the
+ * folio's mapcount (folio_remove_rmap_ptes).  munmap, MADV_DONTNEED, exit
+ * and a mapping over an old one all come through here.  A batch that
+ * counts one where it unmapped nr leaves the counters nr - 1 too high:
+ * the mm's at exit ("Bad rss-counter state"), the folio's while the page
+ * cache holds it.
+ *
+ * The predicates are pure: the suite's oracles (verify/zap*.c) and the
+ * unit tests call them.
+ */
+#ifndef PTECHECK_ZAP_H
+#define PTECHECK_ZAP_H
+
+#include "common.h"
+
+#define PC_ZAP_CHECKS(X)                                                                           \
+	X(ZAP_RSS, "zap/rss")                                                                      \
+	X(ZAP_RMAP, "zap/rmap")
+
+#define PC_ZAP_EVIDENCE(E)                                                                         \
+	E(ZAP_RSS, RSS, "RSS counter fell by other than the pages unmapped")                       \
+	E(ZAP_RMAP, MAPCOUNT, "a page of a folio unmapped whole still counted mapped")
+
+/* The RSS counter of the zapped pages' kind fell by exactly the pages that
+   were present in the range (pages, not kB). */
+PC_INLINE int pc_zap_rss(__s64 before, __s64 after, __s64 present_zapped)
+{
+	return before - after == present_zapped ? PC_OK : PC_V_RSS;
+}
+
+/*
+ * A page of a folio whose every PTE the zap took, mapped by no one else,
+ * is mapped 0 times after it (kpagecount: the page's mapcount, or the
+ * folio's average where the kernel keeps no per-page count; a folio
+ * counted nr - 1 too high reads 1 on every page either way).
+ */
+PC_INLINE int pc_zap_unmapped(__u64 mapcount_after)
+{
+	return mapcount_after ? PC_V_MAPCOUNT : PC_OK;
+}
+
+#endif

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The zap predicates (include/ptecheck/zap.h) on crafted data: an RSS
+ * counter that fell by other than the pages unmapped fires (one per batch
+ * of 16: 15 short), the exact fall does not; a page of a folio unmapped
+ * whole that still counts a mapping fires, 0 does not.
+ */
+#include <ptecheck/zap.h>
+#include "pte_craft.h"
+
+int main(void)
+{
+	tap_plan(0);
+	CHECK_VERDICT(pc_zap_rss(1000, 1000 - 64, 64), PC_OK, "RSS fell by the 64 pages: silent");
+	CHECK_VERDICT(pc_zap_rss(1000, 1000 - 4, 64), PC_V_RSS,
+		      "RSS fell by 4 for 64 pages in 4 batches of 16 (one per batch): RSS");
+	CHECK_VERDICT(pc_zap_rss(1000, 1000 - 65, 64), PC_V_RSS, "RSS fell by more: RSS");
+	CHECK_VERDICT(pc_zap_rss(1000, 1000, 0), PC_OK, "nothing present, nothing fell: silent");
+	CHECK_VERDICT(pc_zap_unmapped(0), PC_OK, "a page of a folio unmapped whole: 0: silent");
+	CHECK_VERDICT(pc_zap_unmapped(1), PC_V_MAPCOUNT,
+		      "still mapped once (the rmap of one page removed per batch): MAPCOUNT");
+	return tap_finish();
+}

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The zap suite: what unmapping large folios takes off the mm's RSS
+ * counters and the folios' mapcounts (docs/checks.md, "The zap checks").
+ *
+ *   SHAPE-OP       the range of whole folios, unmapped by OP (munmap,
+ *                  MADV_DONTNEED): batches of whole folios
+ *   SHAPE-OP-cut   the range less half a folio at each end: batches of
+ *                  half a folio there, the folios half mapped after
+ *
+ * SHAPE: shmem-64k (a memfd in 64 KiB mTHP folios, which the run enables:
+ * RssShmem, and the mapcounts, as the page cache keeps the folios) and
+ * anon-64k (RssAnon; the folios are freed, so no mapcount to read).
+ */
+#include "zap_int.h"
+
+static const struct zap_shape shmem_64k = {
+	.what = "64 KiB shmem mTHP",
+	.shmem = true,
+	.folio_pages = 16,
+	.len = 2 * MIB,
+	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
+};
+
+static const struct zap_shape anon_64k = {
+	.what = "64 KiB anon mTHP",
+	.folio_pages = 16,
+	/* Less than a PMD: a 2 MiB aligned range of MADV_HUGEPAGE would get a
+	   PMD THP where THP is on. */
+	.len = 1 * MIB,
+	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
+};
+
+static int run_counts(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, zap_measure_counts, data);
+}
+
+#define ZAP(shape, op, cut) (&(const struct zap_scenario){&(shape), (op), (cut)})
+#define SCENARIO(name, shape, op, cut, what)                                                       \
+	{                                                                                          \
+		name, what, 0, run_counts, ZAP(shape, op, cut)                                     \
+	}
+
+/* clang-format off */
+static const struct pc_scenario scenarios[] = {
+	SCENARIO("shmem-64k-munmap", shmem_64k, ZAP_MUNMAP, false,
+		 "munmap of whole shmem 64 KiB folios: RssShmem and mapcounts by the pages"),
+	SCENARIO("shmem-64k-munmap-cut", shmem_64k, ZAP_MUNMAP, true,
+		 "munmap from half-way into the first folio to half-way into the last"),
+	SCENARIO("shmem-64k-dontneed", shmem_64k, ZAP_DONTNEED, false,
+		 "MADV_DONTNEED of whole shmem 64 KiB folios"),
+	SCENARIO("shmem-64k-dontneed-cut", shmem_64k, ZAP_DONTNEED, true,
+		 "MADV_DONTNEED from half-way into the first folio to half-way into the last"),
+	SCENARIO("anon-64k-munmap", anon_64k, ZAP_MUNMAP, false,
+		 "munmap of whole anonymous 64 KiB folios: RssAnon by the pages"),
+	SCENARIO("anon-64k-munmap-cut", anon_64k, ZAP_MUNMAP, true,
+		 "munmap from half-way into the first folio to half-way into the last"),
+	SCENARIO("anon-64k-dontneed", anon_64k, ZAP_DONTNEED, false,
+		 "MADV_DONTNEED of whole anonymous 64 KiB folios"),
+	SCENARIO("anon-64k-dontneed-cut", anon_64k, ZAP_DONTNEED, true,
+		 "MADV_DONTNEED from half-way into the first folio to half-way into the last"),
+};
+/* clang-format on */
+
+const struct pc_suite pc_zap_suite = {
+	.name = "zap",
+	.description = "unmapping large folios: RSS and mapcounts fall by the pages unmapped",
+	.scenarios = scenarios,
+	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
+};

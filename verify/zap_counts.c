@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a zap takes off the counters (zap/rss, zap/rmap).
+ *
+ * The state: large folios (64 KiB mTHP, anonymous or shmem), every page
+ * written, the folios read back (those formed whole are the ones that
+ * batch; the summary says how many of how many).  Then munmap or
+ * MADV_DONTNEED of the range, or of the range less half a folio at each
+ * end (batches of half a folio there).  Judged:
+ *  - zap/rss [oracle:status-rss]: RssAnon or RssShmem of /proc/self/status
+ *    fell by exactly the pages present in the range (pc_zap_rss), where
+ *    the counters read exactly (pc_rss_exact; skip saying so otherwise).
+ *    Between the two reads the process does the zap alone, at one call
+ *    depth, so that no page of its own (stack, heap) enters the count;
+ *  - zap/rmap [oracle:kpagecount] (shmem: the page cache keeps the folios
+ *    after the unmap, anonymous ones are freed): every page of every
+ *    whole folio the range held entirely is mapped 0 times after
+ *    (pc_zap_unmapped), read by the PFNs pagemap gave before.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ptecheck/zap.h>
+#include "procmm.h"
+#include "shape.h"
+#include "zap_int.h"
+
+#define OFF 200
+
+struct zap_run {
+	const struct zap_scenario *sc;
+	struct pc_resv resv;
+	char *base;
+	int fd;
+	size_t n, fp;
+	size_t from, to; /* the zapped pages: [from, to) */
+	size_t zapped;	 /* of them, present before */
+	struct pc_folios fo;
+	struct pc_status_rss rss[2];
+	long calib37;
+	bool rss_exact;
+};
+
+static const char *const op_names[] = {[ZAP_MUNMAP] = "munmap", [ZAP_DONTNEED] = "MADV_DONTNEED"};
+
+/* The range mapped and every page written: 0 or -errno, *what the step. */
+static int zap_map(struct zap_run *r, const char **what)
+{
+	size_t len = r->n * PAGE;
+	int ret;
+
+	*what = "mmap";
+	r->base = pc_resv_map(&r->resv, len + PMD);
+	if (!r->base)
+		return -errno;
+	if (r->sc->shape->shmem) {
+		*what = "memfd_create/ftruncate";
+		r->fd = memfd_create("ptecheck-zap", MFD_CLOEXEC);
+		if (r->fd < 0 || ftruncate(r->fd, (off_t)len))
+			return -errno;
+	}
+	*what = "mmap";
+	ret = pc_map_fixed(r->base, len, r->fd, r->fd < 0 ? MADV_HUGEPAGE : 0);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < r->n; i++)
+		r->base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_A);
+	return 0;
+}
+
+/* The zap under test, between two reads of the RSS counters made at the
+   same call depth (the first read once before, to fault in what it
+   touches): 0 or -errno, *what the step. */
+static int zap_do(struct zap_run *r, const char **what)
+{
+	char *from = r->base + r->from * PAGE;
+	size_t len = (r->to - r->from) * PAGE;
+	int ret;
+
+	*what = "/proc/self/status";
+	if (pc_status_rss_read(0, &r->rss[0]) || pc_status_rss_read(0, &r->rss[0]))
+		return -EIO;
+	*what = op_names[r->sc->op];
+	ret = r->sc->op == ZAP_MUNMAP ? munmap(from, len) : madvise(from, len, MADV_DONTNEED);
+	if (ret)
+		return -errno;
+	*what = "/proc/self/status";
+	return pc_status_rss_read(0, &r->rss[1]) ? -EIO : 0;
+}
+
+static __u64 rss_pages(const struct zap_run *r, int k)
+{
+	return (r->sc->shape->shmem ? r->rss[k].shmem_kb : r->rss[k].anon_kb) / (PAGE / KIB);
+}
+
+static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
+{
+	struct pc_oracle_msg *m = &a->msg[slot];
+	const char *counter = r->sc->shape->shmem ? "RssShmem" : "RssAnon";
+	__s64 before = (__s64)rss_pages(r, 0), after = (__s64)rss_pages(r, 1);
+	int v;
+
+	if (!r->rss_exact) {
+		pc_slot_skip(a, slot,
+			     "RSS not exact (37 anonymous pages touched: +%ld): RSS counters read "
+			     "approximately on this kernel (/proc/pid/status not summed per CPU), "
+			     "or sanitizer shadow pages",
+			     r->calib37);
+		return;
+	}
+	v = pc_zap_rss(before, after, (__s64)r->zapped);
+	m->checked++;
+	if (pc_is_violation(v))
+		pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->base + r->from * PAGE), 0,
+				       r->zapped, (__u64)(before - after),
+				       "%s of /proc/self/status after %s, pages present by pagemap",
+				       counter, op_names[r->sc->op]);
+	pc_slot_judge(a, slot);
+	pc_oracle_appendf(m,
+			  "%s: %s -%lld pages, %zu present in the range; %zu of %zu folios "
+			  "(%s) whole",
+			  op_names[r->sc->op], counter, (long long)(before - after), r->zapped,
+			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what);
+}
+
+/* Whole folios the range held entirely: every page mapped 0 times. */
+static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
+{
+	struct pc_oracle_msg *m = &a->msg[slot];
+	size_t folios = 0;
+	__u64 counts[512];
+
+	for (size_t f = 0; f < r->n / r->fp; f++) {
+		size_t i0 = f * r->fp;
+		int ret;
+
+		if (!r->fo.whole[f] || i0 < r->from || i0 + r->fp > r->to ||
+		    r->fp > sizeof(counts) / sizeof(counts[0]))
+			continue;
+		ret = pc_kpagecount_read(r->fo.pfns[i0], r->fp, counts);
+		if (ret)
+			return pc_skip_rest(a, "kpagecount", -ret);
+		folios++;
+		for (size_t j = 0; j < r->fp; j++) {
+			int v = pc_zap_unmapped(counts[j]);
+
+			m->checked++;
+			if (pc_is_violation(v))
+				pc_oracle_add_evidence(
+					m, v, (__u64)(uintptr_t)(r->base + (i0 + j) * PAGE), 0, 0,
+					counts[j], "folio %zu page %zu, after %s", f, j,
+					op_names[r->sc->op]);
+		}
+	}
+	if (!folios) {
+		pc_slot_skip(a, slot, "no whole folio lay entirely in the range");
+		return 0;
+	}
+	pc_slot_judge(a, slot);
+	pc_oracle_appendf(m, "%zu whole folios (%s) unmapped by %s, the page cache holding them",
+			  folios, r->sc->shape->what, op_names[r->sc->op]);
+	return 0;
+}
+
+/* 0, 1 when the state was not made (slots skipped), or pc_skip_rest's. */
+static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
+{
+	const char *what;
+	int ret = zap_map(r, &what);
+
+	if (ret)
+		return pc_skip_rest(a, what, -ret);
+	ret = pc_folios_read(&r->fo, r->base);
+	if (ret == -EPERM || (!ret && !ctx->have_kpageflags)) {
+		pc_skip_all(a, "PFNs and folios not visible (pagemap, kpageflags: needs root)");
+		return 1;
+	}
+	if (ret == -ESTALE) {
+		a->retry = true;
+		return pc_skip_rest(a, "kpageflags changed while read (split or reclaim)", ESTALE);
+	}
+	if (ret)
+		return pc_skip_rest(a, "pagemap/kpageflags", -ret);
+	if (!r->fo.n_whole) {
+		pc_skip_all(a, r->sc->shape->no_folio);
+		return 1;
+	}
+	r->from = r->sc->cut ? r->fp / 2 : 0;
+	r->to = r->n - r->from;
+	for (size_t i = r->from; i < r->to; i++)
+		r->zapped += !!(r->fo.pagemap[i] & PC_PM_PRESENT);
+	return 0;
+}
+
+int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
+{
+	const struct zap_scenario *sc = data;
+	const struct zap_shape *sh = sc->shape;
+	int s_rss = pc_slot_add(a, ctx, PC_CHK_ZAP_RSS, TIER_RSS);
+	int s_rmap = sh->shmem ? pc_slot_add(a, ctx, PC_CHK_ZAP_RMAP, TIER_KPAGECOUNT) : -1;
+	struct zap_run r = {.sc = sc, .fd = -1, .fp = sh->folio_pages};
+	bool mthp = sh->shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k;
+	const char *what;
+	int ret;
+
+	if (!mthp) {
+		pc_skip_all(a,
+			    sh->shmem
+				    ? "64 KiB shmem mTHP not enabled (hugepages-64kB/"
+				      "shmem_enabled)"
+				    : "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
+		return 0;
+	}
+	r.n = pc_scaled_len(ctx, sh->len, 4 * r.fp * PAGE, r.fp * PAGE) / PAGE;
+	if (pc_folios_alloc(&r.fo, r.n, r.fp)) {
+		ret = pc_skip_rest(a, "calloc", ENOMEM);
+		goto out;
+	}
+	r.rss_exact = pc_rss_exact(&r.calib37);
+	pc_window_begin(ctx, &a->win, &a->disturbed);
+	ret = zap_state(ctx, a, &r);
+	if (!ret) {
+		ret = zap_do(&r, &what);
+		if (ret)
+			ret = pc_skip_rest(a, what, -ret);
+	}
+	pc_window_end(ctx, &a->win, &a->disturbed);
+	if (ret)
+		goto out;
+	judge_rss(a, s_rss, &r);
+	if (s_rmap >= 0)
+		ret = judge_rmap(a, s_rmap, &r);
+out:
+	pc_resv_release(&r.resv);
+	if (r.fd >= 0)
+		close(r.fd);
+	pc_folios_free(&r.fo);
+	return ret < 0 ? ret : 0;
+}

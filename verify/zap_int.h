@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The zap suite's parts: its shapes and its measurement. */
+#ifndef PTECHECK_ZAP_INT_H
+#define PTECHECK_ZAP_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "attempt.h"
+#include "measure.h"
+
+/* What a scenario maps: large folios of one size, anonymous or shmem. */
+struct zap_shape {
+	const char *what;     /* "64 KiB shmem mTHP" */
+	bool shmem;	      /* a memfd mapped shared, else private anonymous */
+	size_t folio_pages;   /* 16 */
+	size_t len;	      /* at --scale 1; divided by the scale, 4 folios at least */
+	const char *no_folio; /* why none formed, most likely */
+};
+
+enum zap_op { ZAP_MUNMAP, ZAP_DONTNEED };
+
+struct zap_scenario {
+	const struct zap_shape *shape;
+	enum zap_op op;
+	/* The range starts and ends half-way into a folio: the batches at
+	   its ends are half folios, the folios there stay half mapped. */
+	bool cut;
+};
+
+/* zap_counts.c: one attempt (pc_measure_fn). */
+int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+
+#endif
