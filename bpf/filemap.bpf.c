@@ -49,7 +49,7 @@ struct fm_state {
 	__s64 rmap_before;
 	__u64 rmap_gen;
 	/* Per-batch verdict counters, flushed at the end of each batch. */
-	struct pc_check_counts c[3]; /* bounds, ptes-set, rmap (PC_FILEMAP_CHECKS order) */
+	struct pc_check_counts c[3]; /* bounds, ptes-set, rmap (PC_CHECKS_filemap order) */
 	struct pc_pending pv;	     /* the violation to send */
 	struct pc_window win;	     /* of the batch, for checks always enforced */
 	__u64 first_pfn;	     /* ptes-set: PFN of the batch's first PTE */

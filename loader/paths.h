@@ -22,7 +22,7 @@ extern const int pc_n_paths;
 
 /* The path named name, or NULL. */
 const struct pc_path *pc_path_find(const char *name);
-/* "mremap, filemap, contpte, mprotect, zap" (for messages). */
+/* "mremap, filemap, ..." in paths.list order (for messages and help). */
 const char *pc_path_names(void);
 /* Whether --suite arg ("all" or a path's name) selects path p. */
 bool pc_path_selected(const struct pc_path *p, const char *arg);

@@ -15,7 +15,7 @@ int pc_check_find(const char *name);
 /* What a verdict means in general ("dirty bit lost"). */
 const char *pc_verdict_text(__u32 verdict);
 /* What a violation of check with verdict shows: the check's own text where
-   its path gives one (PC_<PATH>_EVIDENCE), else the verdict's. */
+   its path gives one (PC_EVIDENCE_<path>), else the verdict's. */
 const char *pc_evidence_text(__u32 check, __u32 verdict);
 
 #endif

@@ -11,6 +11,7 @@
 #define PTECHECK_TRACE_PATH_H
 
 #include <stdbool.h>
+#include <ptecheck/checks.h>
 #include "hooks.h"
 
 struct pc_session;
@@ -84,11 +85,9 @@ struct pc_trace_path {
 	void (*feature_tiers)(const struct pc_features *f);
 };
 
-extern const struct pc_trace_path pc_mremap_trace;
-extern const struct pc_trace_path pc_filemap_trace;
-extern const struct pc_trace_path pc_contpte_trace;
-extern const struct pc_trace_path pc_mprotect_trace;
-extern const struct pc_trace_path pc_zap_trace;
-extern const struct pc_trace_path pc_batch_trace;
+/* pc_<path>_trace of every path (include/ptecheck/paths.list) and batch's. */
+#define PC_TRACE_PATH_DECL(path) extern const struct pc_trace_path pc_##path##_trace;
+PC_TRACE_PATHS(PC_TRACE_PATH_DECL)
+#undef PC_TRACE_PATH_DECL
 
 #endif

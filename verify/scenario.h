@@ -97,15 +97,14 @@ struct pc_scenario {
 
 /* A path's suite: its scenarios in run order (verify/mremap.c, ...). */
 struct pc_suite {
-	const char *name; /* the path: "mremap", "filemap", "contpte", "mprotect", "zap" */
+	const char *name; /* the path: "mremap", "filemap", ... (paths.list) */
 	const char *description;
 	const struct pc_scenario *scenarios;
 	int n_scenarios;
 };
-extern const struct pc_suite pc_mremap_suite;
-extern const struct pc_suite pc_filemap_suite;
-extern const struct pc_suite pc_contpte_suite;
-extern const struct pc_suite pc_mprotect_suite;
-extern const struct pc_suite pc_zap_suite;
+/* pc_<path>_suite of every path (include/ptecheck/paths.list). */
+#define PC_SUITE_DECL(path) extern const struct pc_suite pc_##path##_suite;
+PC_PATHS(PC_SUITE_DECL)
+#undef PC_SUITE_DECL
 
 #endif

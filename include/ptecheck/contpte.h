@@ -8,13 +8,13 @@
 
 #include "common.h"
 
-#define PC_CONTPTE_CHECKS(X)                                                                       \
+#define PC_CHECKS_contpte(X)                                                                       \
 	X(CP_GATHER, "contpte/gather")                                                             \
 	X(CP_MLOCK, "contpte/mlock")                                                               \
 	X(CP_FOLD, "contpte/fold")                                                                 \
 	X(CP_YOUNG, "contpte/clear-young")
 
-#define PC_CONTPTE_EVIDENCE(E)                                                                     \
+#define PC_EVIDENCE_contpte(E)                                                                     \
 	E(CP_MLOCK, MAPCOUNT, "smaps Locked did not return to 0 after munlock")                    \
 	E(CP_MLOCK, MLOCKED, "folio mlocked (kpageflags) that no locked range covers whole")
 

@@ -9,13 +9,13 @@
 
 #include "common.h"
 
-#define PC_FILEMAP_CHECKS(X)                                                                       \
+#define PC_CHECKS_filemap(X)                                                                       \
 	X(FM_BOUNDS, "filemap/batch-bounds")                                                       \
 	X(FM_PTES_SET, "filemap/ptes-set")                                                         \
 	X(FM_RMAP, "filemap/rmap-count")                                                           \
 	X(FM_RSS, "filemap/rss-count")
 
-#define PC_FILEMAP_EVIDENCE(E)                                                                     \
+#define PC_EVIDENCE_filemap(E)                                                                     \
 	E(FM_RMAP, BATCH_NR_MISMATCH,                                                              \
 	  "folio_add_file_rmap_ptes covered a different number of pages than set_pte_range "       \
 	  "mapped")                                                                                \

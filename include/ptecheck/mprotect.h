@@ -18,12 +18,12 @@
 
 #include "common.h"
 
-#define PC_MPROTECT_CHECKS(X)                                                                      \
+#define PC_CHECKS_mprotect(X)                                                                      \
 	X(MP_SOFT_DIRTY, "mprotect/soft-dirty")                                                    \
 	X(MP_MAPPED, "mprotect/mapped")
 
 /* The words of evidence where the verdict's own are not precise enough. */
-#define PC_MPROTECT_EVIDENCE(E)                                                                    \
+#define PC_EVIDENCE_mprotect(E)                                                                    \
 	E(MP_SOFT_DIRTY, SOFT_DIRTY_LOST, "soft-dirty before mprotect, clean after")               \
 	E(MP_MAPPED, PFN_CHANGED, "mprotect changed the page a PTE maps")
 

@@ -10,7 +10,7 @@
 #include "common.h"
 
 /* The checks: X(ID, NAME) gives PC_CHK_ID and the name reports use. */
-#define PC_MREMAP_CHECKS(X)                                                                        \
+#define PC_CHECKS_mremap(X)                                                                        \
 	X(MOVED, "mremap/moved")                                                                   \
 	X(ADBITS, "mremap/ad-bits")                                                                \
 	X(PERMS, "mremap/perms")                                                                   \
@@ -20,7 +20,7 @@
 
 /* Evidence texts where the verdict's own text would not say it:
    E(CHECK, VERDICT, TEXT). */
-#define PC_MREMAP_EVIDENCE(E)                                                                      \
+#define PC_EVIDENCE_mremap(E)                                                                      \
 	E(BATCH, BATCH_NR_MISMATCH, "PTEs set differ in number from PTEs cleared")
 
 /*

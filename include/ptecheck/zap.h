@@ -17,11 +17,11 @@
 
 #include "common.h"
 
-#define PC_ZAP_CHECKS(X)                                                                           \
+#define PC_CHECKS_zap(X)                                                                           \
 	X(ZAP_RSS, "zap/rss")                                                                      \
 	X(ZAP_RMAP, "zap/rmap")
 
-#define PC_ZAP_EVIDENCE(E)                                                                         \
+#define PC_EVIDENCE_zap(E)                                                                         \
 	E(ZAP_RSS, RSS, "RSS counter fell by other than the pages unmapped")                       \
 	E(ZAP_RMAP, MAPCOUNT, "a page of a folio unmapped whole still counted mapped")
 

@@ -146,14 +146,21 @@ int main(void)
 		TAP_CHECK(skel, "the tracing object opens");
 		return tap_finish();
 	}
-	TAP_CHECK(PC_N_TRACE_PATHS == 6 && pc_trace_paths[0] == &pc_mremap_trace &&
-			  pc_trace_paths[1] == &pc_filemap_trace &&
-			  pc_trace_paths[2] == &pc_contpte_trace &&
-			  pc_trace_paths[3] == &pc_mprotect_trace &&
-			  pc_trace_paths[4] == &pc_zap_trace &&
-			  pc_trace_paths[5] == &pc_batch_trace,
-		  "the session traces mremap, filemap, contpte, mprotect, zap and batch, in "
-		  "that order");
+	/* The paths of include/ptecheck/paths.list, in its order, then batch. */
+#define TRACE_PATH_NAME(path) #path,
+	{
+		static const char *const names[] = {PC_TRACE_PATHS(TRACE_PATH_NAME)};
+		bool same = PC_N_TRACE_PATHS == sizeof(names) / sizeof(names[0]) &&
+			    !strcmp(pc_trace_paths[PC_N_TRACE_PATHS - 1]->name, "batch");
+
+		for (int p = 0; same && p < PC_N_TRACE_PATHS; p++)
+			same = !strcmp(pc_trace_paths[p]->name, names[p]);
+		TAP_CHECK(same,
+			  "the session traces the %d paths of paths.list in its order, "
+			  "then batch",
+			  PC_N_PATHS);
+	}
+#undef TRACE_PATH_NAME
 	check_hist_ids();
 	for (int p = 0; p < PC_N_TRACE_PATHS; p++) {
 		TAP_CHECK(pc_trace_paths[p]->n_groups <= PC_PATH_GROUPS,
