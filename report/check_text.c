@@ -52,6 +52,7 @@ static const char *const verdict_text[PC_V__COUNT] = {
 	[PC_V_MLOCKED] = "folio mlocked outside a range locking all of it",
 	[PC_V_NOT_LOCKED] = "mlock returned 0 and left pages of its range not locked",
 	[PC_V_SOFT_DIRTY_LOST] = "soft-dirty bit lost",
+	[PC_V_NOT_MLOCKED] = "folio a locked range holds whole not mlocked",
 };
 
 const char *pc_verdict_text(__u32 v)

@@ -33,6 +33,7 @@
 #define TIER_COW	"oracle:cow"
 #define TIER_SIGBUS	"oracle:sigbus"
 #define TIER_RSS	"oracle:status-rss"
+#define TIER_SMAPS	"oracle:smaps"
 
 /* Salts of pc_page_byte: what a page holds first, and what overwrites it. */
 #define SALT_A 0x11

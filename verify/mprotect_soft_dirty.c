@@ -108,10 +108,7 @@ static int sd_map(struct sd_run *r, const char **what)
 	for (size_t i = 0; i < r->n; i++)
 		r->base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_A);
 	*what = "mprotect of one page (splitting the PMD mapping)";
-	if (r->sc->shape->split_pmd &&
-	    (mprotect(r->base, PAGE, PROT_READ) || mprotect(r->base, PAGE, PROT_READ | PROT_WRITE)))
-		return -errno;
-	return 0;
+	return r->sc->shape->split_pmd ? pc_split_pmd_mapping(r->base) : 0;
 }
 
 /*

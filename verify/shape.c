@@ -60,6 +60,13 @@ int pc_folios_read(struct pc_folios *f, const void *base)
 	return 0;
 }
 
+int pc_split_pmd_mapping(char *base)
+{
+	if (mprotect(base, PAGE, PROT_READ) || mprotect(base, PAGE, PROT_READ | PROT_WRITE))
+		return -errno;
+	return 0;
+}
+
 /* The pages RssAnon grew by when n anonymous pages were touched. */
 static long rss_anon_probe(size_t n)
 {

@@ -40,6 +40,13 @@ static inline bool pc_folios_page_whole(const struct pc_folios *f, size_t i)
 }
 
 /*
+ * Splits the PMD mapping of the THP at base (2 MiB aligned) into 512 PTEs,
+ * the folio kept whole: an mprotect of its first page and back, whose VMA
+ * split and merge leave the range one VMA again.  0 or -errno.
+ */
+int pc_split_pmd_mapping(char *base);
+
+/*
  * Whether /proc/self/status shows RSS exactly (before ~v6.16 it read the
  * per-CPU counters approximately): n anonymous pages touched must add n.
  * *seen37 is what 37 added.

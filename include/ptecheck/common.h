@@ -48,6 +48,7 @@ enum pc_verdict {
 	PC_V_MLOCKED,		  /* a folio mlocked that no locked range covers whole */
 	PC_V_NOT_LOCKED,	  /* mlock returned 0, its range not all locked */
 	PC_V_SOFT_DIRTY_LOST,	  /* soft-dirty before, clean after (no clear_refs) */
+	PC_V_NOT_MLOCKED,	  /* a folio a locked range holds whole, not mlocked */
 	PC_V__COUNT,
 };
 

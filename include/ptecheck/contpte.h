@@ -7,6 +7,7 @@
 #define PTECHECK_CONTPTE_H
 
 #include "common.h"
+#include "mlock.h"
 
 #define PC_CHECKS_contpte(X)                                                                       \
 	X(CP_GATHER, "contpte/gather")                                                             \
@@ -267,33 +268,6 @@ PC_INLINE int pc_convert_entry(const struct pc_gather *g, __u32 k, struct pc_pte
 PC_INLINE int pc_young_reported(__u8 any_young_at_entry, bool reported)
 {
 	return any_young_at_entry && !reported ? PC_V_YOUNG_UNREPORTED : PC_OK;
-}
-
-/*
- * contpte/mlock [oracle:kpageflags]: mm/mlock.c mlocks a large folio only
- * when the locked range covers all of it and maps it whole
- * (allow_mlock_munlock; the rmap walks' "only mlock fully mapped pages"),
- * and munlock unlocks every folio of its range.  So a folio may be mlocked
- * only while a locked range holds it whole (a small one: the range holds
- * its page).  The converse is not judged: the rule allows, never demands.
- */
-PC_INLINE int pc_mlock_allowed(bool mlocked, bool held_whole)
-{
-	return mlocked && !held_whole ? PC_V_MLOCKED : PC_OK;
-}
-
-/*
- * mlock(2) that returned 0 made its range VM_LOCKED and faulted every page
- * in (mm/gup.c __mm_populate, whose error mlock returns), so smaps'
- * Locked over the range is at least the range's size while it is locked
- * (our private pages: PSS is RSS).  Less is a range the kernel said it
- * locked and did not: what a scenario made itself, so the failure, not a
- * precondition (migration's transient entries are why it is judged in
- * quiet windows only, and over three attempts).
- */
-PC_INLINE int pc_mlock_locked(__u64 locked_kb, __u64 range_kb)
-{
-	return locked_kb < range_kb ? PC_V_NOT_LOCKED : PC_OK;
 }
 
 #endif

@@ -66,6 +66,7 @@ static inline const char *verdict_name(int v)
 		[PC_V_MLOCKED] = "MLOCKED",
 		[PC_V_NOT_LOCKED] = "NOT_LOCKED",
 		[PC_V_SOFT_DIRTY_LOST] = "SOFT_DIRTY_LOST",
+		[PC_V_NOT_MLOCKED] = "NOT_MLOCKED",
 	};
 
 	if (v < 0 || v >= (int)(sizeof(names) / sizeof(names[0])) || !names[v])

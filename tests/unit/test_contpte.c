@@ -136,18 +136,6 @@ static void check_contpte(void)
 	CHECK_VERDICT(pc_young_reported(0, false), PC_OK, "clear-young: none, none: silent");
 	CHECK_VERDICT(pc_young_reported(1, false), PC_V_YOUNG_UNREPORTED,
 		      "clear-young: a young entry reported as old: YOUNG_UNREPORTED");
-
-	CHECK_VERDICT(pc_mlock_allowed(true, true), PC_OK, "mlock: held whole, mlocked: silent");
-	CHECK_VERDICT(pc_mlock_allowed(false, true), PC_OK,
-		      "mlock: held whole, not mlocked (not demanded): silent");
-	CHECK_VERDICT(pc_mlock_allowed(false, false), PC_OK, "mlock: cut, not mlocked: silent");
-	CHECK_VERDICT(pc_mlock_allowed(true, false), PC_V_MLOCKED,
-		      "mlock: a folio the range cuts (or after munlock) mlocked: MLOCKED");
-	CHECK_VERDICT(pc_mlock_locked(1020, 1024), PC_V_NOT_LOCKED,
-		      "a range mlock returned 0 for, one page short in smaps Locked");
-	CHECK_VERDICT(pc_mlock_locked(1024, 1024), PC_OK, "the whole range locked");
-	CHECK_VERDICT(pc_mlock_locked(2048, 1024), PC_OK,
-		      "more Locked than the range (another locked mapping): not ours to judge");
 }
 
 /*

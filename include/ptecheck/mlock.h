@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The mlock path: mlock_pte_range (mm/mlock.c) steps over a large folio's
+ * PTEs in one batch (folio_mlock_step: folio_pte_batch over the range
+ * left) and mlocks the folio only when the range and the VMA hold it
+ * whole and the batch maps all of it (allow_mlock_munlock); munlock
+ * unlocks every folio of its range.  mlock(2) returns populate's error,
+ * so a 0 return means the range is VM_LOCKED and present.
+ *
+ * The predicates are pure: the mlock suite (verify/mlock*.c), contpte's
+ * mlock scenarios and the unit tests call them.
+ */
+#ifndef PTECHECK_MLOCK_H
+#define PTECHECK_MLOCK_H
+
+#include "common.h"
+
+#define PC_CHECKS_mlock(X)                                                                         \
+	X(MLOCK_FOLIOS, "mlock/folios")                                                            \
+	X(MLOCK_LOCKED, "mlock/locked")
+
+#define PC_EVIDENCE_mlock(E)                                                                       \
+	E(MLOCK_FOLIOS, MLOCKED, "folio mlocked (kpageflags) that no locked range holds whole")    \
+	E(MLOCK_FOLIOS, NOT_MLOCKED, "folio a locked range holds whole not mlocked (kpageflags)")
+
+/*
+ * A folio may be mlocked only while a locked range holds it whole (a small
+ * one: the range holds its page); after munlock, none.
+ */
+PC_INLINE int pc_mlock_allowed(bool mlocked, bool held_whole)
+{
+	return mlocked && !held_whole ? PC_V_MLOCKED : PC_OK;
+}
+
+/*
+ * Both ways, where the folio is ours alone and was present when mlock
+ * ran: mlock_pte_range sets PG_mlocked at once (mlock_folio, before its
+ * per-CPU batch) on every folio the range holds whole, so one the locked
+ * range holds whole and that is not mlocked when mlock returns is the
+ * bug (a batch short of the folio: allow_mlock_munlock refuses it).
+ */
+PC_INLINE int pc_mlock_folio(bool mlocked, bool held_whole)
+{
+	if (held_whole && !mlocked)
+		return PC_V_NOT_MLOCKED;
+	return pc_mlock_allowed(mlocked, held_whole);
+}
+
+/*
+ * mlock(2) that returned 0 made its range VM_LOCKED and faulted every page
+ * in (mm/gup.c __mm_populate, whose error mlock returns), so smaps'
+ * Locked over the range is at least the range's size while it is locked
+ * (our private pages: PSS is RSS).  Less is a range the kernel said it
+ * locked and did not: what a scenario made itself, so the failure, not a
+ * precondition (migration's transient entries are why it is judged in
+ * quiet windows only, and over three attempts).
+ */
+PC_INLINE int pc_mlock_locked(__u64 locked_kb, __u64 range_kb)
+{
+	return locked_kb < range_kb ? PC_V_NOT_LOCKED : PC_OK;
+}
+
+#endif

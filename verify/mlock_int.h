@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The mlock suite's parts: its shapes and its measurement. */
+#ifndef PTECHECK_MLOCK_INT_H
+#define PTECHECK_MLOCK_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "attempt.h"
+#include "measure.h"
+
+struct ml_shape {
+	const char *what;     /* "64 KiB anon mTHP" */
+	bool shmem;	      /* a memfd mapped shared, else private anonymous */
+	size_t folio_pages;   /* 16, 512 */
+	size_t len;	      /* at --scale 1; divided by the scale */
+	size_t min_folios;    /* at any scale */
+	bool split_pmd;	      /* a PMD THP whose mapping is split into PTEs first */
+	const char *no_folio; /* why none formed, most likely */
+};
+
+struct ml_scenario {
+	const struct ml_shape *shape;
+	/* The locked range starts a page into the first folio and ends a page
+	   before the last one's end: those two folios cut, the others whole. */
+	bool cut;
+};
+
+/* mlock_folios.c: one attempt (pc_measure_fn). */
+int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+
+#endif
