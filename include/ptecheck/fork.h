@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fork path: copy_present_ptes (mm/memory.c) copies a large folio's
+ * PTEs in batches (folio_pte_batch_flags with FPB_MERGE_WRITE, and
+ * FPB_RESPECT_DIRTY for private mappings), takes one rmap per PTE
+ * (folio_try_dup_anon_rmap_ptes(nr)) and writes the batch's one value into
+ * the child (set_ptes).  A private batch must end where the dirty bit
+ * differs: the child's PTEs get the first entry's, and a lazyfree folio
+ * whose only dirty PTE was lost is discarded by reclaim, its data with it.
+ *
+ * The predicates are pure: the suite's oracles (verify/fork*.c) and the
+ * unit tests call them.
+ */
+#ifndef PTECHECK_FORK_H
+#define PTECHECK_FORK_H
+
+#include "common.h"
+
+#define PC_CHECKS_fork(X)                                                                          \
+	X(FORK_DIRTY, "fork/dirty")                                                                \
+	X(FORK_RMAP, "fork/rmap")
+
+#define PC_EVIDENCE_fork(E)                                                                        \
+	E(FORK_DIRTY, DATA_LOST, "written in the parent, lost in the child after reclaim")         \
+	E(FORK_RMAP, MAPCOUNT, "a page of a folio both processes map not counted twice")
+
+/*
+ * A page both the parent and the child map (and no one else) is mapped
+ * twice: kpagecount reads 2, the page's own count or the folio's average
+ * alike; a batch that took one rmap for nr PTEs reads 1.
+ */
+PC_INLINE int pc_fork_mapcount(__u64 mapcount, __u64 mappers)
+{
+	return mapcount == mappers ? PC_OK : PC_V_MAPCOUNT;
+}
+
+#endif

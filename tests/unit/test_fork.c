@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fork predicate (include/ptecheck/fork.h) on crafted data: a page both
+ * processes map counted twice is silent, once (one rmap taken for a batch
+ * of nr) or three times fires.
+ */
+#include <ptecheck/fork.h>
+#include "pte_craft.h"
+
+int main(void)
+{
+	tap_plan(0);
+	CHECK_VERDICT(pc_fork_mapcount(2, 2), PC_OK, "parent and child: 2: silent");
+	CHECK_VERDICT(pc_fork_mapcount(1, 2), PC_V_MAPCOUNT,
+		      "1 (the rmap of one page taken for a batch): MAPCOUNT");
+	CHECK_VERDICT(pc_fork_mapcount(3, 2), PC_V_MAPCOUNT, "3: MAPCOUNT");
+	return tap_finish();
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fork suite: what copy_present_ptes' batches give the child
+ * (docs/checks.md, "The fork checks").
+ *
+ *   dirty-POS   64 KiB lazyfree folios (MADV_FREE: every PTE clean), one
+ *               entry of every other folio written again (dirty) at POS
+ *               (first, second, middle, last), the others left clean as
+ *               the control; fork; the parent counts the mappings
+ *               (kpagecount: 2 each) and unmaps its range; the child pages
+ *               out its own and reads the written entries back
+ *               (verify/fork_dirty.c)
+ *
+ * A first-entry position cannot lose the bit to a batch that ignores it
+ * (the batch's value is the first entry's): the control that passes on a
+ * kernel whose others fail.
+ */
+#include "fork_int.h"
+
+static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, fk_measure_dirty, data);
+}
+
+#define FK(pos) (&(const struct fk_scenario){(pos)})
+
+/* clang-format off */
+static const struct pc_scenario scenarios[] = {
+	{"dirty-first", "the dirty entry first in its folio: the control", 0, run_dirty,
+	 FK(FK_FIRST)},
+	{"dirty-second", "the dirty entry second: kept dirty in the child, its data through "
+	 "reclaim", 0, run_dirty, FK(FK_SECOND)},
+	{"dirty-middle", "the dirty entry in the middle (8 of 16)", 0, run_dirty, FK(FK_MIDDLE)},
+	{"dirty-last", "the dirty entry last (15 of 16)", 0, run_dirty, FK(FK_LAST)},
+};
+/* clang-format on */
+
+const struct pc_suite pc_fork_suite = {
+	.name = "fork",
+	.description = "fork's large-folio batches: the child's dirty bits and mapcounts",
+	.scenarios = scenarios,
+	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
+};
