@@ -192,9 +192,11 @@ static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, char *bas
 	return 0;
 }
 
-/* fork, the parent's reads and unmap, the child's page-out and reads. */
-static int fk_fork(struct pc_attempt *a, int s_rmap, char *base, const struct pc_folios *fo,
-		   size_t p, struct fk_seen *s)
+/* fork, the parent's reads and unmap, the child's page-out and reads.  The
+   measured window ends before the page-out: that reclaim is the probe's
+   own, not a disturbance. */
+static int fk_fork(struct pc_scenario_ctx *ctx, struct pc_attempt *a, int s_rmap, char *base,
+		   const struct pc_folios *fo, size_t p, struct fk_seen *s)
 {
 	int go[2], res[2], st, ret;
 	pid_t pid;
@@ -218,6 +220,7 @@ static int fk_fork(struct pc_attempt *a, int s_rmap, char *base, const struct pc
 	ret = pid < 0 ? -errno : judge_rmap(a, s_rmap, base, fo);
 	if (!ret && munmap(base, fo->n * PAGE))
 		ret = -errno;
+	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (pid > 0) {
 		/* The child goes on (or, on an error here, exits) when go is
 		   written or closed. */
@@ -262,7 +265,7 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = fk_state(ctx, a, base, &fo, p);
 	if (!ret)
-		ret = fk_fork(a, s_rmap, base, &fo, p, &s);
+		ret = fk_fork(ctx, a, s_rmap, base, &fo, p, &s);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (!ret)
 		judge_dirty(a, s_dirty, base, &s, p);
