@@ -160,7 +160,7 @@ static int ml_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct ml
 static void judge_folios(struct pc_attempt *a, int slot, const struct ml_run *r)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
-	size_t held_n = 0, cut_n = 0;
+	size_t held_n = 0, cut_n = 0, held_unlocked = 0;
 
 	for (size_t f = 0; f < r->n / r->fp; f++) {
 		if (!r->fo.whole[f])
@@ -173,8 +173,11 @@ static void judge_folios(struct pc_attempt *a, int slot, const struct ml_run *r)
 			for (int k = 0; k < 2; k++) {
 				bool mlocked = r->flags[k][i] & PC_KPF(PC_KPF_MLOCKED);
 				int v = k ? pc_mlock_allowed(mlocked, false)
-					  : pc_mlock_folio(mlocked, held(r, f));
+					: r->sc->shape->demand
+						? pc_mlock_folio(mlocked, held(r, f))
+						: pc_mlock_allowed(mlocked, held(r, f));
 
+				held_unlocked += !k && !j && held(r, f) && !mlocked;
 				m->checked++;
 				if (pc_is_violation(v))
 					pc_oracle_add_evidence(
@@ -187,6 +190,8 @@ static void judge_folios(struct pc_attempt *a, int slot, const struct ml_run *r)
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m, "%zu of %zu folios (%s) whole: %zu held by the locked range, %zu cut",
 			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what, held_n, cut_n);
+	if (!r->sc->shape->demand)
+		pc_oracle_appendf(m, "; %zu held left unlocked (allowed here)", held_unlocked);
 }
 
 static void judge_locked(struct pc_attempt *a, int slot, const struct ml_run *r)

@@ -9,12 +9,16 @@
 #include "measure.h"
 
 struct ml_shape {
-	const char *what;     /* "64 KiB anon mTHP" */
-	bool shmem;	      /* a memfd mapped shared, else private anonymous */
-	size_t folio_pages;   /* 16, 512 */
-	size_t len;	      /* at --scale 1; divided by the scale */
-	size_t min_folios;    /* at any scale */
-	bool split_pmd;	      /* a PMD THP whose mapping is split into PTEs first */
+	const char *what;   /* "64 KiB anon mTHP" */
+	bool shmem;	    /* a memfd mapped shared, else private anonymous */
+	size_t folio_pages; /* 16, 512 */
+	size_t len;	    /* at --scale 1; divided by the scale */
+	size_t min_folios;  /* at any scale */
+	bool split_pmd;	    /* a PMD THP whose mapping is split into PTEs first */
+	/* A folio the range holds whole must be mlocked (pc_mlock_folio); else
+	   only the allowance is judged (pc_mlock_allowed) and the summary
+	   counts the held folios left unlocked: docs/checks.md says why. */
+	bool demand;
 	const char *no_folio; /* why none formed, most likely */
 };
 
