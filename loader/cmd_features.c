@@ -149,6 +149,16 @@ static bool tracing_objects(struct pc_session *run, bool verbose)
 	return refused;
 }
 
+/* An oracle-only path's line: in this kernel when its function is (BTF). */
+static void oracle_path_line(const struct pc_oracle_features *o)
+{
+	char absent[96];
+	bool have = pc_kernel_has_func(o->func);
+
+	snprintf(absent, sizeof(absent), "%s absent from BTF", o->func);
+	line(o->label, have, have ? o->have : absent);
+}
+
 /* Every section after Basics: tracepoints and walk, the tracing object,
    hooks, then per path; true when a program of ptecheck's was refused. */
 static bool kernel_sections(bool verbose)
@@ -163,7 +173,7 @@ static bool kernel_sections(bool verbose)
 
 	printf("\nTracepoints (tier kernel:syscall-walk and histograms):\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
-		for (const char *const *tp = pc_trace_paths[k]->tracepoints; *tp; tp++)
+		for (const char *const *tp = pc_trace_paths[k]->tracepoints; tp && *tp; tp++)
 			line(*tp, pc_tracepoint_exists(*tp), "");
 	for (size_t i = 0; i < sizeof(disturbance_tracepoints) / sizeof(*disturbance_tracepoints);
 	     i++)
@@ -198,10 +208,17 @@ static bool kernel_sections(bool verbose)
 	}
 	printf("\nPaths this kernel has (BTF; absent = not in this kernel, or inlined):\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
-		pc_trace_paths[k]->feature_paths(&f[k]);
+		if (pc_trace_paths[k]->oracle)
+			oracle_path_line(pc_trace_paths[k]->oracle);
+		else
+			pc_trace_paths[k]->feature_paths(&f[k]);
 	printf("\nChecks and the tiers each will use here:\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
-		pc_trace_paths[k]->feature_tiers(&f[k]);
+		if (pc_trace_paths[k]->oracle)
+			tiers_line(pc_trace_paths[k]->oracle->checks,
+				   pc_trace_paths[k]->oracle->tiers);
+		else
+			pc_trace_paths[k]->feature_tiers(&f[k]);
 	return refused;
 }
 

@@ -6,28 +6,16 @@
  * (fork/batch/<source>: trace/batch.c).  No program of its own yet.
  */
 #include "path.h"
-#include "probe.h"
-
-static const char *const tracepoints[] = {NULL};
-
-static void fork_feature_paths(const struct pc_features *f)
-{
-	bool have = pc_kernel_has_func("copy_page_range");
-
-	f->line("fork (copy_page_range)", have,
-		have ? "its large-folio batches: the batch path's fork histograms"
-		     : "copy_page_range absent from BTF");
-}
-
-static void fork_feature_tiers(const struct pc_features *f)
-{
-	f->tiers("fork/dirty, rmap",
-		 "oracle:data-loss, oracle:kpagecount (userspace); no in-kernel tier yet");
-}
 
 const struct pc_trace_path pc_fork_trace = {
 	.name = "fork",
-	.tracepoints = tracepoints,
-	.feature_paths = fork_feature_paths,
-	.feature_tiers = fork_feature_tiers,
+	.oracle =
+		&(const struct pc_oracle_features){
+			.func = "copy_page_range",
+			.label = "fork (copy_page_range)",
+			.have = "its large-folio batches: the batch path's fork histograms",
+			.checks = "fork/dirty, rmap",
+			.tiers = "oracle:data-loss, oracle:kpagecount (userspace); no in-kernel "
+				 "tier yet",
+		},
 };

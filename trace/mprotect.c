@@ -8,28 +8,15 @@
  * a tier that does not exist.
  */
 #include "path.h"
-#include "probe.h"
-
-static const char *const tracepoints[] = {NULL};
-
-static void mprotect_feature_paths(const struct pc_features *f)
-{
-	bool have = pc_kernel_has_func("change_protection");
-
-	f->line("mprotect (change_protection)", have,
-		have ? "its large-folio batches: the batch path's mprotect histograms"
-		     : "change_protection absent from BTF");
-}
-
-static void mprotect_feature_tiers(const struct pc_features *f)
-{
-	f->tiers("mprotect/soft-dirty, mapped",
-		 "oracle:pagemap, oracle:data (userspace); no in-kernel tier yet");
-}
 
 const struct pc_trace_path pc_mprotect_trace = {
 	.name = "mprotect",
-	.tracepoints = tracepoints,
-	.feature_paths = mprotect_feature_paths,
-	.feature_tiers = mprotect_feature_tiers,
+	.oracle =
+		&(const struct pc_oracle_features){
+			.func = "change_protection",
+			.label = "mprotect (change_protection)",
+			.have = "its large-folio batches: the batch path's mprotect histograms",
+			.checks = "mprotect/soft-dirty, mapped",
+			.tiers = "oracle:pagemap, oracle:data (userspace); no in-kernel tier yet",
+		},
 };

@@ -52,8 +52,21 @@ struct pc_features {
 	void (*tiers)(const char *checks, const char *tiers);
 };
 
+/*
+ * A path judged by the suite's oracles alone (no program of its own yet):
+ * its `features` lines from data.  func: a kernel function whose presence
+ * (BTF) says the path is in this kernel, named in the line; have: the
+ * detail when it is; checks and tiers: the tiers line.
+ */
+struct pc_oracle_features {
+	const char *func, *label, *have, *checks, *tiers;
+};
+
 struct pc_trace_path {
 	const char *name; /* "mremap" */
+	/* An oracle-only path gives this instead of tracepoints and the
+	   feature callbacks (which are NULL then). */
+	const struct pc_oracle_features *oracle;
 	const struct pc_hook_group *groups;
 	int n_groups;
 	/* Sets the path's read-only data in s->skel before it loads (the hook

@@ -7,29 +7,17 @@
  * No program of its own yet: `features` says the checks are oracle-only.
  */
 #include "path.h"
-#include "probe.h"
-
-static const char *const tracepoints[] = {NULL};
-
-static void zap_feature_paths(const struct pc_features *f)
-{
-	bool have = pc_kernel_has_func("zap_pte_range") || pc_kernel_has_func("unmap_page_range");
-
-	f->line("zap (unmap_page_range)", have,
-		have ? "its large-folio batches: the batch path's munmap, madvise-dontneed and "
-		       "exit histograms"
-		     : "unmap_page_range absent from BTF");
-}
-
-static void zap_feature_tiers(const struct pc_features *f)
-{
-	f->tiers("zap/rss, rmap",
-		 "oracle:status-rss, oracle:kpagecount (userspace); no in-kernel tier yet");
-}
 
 const struct pc_trace_path pc_zap_trace = {
 	.name = "zap",
-	.tracepoints = tracepoints,
-	.feature_paths = zap_feature_paths,
-	.feature_tiers = zap_feature_tiers,
+	.oracle =
+		&(const struct pc_oracle_features){
+			.func = "unmap_page_range",
+			.label = "zap (unmap_page_range)",
+			.have = "its large-folio batches: the batch path's munmap, "
+				"madvise-dontneed and exit histograms",
+			.checks = "zap/rss, rmap",
+			.tiers = "oracle:status-rss, oracle:kpagecount (userspace); no in-kernel "
+				 "tier yet",
+		},
 };

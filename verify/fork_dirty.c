@@ -150,28 +150,22 @@ static void judge_dirty(struct pc_attempt *a, int slot, char *base, const struct
 }
 
 /* The state before fork: 0, 1 when not made (slots skipped), or pc_skip_rest's. */
-static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, char *base,
+static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *rg,
 		    struct pc_folios *fo, size_t p)
 {
 	size_t n = fo->n;
 	struct pc_smaps sm;
-	int ret = pc_map_fixed(base, n * PAGE, -1, MADV_HUGEPAGE);
+	const char *what;
+	char *base;
+	int ret = pc_range_map(rg, n, false, OFF, &what);
 
 	if (ret)
-		return pc_skip_rest(a, "mmap", -ret);
-	for (size_t i = 0; i < n; i++)
-		base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_A);
-	ret = pc_folios_read(fo, base);
-	if (ret == -EPERM || (!ret && !ctx->have_kpageflags)) {
-		pc_skip_all(a, "PFNs and folios not visible (pagemap, kpageflags: needs root)");
-		return 1;
-	}
+		return pc_skip_rest(a, what, -ret);
+	base = rg->base;
+	ret = pc_folios_read_for(a, ctx, fo, base,
+				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
 	if (ret)
-		return pc_skip_rest(a, "pagemap/kpageflags", -ret);
-	if (!fo->n_whole) {
-		pc_skip_all(a, "no 64 KiB folio formed whole (mTHP fell back to small folios)");
-		return 1;
-	}
+		return ret;
 	if (madvise(base, n * PAGE, MADV_FREE))
 		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
 				    errno);
@@ -246,9 +240,8 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	int s_rmap = pc_slot_add(a, ctx, PC_CHK_FORK_RMAP, TIER_KPAGECOUNT);
 	size_t p = pos_index(sc->pos), n;
 	struct pc_folios fo = {0};
-	struct pc_resv resv = {0};
+	struct pc_range rg = {.fd = -1};
 	struct fk_seen s = {0};
-	char *base;
 	int ret;
 
 	if (!ctx->mthp_anon_64k) {
@@ -257,20 +250,19 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	}
 	/* Less than a PMD: THP would give one 2 MiB folio instead. */
 	n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, FP * PAGE) / PAGE;
-	base = pc_resv_map(&resv, n * PAGE + PMD);
-	if (!base || pc_folios_alloc(&fo, n, FP)) {
-		ret = pc_skip_rest(a, "mmap/calloc", base ? ENOMEM : errno);
+	if (pc_folios_alloc(&fo, n, FP)) {
+		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}
 	pc_window_begin(ctx, &a->win, &a->disturbed);
-	ret = fk_state(ctx, a, base, &fo, p);
+	ret = fk_state(ctx, a, &rg, &fo, p);
 	if (!ret)
-		ret = fk_fork(ctx, a, s_rmap, base, &fo, p, &s);
+		ret = fk_fork(ctx, a, s_rmap, rg.base, &fo, p, &s);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (!ret)
-		judge_dirty(a, s_dirty, base, &s, p);
+		judge_dirty(a, s_dirty, rg.base, &s, p);
 out:
-	pc_resv_release(&resv);
+	pc_range_release(&rg);
 	pc_folios_free(&fo);
 	return ret < 0 ? ret : 0;
 }

@@ -35,9 +35,8 @@
 
 struct ml_run {
 	const struct ml_scenario *sc;
-	struct pc_resv resv;
-	char *base;
-	int fd;
+	struct pc_range rg;
+	char *base;		/* rg.base */
 	size_t n, fp, from, to; /* pages, per folio, the locked ones [from, to) */
 	struct pc_folios fo;
 	__u64 *flags[2]; /* kpageflags of the whole folios' pages: locked, after */
@@ -52,27 +51,15 @@ static bool held(const struct ml_run *r, size_t f)
 	return r->fo.whole[f] && f * r->fp >= r->from && (f + 1) * r->fp <= r->to;
 }
 
+/* The range mapped and filled, a THP's PMD mappings split where the shape
+   asks: 0 or -errno, *what the step. */
 static int ml_map(struct ml_run *r, const char **what)
 {
-	size_t len = r->n * PAGE;
-	int ret;
+	int ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, what);
 
-	*what = "mmap";
-	r->base = pc_resv_map(&r->resv, len + PMD);
-	if (!r->base)
-		return -errno;
-	if (r->sc->shape->shmem) {
-		*what = "memfd_create/ftruncate";
-		r->fd = memfd_create("ptecheck-mlock", MFD_CLOEXEC);
-		if (r->fd < 0 || ftruncate(r->fd, (off_t)len))
-			return -errno;
-	}
-	*what = "mmap";
-	ret = pc_map_fixed(r->base, len, r->fd, r->fd < 0 ? MADV_HUGEPAGE : 0);
+	r->base = r->rg.base;
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < r->n; i++)
-		r->base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_A);
 	*what = "mprotect of one page (splitting the PMD mappings)";
 	for (size_t f = 0; r->sc->shape->split_pmd && f < r->n / r->fp; f++) {
 		ret = pc_split_pmd_mapping(r->base + f * r->fp * PAGE);
@@ -139,21 +126,9 @@ static int ml_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct ml
 			return 1;
 		}
 	}
-	ret = pc_folios_read(&r->fo, r->base);
-	if (ret == -EPERM || (!ret && !ctx->have_kpageflags)) {
-		pc_skip_all(a, "PFNs and folios not visible (pagemap, kpageflags: needs root)");
-		return 1;
-	}
-	if (ret == -ESTALE) {
-		a->retry = true;
-		return pc_skip_rest(a, "kpageflags changed while read (split or reclaim)", ESTALE);
-	}
+	ret = pc_folios_read_for(a, ctx, &r->fo, r->base, r->sc->shape->no_folio);
 	if (ret)
-		return pc_skip_rest(a, "pagemap/kpageflags", -ret);
-	if (!r->fo.n_whole) {
-		pc_skip_all(a, r->sc->shape->no_folio);
-		return 1;
-	}
+		return ret;
 	return 0;
 }
 
@@ -215,7 +190,7 @@ int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	const struct ml_shape *sh = sc->shape;
 	int s_folios = pc_slot_add(a, ctx, PC_CHK_MLOCK_FOLIOS, TIER_KPAGEFLAGS);
 	int s_locked = pc_slot_add(a, ctx, PC_CHK_MLOCK_LOCKED, TIER_SMAPS);
-	struct ml_run r = {.sc = sc, .fd = -1, .fp = sh->folio_pages};
+	struct ml_run r = {.sc = sc, .rg = {.fd = -1}, .fp = sh->folio_pages};
 	bool mthp = sh->folio_pages != 16 || (sh->shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k);
 	cpu_set_t oldmask;
 	bool pinned = false;
@@ -263,9 +238,7 @@ int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 out:
 	if (pinned)
 		sched_setaffinity(0, sizeof(oldmask), &oldmask);
-	pc_resv_release(&r.resv);
-	if (r.fd >= 0)
-		close(r.fd);
+	pc_range_release(&r.rg);
 	pc_folios_free(&r.fo);
 	free(r.flags[0]);
 	free(r.flags[1]);

@@ -47,6 +47,7 @@
 static const char *const calls[2] = {"mprotect(PROT_READ)", "mprotect(PROT_READ|PROT_WRITE)"};
 
 struct sd_run {
+	const struct pc_scenario_ctx *ctx;
 	const struct mp_soft_dirty *sc;
 	int s_sd; /* the soft-dirty slot, skipped where the kernel has no bit */
 	char *base;
@@ -54,7 +55,7 @@ struct sd_run {
 	struct pc_folios fo;	 /* the range as first read back: whole folios */
 	__u64 *state, *after[2]; /* pagemap: before the calls, after each */
 	size_t gained;		 /* pages soft-dirty after a call and not before it */
-	struct pc_resv resv;
+	struct pc_range rg;	 /* base is rg.base */
 };
 
 static bool sd(__u64 e)
@@ -84,7 +85,7 @@ static int sd_alloc(struct sd_run *r)
 
 static void sd_free(struct sd_run *r)
 {
-	pc_resv_release(&r->resv);
+	pc_range_release(&r->rg);
 	pc_folios_free(&r->fo);
 	free(r->state);
 	free(r->after[0]);
@@ -95,18 +96,11 @@ static void sd_free(struct sd_run *r)
    the shape asks.  0 or -errno; *what names the step that failed. */
 static int sd_map(struct sd_run *r, const char **what)
 {
-	size_t len = r->n * PAGE;
-	int ret;
+	int ret = pc_range_map(&r->rg, r->n, false, OFF, what);
 
-	*what = "mmap";
-	r->base = pc_resv_map(&r->resv, len + PMD);
-	if (!r->base)
-		return -errno;
-	ret = pc_map_fixed(r->base, len, -1, MADV_HUGEPAGE);
+	r->base = r->rg.base;
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < r->n; i++)
-		r->base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_A);
 	*what = "mprotect of one page (splitting the PMD mapping)";
 	return r->sc->shape->split_pmd ? pc_split_pmd_mapping(r->base) : 0;
 }
@@ -258,17 +252,9 @@ static int sd_make_state(struct pc_attempt *a, struct sd_run *r)
 			return 1;
 		}
 	}
-	ret = pc_folios_read(&r->fo, r->base);
-	if (ret == -EPERM) {
-		pc_skip_all(a, "PFNs and folios not visible (pagemap, kpageflags: needs root)");
-		return 1;
-	}
+	ret = pc_folios_read_for(a, r->ctx, &r->fo, r->base, r->sc->shape->no_folio);
 	if (ret)
-		return pc_skip_rest(a, "pagemap/kpageflags", -ret);
-	if (!r->fo.n_whole) {
-		pc_skip_all(a, r->sc->shape->no_folio);
-		return 1;
-	}
+		return ret;
 	ret = pc_write_file("/proc/self/clear_refs", "4");
 	if (ret)
 		return pc_skip_rest(a, "clear_refs 4", -ret);
@@ -322,7 +308,8 @@ int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct 
 	int s_sd = pc_slot_add(a, ctx, PC_CHK_MP_SOFT_DIRTY, TIER_PAGEMAP);
 	int s_pfn = pc_slot_add(a, ctx, PC_CHK_MP_MAPPED, TIER_PAGEMAP);
 	int s_data = pc_slot_add(a, ctx, PC_CHK_MP_MAPPED, TIER_DATA);
-	struct sd_run r = {.sc = sc, .s_sd = s_sd, .fp = sh->folio_pages};
+	struct sd_run r = {
+		.ctx = ctx, .sc = sc, .s_sd = s_sd, .fp = sh->folio_pages, .rg = {.fd = -1}};
 	int ret;
 
 	if (sh->needs_mthp_64k && !ctx->mthp_anon_64k) {

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "measure.h"
 #include "procmm.h"
@@ -60,10 +61,65 @@ int pc_folios_read(struct pc_folios *f, const void *base)
 	return 0;
 }
 
+int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const char **what)
+{
+	size_t len = n * PAGE;
+	int ret;
+
+	r->n = n;
+	*what = "mmap";
+	r->base = pc_resv_map(&r->resv, len + PMD);
+	if (!r->base)
+		return -errno;
+	if (shmem) {
+		*what = "memfd_create/ftruncate";
+		r->fd = memfd_create("ptecheck-range", MFD_CLOEXEC);
+		if (r->fd < 0 || ftruncate(r->fd, (off_t)len))
+			return -errno;
+	}
+	*what = "mmap";
+	ret = pc_map_fixed(r->base, len, r->fd, r->fd < 0 ? MADV_HUGEPAGE : 0);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++)
+		r->base[i * PAGE + off] = (char)pc_page_byte(i, SALT_A);
+	return 0;
+}
+
+void pc_range_release(struct pc_range *r)
+{
+	pc_resv_release(&r->resv);
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
 int pc_split_pmd_mapping(char *base)
 {
 	if (mprotect(base, PAGE, PROT_READ) || mprotect(base, PAGE, PROT_READ | PROT_WRITE))
 		return -errno;
+	return 0;
+}
+
+int pc_folios_read_for(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, struct pc_folios *f,
+		       const void *base, const char *no_folio)
+{
+	int ret = pc_folios_read(f, base);
+
+	if (ret == -EPERM || (!ret && !ctx->have_kpageflags)) {
+		pc_skip_all(a, "PFNs and folios not visible (pagemap, kpageflags: needs root)");
+		return 1;
+	}
+	if (ret == -ESTALE) {
+		a->retry = true;
+		return pc_skip_rest(a, "kpageflags changed while read (split or reclaim)", ESTALE);
+	}
+	if (ret)
+		return pc_skip_rest(a, "pagemap/kpageflags", -ret);
+	if (!f->n_whole) {
+		pc_skip_all(a, no_folio);
+		return 1;
+	}
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <ptecheck/types.h>
+#include "attempt.h"
+#include "measure.h"
 
 struct pc_folios {
 	size_t n, fp;	/* pages, pages per folio */
@@ -33,11 +35,37 @@ void pc_folios_free(struct pc_folios *f);
  * read (-ESTALE: a folio changed while read).
  */
 int pc_folios_read(struct pc_folios *f, const void *base);
+/*
+ * pc_folios_read for a scenario's attempt a: 0 when some folio formed
+ * whole; 1 when none did (every slot skipped with no_folio) or PFNs are
+ * hidden (not root: skipped saying so); or pc_skip_rest's -errno (a
+ * folio that changed while read retries the attempt).
+ */
+int pc_folios_read_for(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, struct pc_folios *f,
+		       const void *base, const char *no_folio);
 /* Whether page i lies in a whole folio. */
 static inline bool pc_folios_page_whole(const struct pc_folios *f, size_t i)
 {
 	return f->whole[i / f->fp];
 }
+
+/*
+ * A scenario's range: n pages at a 2 MiB boundary of a reservation, private
+ * anonymous under MADV_HUGEPAGE or (shmem) a memfd of n pages mapped
+ * shared, every page's byte at off written (pc_page_byte(i, SALT_A)), so
+ * that every page is present.
+ */
+struct pc_range {
+	struct pc_resv resv;
+	char *base;
+	int fd; /* the memfd, -1 for anonymous */
+	size_t n;
+};
+
+/* Maps and fills r (r->fd -1 before): 0 or -errno, *what the step. */
+int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const char **what);
+/* Unmaps r and closes its memfd (no-op on what is not there). */
+void pc_range_release(struct pc_range *r);
 
 /*
  * Splits the PMD mapping of the THP at base (2 MiB aligned) into 512 PTEs,

@@ -34,9 +34,8 @@
 
 struct zap_run {
 	const struct zap_scenario *sc;
-	struct pc_resv resv;
-	char *base;
-	int fd;
+	struct pc_range rg;
+	char *base; /* rg.base */
 	size_t n, fp;
 	size_t from, to; /* the zapped pages: [from, to) */
 	size_t zapped;	 /* of them, present before */
@@ -47,31 +46,6 @@ struct zap_run {
 };
 
 static const char *const op_names[] = {[ZAP_MUNMAP] = "munmap", [ZAP_DONTNEED] = "MADV_DONTNEED"};
-
-/* The range mapped and every page written: 0 or -errno, *what the step. */
-static int zap_map(struct zap_run *r, const char **what)
-{
-	size_t len = r->n * PAGE;
-	int ret;
-
-	*what = "mmap";
-	r->base = pc_resv_map(&r->resv, len + PMD);
-	if (!r->base)
-		return -errno;
-	if (r->sc->shape->shmem) {
-		*what = "memfd_create/ftruncate";
-		r->fd = memfd_create("ptecheck-zap", MFD_CLOEXEC);
-		if (r->fd < 0 || ftruncate(r->fd, (off_t)len))
-			return -errno;
-	}
-	*what = "mmap";
-	ret = pc_map_fixed(r->base, len, r->fd, r->fd < 0 ? MADV_HUGEPAGE : 0);
-	if (ret)
-		return ret;
-	for (size_t i = 0; i < r->n; i++)
-		r->base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_A);
-	return 0;
-}
 
 /* The zap under test, between two reads of the RSS counters made at the
    same call depth (the first read once before, to fault in what it
@@ -171,25 +145,14 @@ static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
 static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
 {
 	const char *what;
-	int ret = zap_map(r, &what);
+	int ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, &what);
 
+	r->base = r->rg.base;
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
-	ret = pc_folios_read(&r->fo, r->base);
-	if (ret == -EPERM || (!ret && !ctx->have_kpageflags)) {
-		pc_skip_all(a, "PFNs and folios not visible (pagemap, kpageflags: needs root)");
-		return 1;
-	}
-	if (ret == -ESTALE) {
-		a->retry = true;
-		return pc_skip_rest(a, "kpageflags changed while read (split or reclaim)", ESTALE);
-	}
+	ret = pc_folios_read_for(a, ctx, &r->fo, r->base, r->sc->shape->no_folio);
 	if (ret)
-		return pc_skip_rest(a, "pagemap/kpageflags", -ret);
-	if (!r->fo.n_whole) {
-		pc_skip_all(a, r->sc->shape->no_folio);
-		return 1;
-	}
+		return ret;
 	r->from = r->sc->cut ? r->fp / 2 : 0;
 	r->to = r->n - r->from;
 	for (size_t i = r->from; i < r->to; i++)
@@ -203,7 +166,7 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	const struct zap_shape *sh = sc->shape;
 	int s_rss = pc_slot_add(a, ctx, PC_CHK_ZAP_RSS, TIER_RSS);
 	int s_rmap = sh->shmem ? pc_slot_add(a, ctx, PC_CHK_ZAP_RMAP, TIER_KPAGECOUNT) : -1;
-	struct zap_run r = {.sc = sc, .fd = -1, .fp = sh->folio_pages};
+	struct zap_run r = {.sc = sc, .rg = {.fd = -1}, .fp = sh->folio_pages};
 	bool mthp = sh->shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k;
 	const char *what;
 	int ret;
@@ -236,9 +199,7 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	if (s_rmap >= 0)
 		ret = judge_rmap(a, s_rmap, &r);
 out:
-	pc_resv_release(&r.resv);
-	if (r.fd >= 0)
-		close(r.fd);
+	pc_range_release(&r.rg);
 	pc_folios_free(&r.fo);
 	return ret < 0 ? ret : 0;
 }
