@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/kernel-page-flags.h>
 
@@ -613,4 +614,14 @@ static int small_folios(const struct own_map *m)
 int pc_own_memory_small_folios(void)
 {
 	return each_own_map(small_folios, false);
+}
+
+int pc_mlock(const void *p, size_t len)
+{
+	return syscall(SYS_mlock, p, len) ? -errno : 0;
+}
+
+int pc_munlock(const void *p, size_t len)
+{
+	return syscall(SYS_munlock, p, len) ? -errno : 0;
 }

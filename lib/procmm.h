@@ -128,6 +128,14 @@ struct pc_status_rss {
 int pc_status_rss_read(pid_t pid, struct pc_status_rss *out);
 
 /*
+ * mlock(2) and munlock(2) as the system calls themselves: ASan intercepts
+ * mlock() and munlock() and does nothing, so a scenario judging what the
+ * kernel locked would judge a call never made.  0 or -errno.
+ */
+int pc_mlock(const void *p, size_t len);
+int pc_munlock(const void *p, size_t len);
+
+/*
  * mlock()s every file-backed mapping of this process (its binary and
  * libraries: /proc/self/maps entries with a path), so that a measured
  * window sees no file fault of ptecheck's own: what mlockall(MCL_CURRENT)

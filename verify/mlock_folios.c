@@ -90,20 +90,20 @@ static int ml_lock_unlock(struct ml_run *r, const char **what)
 {
 	char *from = r->base + r->from * PAGE;
 	size_t len = (r->to - r->from) * PAGE;
-	int ret;
+	int ret, un;
 
 	*what = "mlock";
-	if (mlock(from, len))
-		return -errno;
+	ret = pc_mlock(from, len);
+	if (ret)
+		return ret;
 	*what = "smaps/kpageflags while locked";
 	ret = pc_smaps_read(0, (__u64)(uintptr_t)from, &r->sm);
 	if (!ret)
 		ret = read_flags(r, r->flags[0]);
-	*what = "munlock";
-	if (munlock(from, len))
-		return ret ? ret : -errno;
-	if (ret)
-		return ret;
+	*what = ret ? *what : "munlock";
+	un = pc_munlock(from, len);
+	if (ret || un)
+		return ret ? ret : un;
 	*what = "kpageflags/pagemap after munlock";
 	ret = read_flags(r, r->flags[1]);
 	return ret ? ret : pc_pagemap_read(0, (__u64)(uintptr_t)r->base, r->n, r->recheck);
