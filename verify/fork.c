@@ -27,11 +27,11 @@ static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
 	{"dirty-first", "the dirty entry first in its folio: the control", 0, run_dirty,
-	 FK(FK_FIRST)},
+	 FK(PC_POS_FIRST)},
 	{"dirty-second", "the dirty entry second: kept dirty in the child, its data through "
-	 "reclaim", 0, run_dirty, FK(FK_SECOND)},
-	{"dirty-middle", "the dirty entry in the middle (8 of 16)", 0, run_dirty, FK(FK_MIDDLE)},
-	{"dirty-last", "the dirty entry last (15 of 16)", 0, run_dirty, FK(FK_LAST)},
+	 "reclaim", 0, run_dirty, FK(PC_POS_SECOND)},
+	{"dirty-middle", "the dirty entry in the middle (8 of 16)", 0, run_dirty, FK(PC_POS_MIDDLE)},
+	{"dirty-last", "the dirty entry last (15 of 16)", 0, run_dirty, FK(PC_POS_LAST)},
 };
 /* clang-format on */
 

@@ -46,11 +46,6 @@ struct fk_seen {
 	size_t controls_gone; /* of them, discarded (their first page reads 0) */
 };
 
-static size_t pos_index(enum fk_pos pos)
-{
-	return pos == FK_FIRST ? 0 : pos == FK_SECOND ? 1 : pos == FK_MIDDLE ? FP / 2 : FP - 1;
-}
-
 static bool pattern(size_t folio)
 {
 	return folio % 2 == 0;
@@ -154,7 +149,6 @@ static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc
 		    struct pc_folios *fo, size_t p)
 {
 	size_t n = fo->n;
-	struct pc_smaps sm;
 	const char *what;
 	char *base;
 	int ret = pc_range_map(rg, n, false, OFF, &what);
@@ -169,18 +163,9 @@ static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc
 	if (madvise(base, n * PAGE, MADV_FREE))
 		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
 				    errno);
-	ret = pc_smaps_read(0, (__u64)(uintptr_t)base, &sm);
+	ret = pc_lazyfree_whole(a, base, n);
 	if (ret)
-		return pc_skip_rest(a, "smaps", -ret);
-	if (sm.lazyfree_kb * KIB < n * PAGE) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "MADV_FREE left %llu of %zu kB lazyfree",
-			 (unsigned long long)sm.lazyfree_kb, n * PAGE / KIB);
-		pc_skip_all(a, why);
-		a->retry = true;
-		return 1;
-	}
+		return ret;
 	for (size_t f = 0; f < n / FP; f += 2)
 		base[(f * FP + p) * PAGE + OFF] = (char)pc_page_byte(f * FP + p, SALT_B);
 	return 0;
@@ -238,7 +223,7 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	const struct fk_scenario *sc = data;
 	int s_dirty = pc_slot_add(a, ctx, PC_CHK_FORK_DIRTY, TIER_DATA_LOSS);
 	int s_rmap = pc_slot_add(a, ctx, PC_CHK_FORK_RMAP, TIER_KPAGECOUNT);
-	size_t p = pos_index(sc->pos), n;
+	size_t p = pc_pos_index(sc->pos, FP), n;
 	struct pc_folios fo = {0};
 	struct pc_range rg = {.fd = -1};
 	struct fk_seen s = {0};

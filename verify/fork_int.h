@@ -6,12 +6,10 @@
 #include <stddef.h>
 #include "attempt.h"
 #include "measure.h"
-
-/* Where in each pattern folio the one dirty entry lies. */
-enum fk_pos { FK_FIRST, FK_SECOND, FK_MIDDLE, FK_LAST };
+#include "shape.h"
 
 struct fk_scenario {
-	enum fk_pos pos;
+	enum pc_pos pos; /* where in each pattern folio the one dirty entry lies */
 };
 
 /* fork_dirty.c: one attempt (pc_measure_fn). */

@@ -36,7 +36,6 @@
 struct ml_run {
 	const struct ml_scenario *sc;
 	struct pc_range rg;
-	char *base;		/* rg.base */
 	size_t n, fp, from, to; /* pages, per folio, the locked ones [from, to) */
 	struct pc_folios fo;
 	__u64 *flags[2]; /* kpageflags of the whole folios' pages: locked, after */
@@ -57,12 +56,11 @@ static int ml_map(struct ml_run *r, const char **what)
 {
 	int ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, what);
 
-	r->base = r->rg.base;
 	if (ret)
 		return ret;
 	*what = "mprotect of one page (splitting the PMD mappings)";
 	for (size_t f = 0; r->sc->shape->split_pmd && f < r->n / r->fp; f++) {
-		ret = pc_split_pmd_mapping(r->base + f * r->fp * PAGE);
+		ret = pc_split_pmd_mapping(r->rg.base + f * r->fp * PAGE);
 		if (ret)
 			return ret;
 	}
@@ -88,7 +86,7 @@ static int read_flags(const struct ml_run *r, __u64 *out)
    (*what the step). */
 static int ml_lock_unlock(struct ml_run *r, const char **what)
 {
-	char *from = r->base + r->from * PAGE;
+	char *from = r->rg.base + r->from * PAGE;
 	size_t len = (r->to - r->from) * PAGE;
 	int ret, un;
 
@@ -106,7 +104,7 @@ static int ml_lock_unlock(struct ml_run *r, const char **what)
 		return ret ? ret : un;
 	*what = "kpageflags/pagemap after munlock";
 	ret = read_flags(r, r->flags[1]);
-	return ret ? ret : pc_pagemap_read(0, (__u64)(uintptr_t)r->base, r->n, r->recheck);
+	return ret ? ret : pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->recheck);
 }
 
 /* 0, 1 when the state was not made (slots skipped), or pc_skip_rest's. */
@@ -118,7 +116,7 @@ static int ml_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct ml
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
 	if (r->sc->shape->split_pmd) {
-		ret = pc_smaps_read(0, (__u64)(uintptr_t)r->base, &r->sm);
+		ret = pc_smaps_read(0, (__u64)(uintptr_t)r->rg.base, &r->sm);
 		if (ret)
 			return pc_skip_rest(a, "smaps", -ret);
 		if (r->sm.anon_huge_kb) {
@@ -126,7 +124,7 @@ static int ml_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct ml
 			return 1;
 		}
 	}
-	ret = pc_folios_read_for(a, ctx, &r->fo, r->base, r->sc->shape->no_folio);
+	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base, r->sc->shape->no_folio);
 	if (ret)
 		return ret;
 	return 0;
@@ -156,7 +154,7 @@ static void judge_folios(struct pc_attempt *a, int slot, const struct ml_run *r)
 				m->checked++;
 				if (pc_is_violation(v))
 					pc_oracle_add_evidence(
-						m, v, (__u64)(uintptr_t)(r->base + i * PAGE), 0,
+						m, v, (__u64)(uintptr_t)(r->rg.base + i * PAGE), 0,
 						!k && held(r, f), mlocked, "folio %zu page %zu, %s",
 						f, j, phases[k]);
 			}
@@ -177,8 +175,8 @@ static void judge_locked(struct pc_attempt *a, int slot, const struct ml_run *r)
 
 	m->checked++;
 	if (pc_is_violation(v))
-		pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->base + r->from * PAGE), 0, want,
-				       r->sm.locked_kb, "smaps Locked of the locked VMA, kB");
+		pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->rg.base + r->from * PAGE), 0,
+				       want, r->sm.locked_kb, "smaps Locked of the locked VMA, kB");
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m, "smaps Locked %llu kB of a %llu kB range",
 			  (unsigned long long)r->sm.locked_kb, (unsigned long long)want);

@@ -34,32 +34,6 @@ static const struct mp_shape shape_2m_pte = {
 	.no_folio = "no 2 MiB THP formed whole (THP off, or fell back to small folios)",
 };
 
-static const char *const pos_names[] = {
-	[MP_FIRST] = "first",
-	[MP_SECOND] = "second",
-	[MP_MIDDLE] = "middle",
-	[MP_LAST] = "last",
-};
-
-size_t mp_pos_index(enum mp_pos pos, size_t n)
-{
-	switch (pos) {
-	case MP_FIRST:
-		return 0;
-	case MP_SECOND:
-		return 1;
-	case MP_MIDDLE:
-		return n / 2;
-	default:
-		return n - 1;
-	}
-}
-
-const char *mp_pos_name(enum mp_pos pos)
-{
-	return pos <= MP_LAST ? pos_names[pos] : "?";
-}
-
 static int run_soft_dirty(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, mp_measure_soft_dirty, data);
@@ -73,21 +47,21 @@ static int run_soft_dirty(struct pc_scenario_ctx *ctx, const void *data)
 
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
-	SOFT_DIRTY("64k-first", shape_64k, MP_FIRST,
+	SOFT_DIRTY("64k-first", shape_64k, PC_POS_FIRST,
 		   "64 KiB folios, entry 0 soft-dirty: the control (the batch's own bit)"),
-	SOFT_DIRTY("64k-second", shape_64k, MP_SECOND,
+	SOFT_DIRTY("64k-second", shape_64k, PC_POS_SECOND,
 		   "64 KiB folios, entry 1 alone soft-dirty: kept through both mprotects"),
-	SOFT_DIRTY("64k-middle", shape_64k, MP_MIDDLE,
+	SOFT_DIRTY("64k-middle", shape_64k, PC_POS_MIDDLE,
 		   "64 KiB folios, entry 8 alone soft-dirty: kept through both mprotects"),
-	SOFT_DIRTY("64k-last", shape_64k, MP_LAST,
+	SOFT_DIRTY("64k-last", shape_64k, PC_POS_LAST,
 		   "64 KiB folios, entry 15 alone soft-dirty: kept through both mprotects"),
-	SOFT_DIRTY("2m-pte-first", shape_2m_pte, MP_FIRST,
+	SOFT_DIRTY("2m-pte-first", shape_2m_pte, PC_POS_FIRST,
 		   "a PTE-mapped 2 MiB THP, entry 0 soft-dirty: the control"),
-	SOFT_DIRTY("2m-pte-second", shape_2m_pte, MP_SECOND,
+	SOFT_DIRTY("2m-pte-second", shape_2m_pte, PC_POS_SECOND,
 		   "a PTE-mapped 2 MiB THP, entry 1 alone soft-dirty"),
-	SOFT_DIRTY("2m-pte-middle", shape_2m_pte, MP_MIDDLE,
+	SOFT_DIRTY("2m-pte-middle", shape_2m_pte, PC_POS_MIDDLE,
 		   "a PTE-mapped 2 MiB THP, entry 256 alone soft-dirty"),
-	SOFT_DIRTY("2m-pte-last", shape_2m_pte, MP_LAST,
+	SOFT_DIRTY("2m-pte-last", shape_2m_pte, PC_POS_LAST,
 		   "a PTE-mapped 2 MiB THP, entry 511 alone soft-dirty"),
 };
 /* clang-format on */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "attempt.h"
 #include "measure.h"
+#include "shape.h"
 
 /* What a scenario maps: anonymous private large folios of one size. */
 struct mp_shape {
@@ -18,22 +19,11 @@ struct mp_shape {
 	const char *no_folio; /* why none formed, most likely */
 };
 
-/*
- * Where in each folio the entry that differs lies: the first (the batch's
- * own value), the second (the first one a batch compares), the middle, the
- * last (the batch's end).
- */
-enum mp_pos { MP_FIRST, MP_SECOND, MP_MIDDLE, MP_LAST };
-
 /* A soft-dirty scenario: one entry per folio soft-dirty, at pos. */
 struct mp_soft_dirty {
 	const struct mp_shape *shape;
-	enum mp_pos pos;
+	enum pc_pos pos; /* where in each folio the soft-dirty entry lies */
 };
-
-/* The index of pos in a folio of n pages. */
-size_t mp_pos_index(enum mp_pos pos, size_t n);
-const char *mp_pos_name(enum mp_pos pos);
 
 /* mprotect_soft_dirty.c: one attempt (pc_measure_fn). */
 int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);

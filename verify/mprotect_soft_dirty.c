@@ -49,13 +49,12 @@ static const char *const calls[2] = {"mprotect(PROT_READ)", "mprotect(PROT_READ|
 struct sd_run {
 	const struct pc_scenario_ctx *ctx;
 	const struct mp_soft_dirty *sc;
-	int s_sd; /* the soft-dirty slot, skipped where the kernel has no bit */
-	char *base;
+	int s_sd;		 /* the soft-dirty slot, skipped where the kernel has no bit */
 	size_t n, fp, p;	 /* pages, pages per folio, the soft-dirty page in each */
 	struct pc_folios fo;	 /* the range as first read back: whole folios */
 	__u64 *state, *after[2]; /* pagemap: before the calls, after each */
 	size_t gained;		 /* pages soft-dirty after a call and not before it */
-	struct pc_range rg;	 /* base is rg.base */
+	struct pc_range rg;
 };
 
 static bool sd(__u64 e)
@@ -98,11 +97,10 @@ static int sd_map(struct sd_run *r, const char **what)
 {
 	int ret = pc_range_map(&r->rg, r->n, false, OFF, what);
 
-	r->base = r->rg.base;
 	if (ret)
 		return ret;
 	*what = "mprotect of one page (splitting the PMD mapping)";
-	return r->sc->shape->split_pmd ? pc_split_pmd_mapping(r->base) : 0;
+	return r->sc->shape->split_pmd ? pc_split_pmd_mapping(r->rg.base) : 0;
 }
 
 /*
@@ -151,28 +149,6 @@ static const char *sd_state_missing(const struct sd_run *r, char *why, size_t le
 	return why;
 }
 
-/* MADV_FREE made every page lazyfree (smaps LazyFree: its PTEs cleaned):
-   0, 1 when not (every slot skipped, retried), or pc_skip_rest's. */
-static int sd_lazyfree(struct sd_run *r, struct pc_attempt *a)
-{
-	struct pc_smaps sm;
-	int ret = pc_smaps_read(0, (__u64)(uintptr_t)r->base, &sm);
-
-	if (ret)
-		return pc_skip_rest(a, "smaps", -ret);
-	if (sm.lazyfree_kb * KIB < r->n * PAGE) {
-		char why[120];
-
-		snprintf(why, sizeof(why),
-			 "MADV_FREE left %llu of %zu kB lazyfree (PTEs not all cleaned)",
-			 (unsigned long long)sm.lazyfree_kb, r->n * PAGE / KIB);
-		pc_skip_all(a, why);
-		a->retry = true;
-		return 1;
-	}
-	return 0;
-}
-
 static void judge_soft_dirty(struct pc_attempt *a, int slot, struct sd_run *r)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
@@ -189,9 +165,9 @@ static void judge_soft_dirty(struct pc_attempt *a, int slot, struct sd_run *r)
 			m->checked++;
 			r->gained += !sd(was[i]) && sd(r->after[k][i]);
 			if (pc_is_violation(v))
-				pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->base + i * PAGE),
-						       0, 1, 0, "folio %zu page %zu, %s", i / r->fp,
-						       i % r->fp, calls[k]);
+				pc_oracle_add_evidence(
+					m, v, (__u64)(uintptr_t)(r->rg.base + i * PAGE), 0, 1, 0,
+					"folio %zu page %zu, %s", i / r->fp, i % r->fp, calls[k]);
 		}
 	}
 	pc_slot_judge(a, slot);
@@ -202,7 +178,7 @@ static void judge_mapped(struct pc_attempt *a, int s_pfn, int s_data, const stru
 	struct pc_oracle_msg *mp = &a->msg[s_pfn], *md = &a->msg[s_data];
 
 	for (size_t i = 0; i < r->n; i++) {
-		__u64 addr = (__u64)(uintptr_t)(r->base + i * PAGE);
+		__u64 addr = (__u64)(uintptr_t)(r->rg.base + i * PAGE);
 		__u8 want = want_byte(r, i), seen;
 		int v;
 
@@ -218,7 +194,7 @@ static void judge_mapped(struct pc_attempt *a, int s_pfn, int s_data, const stru
 					mp, v, addr, 0, pfn_of(r->state[i]), pfn_of(r->after[k][i]),
 					"folio %zu page %zu, %s", i / r->fp, i % r->fp, calls[k]);
 		}
-		seen = (__u8)r->base[i * PAGE + OFF];
+		seen = (__u8)r->rg.base[i * PAGE + OFF];
 		v = pc_written_survives(want, seen);
 		md->checked++;
 		if (pc_is_violation(v))
@@ -244,7 +220,7 @@ static int sd_make_state(struct pc_attempt *a, struct sd_run *r)
 	if (r->sc->shape->split_pmd) {
 		struct pc_smaps sm;
 
-		ret = pc_smaps_read(0, (__u64)(uintptr_t)r->base, &sm);
+		ret = pc_smaps_read(0, (__u64)(uintptr_t)r->rg.base, &sm);
 		if (ret)
 			return pc_skip_rest(a, "smaps", -ret);
 		if (sm.anon_huge_kb) {
@@ -252,18 +228,18 @@ static int sd_make_state(struct pc_attempt *a, struct sd_run *r)
 			return 1;
 		}
 	}
-	ret = pc_folios_read_for(a, r->ctx, &r->fo, r->base, r->sc->shape->no_folio);
+	ret = pc_folios_read_for(a, r->ctx, &r->fo, r->rg.base, r->sc->shape->no_folio);
 	if (ret)
 		return ret;
 	ret = pc_write_file("/proc/self/clear_refs", "4");
 	if (ret)
 		return pc_skip_rest(a, "clear_refs 4", -ret);
 	for (size_t i = r->p; i < r->n; i += r->fp)
-		r->base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_B);
-	if (madvise(r->base, r->n * PAGE, MADV_FREE))
+		r->rg.base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_B);
+	if (madvise(r->rg.base, r->n * PAGE, MADV_FREE))
 		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
 				    errno);
-	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->base, r->n, r->state);
+	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->state);
 	if (ret)
 		return pc_skip_rest(a, "pagemap", -ret);
 	if (sd_state_missing(r, why, sizeof(why), &retry, &no_bit)) {
@@ -278,7 +254,7 @@ static int sd_make_state(struct pc_attempt *a, struct sd_run *r)
 		a->retry = retry;
 		return 1;
 	}
-	return sd_lazyfree(r, a);
+	return pc_lazyfree_whole(a, r->rg.base, r->n);
 }
 
 /* The state, the two calls and their pagemaps: 0, 1 when the state was not
@@ -292,9 +268,9 @@ static int sd_run_calls(struct pc_attempt *a, struct sd_run *r)
 	for (int k = 0; k < 2; k++) {
 		int prot = k ? PROT_READ | PROT_WRITE : PROT_READ;
 
-		if (mprotect(r->base, r->n * PAGE, prot))
+		if (mprotect(r->rg.base, r->n * PAGE, prot))
 			return pc_skip_rest(a, calls[k], errno);
-		ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->base, r->n, r->after[k]);
+		ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->after[k]);
 		if (ret)
 			return pc_skip_rest(a, "pagemap", -ret);
 	}
@@ -317,7 +293,7 @@ int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct 
 		return 0;
 	}
 	r.n = pc_scaled_len(ctx, sh->len, sh->folio_pages * PAGE, sh->folio_pages * PAGE) / PAGE;
-	r.p = mp_pos_index(sc->pos, r.fp);
+	r.p = pc_pos_index(sc->pos, r.fp);
 	if (sd_alloc(&r)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
@@ -334,7 +310,7 @@ int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct 
 			"%zu of %zu folios (%s) whole, clean; page %zu (%s) of each alone "
 			"soft-dirty through PROT_READ and PROT_READ|PROT_WRITE; %zu pages "
 			"gained it (not judged)",
-			r.fo.n_whole, r.n / r.fp, sh->what, r.p, mp_pos_name(sc->pos), r.gained);
+			r.fo.n_whole, r.n / r.fp, sh->what, r.p, pc_pos_name(sc->pos), r.gained);
 	}
 	judge_mapped(a, s_pfn, s_data, &r);
 	pc_oracle_appendf(&a->msg[s_pfn], "%zu of %zu folios (%s) formed whole", r.fo.n_whole,

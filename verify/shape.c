@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -121,6 +122,52 @@ int pc_folios_read_for(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, 
 		return 1;
 	}
 	return 0;
+}
+
+int pc_lazyfree_whole(struct pc_attempt *a, const void *base, size_t n)
+{
+	struct pc_smaps sm;
+	int ret = pc_smaps_read(0, (__u64)(uintptr_t)base, &sm);
+
+	if (ret)
+		return pc_skip_rest(a, "smaps", -ret);
+	if (sm.lazyfree_kb * KIB < n * PAGE) {
+		char why[120];
+
+		snprintf(why, sizeof(why),
+			 "MADV_FREE left %llu of %zu kB lazyfree (PTEs not all cleaned)",
+			 (unsigned long long)sm.lazyfree_kb, n * PAGE / KIB);
+		pc_skip_all(a, why);
+		a->retry = true;
+		return 1;
+	}
+	return 0;
+}
+
+size_t pc_pos_index(enum pc_pos pos, size_t n)
+{
+	switch (pos) {
+	case PC_POS_FIRST:
+		return 0;
+	case PC_POS_SECOND:
+		return 1;
+	case PC_POS_MIDDLE:
+		return n / 2;
+	default:
+		return n - 1;
+	}
+}
+
+const char *pc_pos_name(enum pc_pos pos)
+{
+	static const char *const names[] = {
+		[PC_POS_FIRST] = "first",
+		[PC_POS_SECOND] = "second",
+		[PC_POS_MIDDLE] = "middle",
+		[PC_POS_LAST] = "last",
+	};
+
+	return pos <= PC_POS_LAST ? names[pos] : "?";
 }
 
 /* The pages RssAnon grew by when n anonymous pages were touched. */

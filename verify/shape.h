@@ -43,6 +43,25 @@ int pc_folios_read(struct pc_folios *f, const void *base);
  */
 int pc_folios_read_for(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, struct pc_folios *f,
 		       const void *base, const char *no_folio);
+/*
+ * After MADV_FREE over the n pages at base: whether smaps counts all of
+ * them LazyFree (every PTE cleaned, every folio lazyfree).  0; 1 when not
+ * (every slot skipped saying so, the attempt retried); or pc_skip_rest's.
+ */
+int pc_lazyfree_whole(struct pc_attempt *a, const void *base, size_t n);
+
+/*
+ * Where in a folio the one entry of a trigger state that differs from the
+ * others lies (issue #31's matrix): the first (the batch's own value, so
+ * the control a batch that ignores the difference cannot fail), the second
+ * (the first a batch compares), the middle, the last (the batch's end).
+ */
+enum pc_pos { PC_POS_FIRST, PC_POS_SECOND, PC_POS_MIDDLE, PC_POS_LAST };
+
+/* The index of pos in a folio of n pages, and its name. */
+size_t pc_pos_index(enum pc_pos pos, size_t n);
+const char *pc_pos_name(enum pc_pos pos);
+
 /* Whether page i lies in a whole folio. */
 static inline bool pc_folios_page_whole(const struct pc_folios *f, size_t i)
 {

@@ -35,7 +35,6 @@
 struct zap_run {
 	const struct zap_scenario *sc;
 	struct pc_range rg;
-	char *base; /* rg.base */
 	size_t n, fp;
 	size_t from, to; /* the zapped pages: [from, to) */
 	size_t zapped;	 /* of them, present before */
@@ -52,7 +51,7 @@ static const char *const op_names[] = {[ZAP_MUNMAP] = "munmap", [ZAP_DONTNEED] =
    touches): 0 or -errno, *what the step. */
 static int zap_do(struct zap_run *r, const char **what)
 {
-	char *from = r->base + r->from * PAGE;
+	char *from = r->rg.base + r->from * PAGE;
 	size_t len = (r->to - r->from) * PAGE;
 	int ret;
 
@@ -90,7 +89,7 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 	v = pc_zap_rss(before, after, (__s64)r->zapped);
 	m->checked++;
 	if (pc_is_violation(v))
-		pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->base + r->from * PAGE), 0,
+		pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->rg.base + r->from * PAGE), 0,
 				       r->zapped, (__u64)(before - after),
 				       "%s of /proc/self/status after %s, pages present by pagemap",
 				       counter, op_names[r->sc->op]);
@@ -126,8 +125,8 @@ static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
 			m->checked++;
 			if (pc_is_violation(v))
 				pc_oracle_add_evidence(
-					m, v, (__u64)(uintptr_t)(r->base + (i0 + j) * PAGE), 0, 0,
-					counts[j], "folio %zu page %zu, after %s", f, j,
+					m, v, (__u64)(uintptr_t)(r->rg.base + (i0 + j) * PAGE), 0,
+					0, counts[j], "folio %zu page %zu, after %s", f, j,
 					op_names[r->sc->op]);
 		}
 	}
@@ -147,10 +146,9 @@ static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct z
 	const char *what;
 	int ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, &what);
 
-	r->base = r->rg.base;
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
-	ret = pc_folios_read_for(a, ctx, &r->fo, r->base, r->sc->shape->no_folio);
+	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base, r->sc->shape->no_folio);
 	if (ret)
 		return ret;
 	r->from = r->sc->cut ? r->fp / 2 : 0;
