@@ -8,7 +8,7 @@
  * MADV_DONTNEED of the range, or of the range less half a folio at each
  * end (batches of half a folio there).  Judged:
  *  - zap/rss [oracle:status-rss]: RssAnon or RssShmem of /proc/self/status
- *    fell by exactly the pages present in the range (pc_zap_rss), where
+ *    fell by exactly the pages present in the range (pc_rss_fell_by), where
  *    the counters read exactly (pc_rss_exact; skip saying so otherwise).
  *    Between the two reads the process does the zap alone, at one call
  *    depth, so that no page of its own (stack, heap) enters the count;
@@ -86,7 +86,7 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 			     r->calib37);
 		return;
 	}
-	v = pc_zap_rss(before, after, (__s64)r->zapped);
+	v = pc_rss_fell_by(before, after, (__s64)r->zapped);
 	m->checked++;
 	if (pc_is_violation(v))
 		pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->rg.base + r->from * PAGE), 0,

@@ -136,6 +136,16 @@ PC_INLINE int pc_count_delta(__s64 before, __s64 after, __s64 expected_delta)
 	return after - before == expected_delta ? PC_OK : PC_V_MAPCOUNT;
 }
 
+/*
+ * An RSS counter fell by exactly the pages taken off the mm (pages, not
+ * kB): zap/rss (the pages present in a zapped range), reclaim/rss (the
+ * pages a reclaim discarded).
+ */
+PC_INLINE int pc_rss_fell_by(__s64 before, __s64 after, __s64 pages_taken)
+{
+	return before - after == pages_taken ? PC_OK : PC_V_RSS;
+}
+
 /* Data-loss oracle (ad-bits, dirty half): what was written is read back. */
 PC_INLINE int pc_written_survives(__u8 written, __u8 seen)
 {

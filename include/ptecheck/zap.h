@@ -25,13 +25,6 @@
 	E(ZAP_RSS, RSS, "RSS counter fell by other than the pages unmapped")                       \
 	E(ZAP_RMAP, MAPCOUNT, "a page of a folio unmapped whole still counted mapped")
 
-/* The RSS counter of the zapped pages' kind fell by exactly the pages that
-   were present in the range (pages, not kB). */
-PC_INLINE int pc_zap_rss(__s64 before, __s64 after, __s64 present_zapped)
-{
-	return before - after == present_zapped ? PC_OK : PC_V_RSS;
-}
-
 /*
  * A page of a folio whose every PTE the zap took, mapped by no one else,
  * is mapped 0 times after it (kpagecount: the page's mapcount, or the

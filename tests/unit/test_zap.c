@@ -11,11 +11,13 @@
 int main(void)
 {
 	tap_plan(0);
-	CHECK_VERDICT(pc_zap_rss(1000, 1000 - 64, 64), PC_OK, "RSS fell by the 64 pages: silent");
-	CHECK_VERDICT(pc_zap_rss(1000, 1000 - 4, 64), PC_V_RSS,
+	CHECK_VERDICT(pc_rss_fell_by(1000, 1000 - 64, 64), PC_OK,
+		      "RSS fell by the 64 pages: silent");
+	CHECK_VERDICT(pc_rss_fell_by(1000, 1000 - 4, 64), PC_V_RSS,
 		      "RSS fell by 4 for 64 pages in 4 batches of 16 (one per batch): RSS");
-	CHECK_VERDICT(pc_zap_rss(1000, 1000 - 65, 64), PC_V_RSS, "RSS fell by more: RSS");
-	CHECK_VERDICT(pc_zap_rss(1000, 1000, 0), PC_OK, "nothing present, nothing fell: silent");
+	CHECK_VERDICT(pc_rss_fell_by(1000, 1000 - 65, 64), PC_V_RSS, "RSS fell by more: RSS");
+	CHECK_VERDICT(pc_rss_fell_by(1000, 1000, 0), PC_OK,
+		      "nothing present, nothing fell: silent");
 	CHECK_VERDICT(pc_zap_unmapped(0), PC_OK, "a page of a folio unmapped whole: 0: silent");
 	CHECK_VERDICT(pc_zap_unmapped(1), PC_V_MAPCOUNT,
 		      "still mapped once (the rmap of one page removed per batch): MAPCOUNT");
