@@ -53,6 +53,8 @@ static const char *const verdict_text[PC_V__COUNT] = {
 	[PC_V_NOT_LOCKED] = "mlock returned 0 and left pages of its range not locked",
 	[PC_V_SOFT_DIRTY_LOST] = "soft-dirty bit lost",
 	[PC_V_NOT_MLOCKED] = "folio a locked range holds whole not mlocked",
+	[PC_V_OUTSIDE_RANGE] = "page outside an advised range treated as in it",
+	[PC_V_NOT_LAZYFREE] = "page MADV_FREE covered left dirty (not lazyfree)",
 };
 
 const char *pc_verdict_text(__u32 v)

@@ -49,6 +49,8 @@ enum pc_verdict {
 	PC_V_NOT_LOCKED,	  /* mlock returned 0, its range not all locked */
 	PC_V_SOFT_DIRTY_LOST,	  /* soft-dirty before, clean after (no clear_refs) */
 	PC_V_NOT_MLOCKED,	  /* a folio a locked range holds whole, not mlocked */
+	PC_V_OUTSIDE_RANGE,	  /* a page outside an advised range treated as in it */
+	PC_V_NOT_LAZYFREE,	  /* a page MADV_FREE covered whole left dirty */
 	PC_V__COUNT,
 };
 

@@ -67,6 +67,8 @@ static inline const char *verdict_name(int v)
 		[PC_V_NOT_LOCKED] = "NOT_LOCKED",
 		[PC_V_SOFT_DIRTY_LOST] = "SOFT_DIRTY_LOST",
 		[PC_V_NOT_MLOCKED] = "NOT_MLOCKED",
+		[PC_V_OUTSIDE_RANGE] = "OUTSIDE_RANGE",
+		[PC_V_NOT_LAZYFREE] = "NOT_LAZYFREE",
 	};
 
 	if (v < 0 || v >= (int)(sizeof(names) / sizeof(names[0])) || !names[v])

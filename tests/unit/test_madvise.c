@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The madvise predicates (include/ptecheck/madvise.h) on crafted counts:
+ * LazyFree equal to the advised pages is silent for both; short of them
+ * (a batch that skipped its clear) fires madvise/lazyfree, past them (a
+ * clear past the range) madvise/range.
+ */
+#include <ptecheck/madvise.h>
+#include "pte_craft.h"
+
+int main(void)
+{
+	tap_plan(0);
+	CHECK_VERDICT(pc_madvise_freed(240, 240), PC_OK, "freed: every advised page lazyfree");
+	CHECK_VERDICT(pc_madvise_freed(240, 232), PC_V_NOT_LAZYFREE,
+		      "freed: 8 advised pages still dirty: NOT_LAZYFREE");
+	CHECK_VERDICT(pc_madvise_freed(240, 248), PC_OK,
+		      "freed: more than advised is not this check's");
+	CHECK_VERDICT(pc_madvise_within(240, 240), PC_OK, "within: the kept pages not lazyfree");
+	CHECK_VERDICT(pc_madvise_within(240, 248), PC_V_OUTSIDE_RANGE,
+		      "within: 8 kept pages cleaned: OUTSIDE_RANGE");
+	CHECK_VERDICT(pc_madvise_within(240, 200), PC_OK,
+		      "within: fewer than advised is not this check's");
+	return tap_finish();
+}
