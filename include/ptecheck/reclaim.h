@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The reclaim path: try_to_unmap_one (mm/rmap.c) unmaps a lazyfree (or
+ * file) large folio's PTEs in batches (folio_unmap_pte_batch, bounded by
+ * the VMA and the page table, with FPB_RESPECT_WRITE and
+ * FPB_RESPECT_SOFT_DIRTY), clears them in one call (get_and_clear_ptes,
+ * which gathers young and dirty over the batch), and then either discards
+ * the batch (a clean lazyfree folio: RSS falls by nr) or, when a PTE was
+ * dirty, puts the batch back (set_ptes) and keeps the folio.  A batch that
+ * loses a dirty bit discards what the process wrote after MADV_FREE; one
+ * that takes one page off the counter for nr leaves RSS too high.
+ *
+ * The checks are judged by the suite's oracles (verify/reclaim*.c) with
+ * the shared predicates: pc_written_survives for the data, pc_rss_fell_by
+ * for the counter (include/ptecheck/common.h).
+ */
+#ifndef PTECHECK_RECLAIM_H
+#define PTECHECK_RECLAIM_H
+
+#include "common.h"
+
+#define PC_CHECKS_reclaim(X)                                                                       \
+	X(RECLAIM_DIRTY, "reclaim/dirty")                                                          \
+	X(RECLAIM_RSS, "reclaim/rss")
+
+#define PC_EVIDENCE_reclaim(E)                                                                     \
+	E(RECLAIM_DIRTY, DATA_LOST, "written after MADV_FREE, discarded by reclaim")               \
+	E(RECLAIM_RSS, RSS, "RssAnon fell by other than the pages reclaim took")
+
+#endif

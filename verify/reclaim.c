@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reclaim suite: what the batched unmap of lazyfree large folios
+ * keeps and takes (docs/checks.md, "The reclaim checks").
+ *
+ *   dirty-POS   64 KiB lazyfree folios (MADV_FREE: every PTE clean), one
+ *               entry of every other folio written again (dirty) at POS
+ *               (first, second, middle, last), the others left clean as
+ *               the control; MADV_PAGEOUT over the range: the written
+ *               pages read back, RssAnon by the pages taken
+ *               (verify/reclaim_lazyfree.c)
+ *
+ * A first-entry position cannot lose the bit to a batch that keeps only
+ * its first entry's: the control that passes on a kernel whose others
+ * fail.
+ */
+#include "reclaim_int.h"
+
+static int run_lazyfree(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, rc_measure_lazyfree, data);
+}
+
+#define RC(pos) (&(const struct rc_scenario){(pos)})
+
+/* clang-format off */
+static const struct pc_scenario scenarios[] = {
+	{"dirty-first", "the dirty entry first in its lazyfree folio: the control", 0,
+	 run_lazyfree, RC(PC_POS_FIRST)},
+	{"dirty-second", "the dirty entry second: the folio kept, its data through reclaim", 0,
+	 run_lazyfree, RC(PC_POS_SECOND)},
+	{"dirty-middle", "the dirty entry in the middle (8 of 16)", 0, run_lazyfree,
+	 RC(PC_POS_MIDDLE)},
+	{"dirty-last", "the dirty entry last (15 of 16)", 0, run_lazyfree, RC(PC_POS_LAST)},
+};
+/* clang-format on */
+
+const struct pc_suite pc_reclaim_suite = {
+	.name = "reclaim",
+	.description = "reclaim's batched unmap of lazyfree folios: dirty bits and RSS",
+	.scenarios = scenarios,
+	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
+};

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The reclaim suite's parts. */
+#ifndef PTECHECK_RECLAIM_INT_H
+#define PTECHECK_RECLAIM_INT_H
+
+#include "attempt.h"
+#include "measure.h"
+#include "shape.h"
+
+struct rc_scenario {
+	enum pc_pos pos; /* where in each pattern folio the one dirty entry lies */
+};
+
+/* reclaim_lazyfree.c: one attempt (pc_measure_fn). */
+int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+
+#endif
