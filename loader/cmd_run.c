@@ -53,7 +53,8 @@ static void usage(FILE *f)
 		"Runs the workloads of a suite under every check this kernel allows and\n"
 		"prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		"(with the reason), then the histograms.\n\n"
-		"  --suite NAME    %s or all (default: all)\n"
+		"  --suite NAME    %s or all (default: all);\n"
+		"                  several as NAME,NAME\n"
 		"  --format F      text (default), json (schema docs/report-schema.json), tap,\n"
 		"                  junit (JUnit XML for CI test reporters, docs/ci/README.md)\n"
 		"  --scale N       divide workload sizes by N (slow emulated guests)\n"
@@ -139,13 +140,23 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 	char *end;
 
 	switch (c) {
-	case 's':
+	case 's': {
+		char bad[32];
+
 		o->suite = optarg;
-		if (strcmp(o->suite, "all") && !pc_path_find(o->suite)) {
-			pc_err(0, "unknown suite '%s' (known: %s, all)", o->suite, pc_path_names());
+		if (pc_suite_arg_bad(o->suite, bad, sizeof(bad))) {
+			pc_err(0, "unknown suite '%s' (known: %s, all; several: NAME,NAME)", bad,
+			       pc_path_names());
+			return PC_EXIT_USAGE;
+		}
+		/* The report's suite field holds 31 characters (report-schema). */
+		if (strlen(o->suite) > 31) {
+			pc_err(0, "--suite '%s': at most 31 characters (use all, or fewer names)",
+			       o->suite);
 			return PC_EXIT_USAGE;
 		}
 		return -1;
+	}
 	case 'f':
 		return pc_format_option(optarg, &o->format) ? -1 : PC_EXIT_USAGE;
 	case 'S':

@@ -30,9 +30,39 @@ const char *pc_path_names(void)
 	return names;
 }
 
+/* Whether the comma-separated list names name, as a whole entry. */
+static bool list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *e = list; e; e = strchr(e, ',') ? strchr(e, ',') + 1 : NULL)
+		if (strncmp(e, name, n) == 0 && (e[n] == ',' || e[n] == '\0'))
+			return true;
+	return false;
+}
+
 bool pc_path_selected(const struct pc_path *p, const char *arg)
 {
-	return strcmp(arg, "all") == 0 || strcmp(arg, p->name) == 0;
+	return strcmp(arg, "all") == 0 || list_has(arg, p->name);
+}
+
+const char *pc_suite_arg_bad(const char *arg, char *bad, size_t len)
+{
+	if (strcmp(arg, "all") == 0)
+		return NULL;
+	for (const char *e = arg; e; e = strchr(e, ',') ? strchr(e, ',') + 1 : NULL) {
+		size_t n = strcspn(e, ",");
+		int k;
+
+		for (k = 0; k < pc_n_paths; k++)
+			if (strlen(pc_paths[k].name) == n && strncmp(e, pc_paths[k].name, n) == 0)
+				break;
+		if (k == pc_n_paths) {
+			snprintf(bad, len, "%.*s", (int)n, e);
+			return bad;
+		}
+	}
+	return NULL;
 }
 
 /* Is trace path t in a session of --suite arg (NULL: every path)? */

@@ -24,8 +24,13 @@ extern const int pc_n_paths;
 const struct pc_path *pc_path_find(const char *name);
 /* "mremap, filemap, ..." in paths.list order (for messages and help). */
 const char *pc_path_names(void);
-/* Whether --suite arg ("all" or a path's name) selects path p. */
+/* Whether --suite arg ("all", a path's name, or names separated by
+   commas) selects path p. */
 bool pc_path_selected(const struct pc_path *p, const char *arg);
+/* NULL when --suite arg is "all" or a list of known paths' names; else
+   the first entry that names none (written to bad[len]; "" for an empty
+   one). */
+const char *pc_suite_arg_bad(const char *arg, char *bad, size_t len);
 
 /* What a session's paths add to report r: each path's results (with
    results) and histograms, of the paths --suite arg selects (NULL: all);

@@ -147,6 +147,13 @@ check "run JUnit read by junitparser: a testcase per result, counts consistent" 
 check "unknown option exits 2" "[[ $? -eq 2 ]]"
 "$pc" run --suite nosuch >/dev/null 2>"$tmp/err"
 check "unknown suite exits 2 with a message" "[[ $? -eq 2 ]] && grep -q 'unknown suite' $tmp/err"
+"$pc" run --suite mremap,nosuch >/dev/null 2>"$tmp/err"
+check "a list with an unknown suite exits 2 naming it" "[[ $? -eq 2 ]] && grep -q \"unknown suite 'nosuch'\" $tmp/err"
+"$pc" run --suite mremap,filemap,contpte,mprotect,zap,mlock >/dev/null 2>"$tmp/err"
+check "a --suite list past 31 characters exits 2" "[[ $? -eq 2 ]] && grep -q 'at most 31' $tmp/err"
+"$pc" run --suite madvise,reclaim --list >"$tmp/list" 2>/dev/null
+check "run --suite madvise,reclaim --list lists both suites' scenarios" \
+	"[[ $? -eq 0 ]] && grep -q '^madvise/' $tmp/list && grep -q '^reclaim/' $tmp/list && ! grep -qv '^madvise/\\|^reclaim/' $tmp/list"
 "$pc" run --format xml >/dev/null 2>&1
 check "unknown format exits 2" "[[ $? -eq 2 ]]"
 "$pc" nosuchcommand >/dev/null 2>&1
