@@ -149,10 +149,10 @@ static void run_suite(struct pc_run *run, const struct pc_suite *su)
 /* The selected suites in order, with their status records. */
 static void run_suites(struct pc_run *run)
 {
-	const char *names[8];
+	const char *names[PC_N_PATHS];
 	int n = 0, i = 0;
 
-	for (int k = 0; k < pc_n_paths && n < 8; k++)
+	for (int k = 0; k < pc_n_paths && n < PC_N_PATHS; k++)
 		if (pc_path_selected(&pc_paths[k], run->o->suite))
 			names[n++] = pc_paths[k].name;
 	pc_status_suites(names, n);
