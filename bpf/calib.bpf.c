@@ -28,6 +28,10 @@ const volatile __u64 calib_pfn;
 const volatile __u64 calib_magic[2];
 const volatile __u64 calib_phys_limit;
 const volatile __u32 calib_candidates; /* how many 1 GiB steps to try */
+/* A pipe of the calibrating process with one write in it: its first
+   buffer's page is a struct page the kernel points to (x86, without a
+   vmap'd stack); -1 for none. */
+const volatile __s32 calib_pipe_fd = -1;
 
 struct calib_result result;
 
@@ -94,9 +98,57 @@ static long try_candidate(__u32 k, void *data)
 struct vm_struct___pc {
 	struct page **pages;
 } __attribute__((preserve_access_index));
+struct pipe_buffer___pc {
+	struct page *page;
+} __attribute__((preserve_access_index));
+struct pipe_inode_info___pc {
+	struct pipe_buffer___pc *bufs;
+} __attribute__((preserve_access_index));
+struct file___pc {
+	void *private_data;
+} __attribute__((preserve_access_index));
+struct fdtable___pc {
+	unsigned int max_fds;
+	struct file___pc **fd;
+} __attribute__((preserve_access_index));
+struct files_struct___pc {
+	struct fdtable___pc *fdt;
+} __attribute__((preserve_access_index));
 struct task_struct___pc {
 	struct vm_struct___pc *stack_vm_area;
+	struct files_struct___pc *files;
 } __attribute__((preserve_access_index));
+
+#if !defined(__TARGET_ARCH_arm64)
+/* The struct page of the task's vmap'd stack, else of the first buffer
+   of its pipe calib_pipe_fd (fs/pipe.c: the first write fills bufs[0]);
+   0 for none. */
+static __always_inline __u64 some_struct_page(struct task_struct___pc *t)
+{
+	struct pipe_inode_info___pc *pipe;
+	struct fdtable___pc *fdt;
+	struct file___pc *file = NULL;
+	struct page **pages;
+	__u64 page = 0;
+
+	if (bpf_core_field_exists(t->stack_vm_area)) {
+		pages = BPF_CORE_READ(t, stack_vm_area, pages);
+		if (pages && !bpf_probe_read_kernel(&page, sizeof(page), pages) && page)
+			return page;
+	}
+	if (calib_pipe_fd < 0)
+		return 0;
+	fdt = BPF_CORE_READ(t, files, fdt);
+	if (!fdt || (__u32)calib_pipe_fd >= BPF_CORE_READ(fdt, max_fds) ||
+	    bpf_probe_read_kernel(&file, sizeof(file), BPF_CORE_READ(fdt, fd) + calib_pipe_fd) ||
+	    !file)
+		return 0;
+	pipe = (struct pipe_inode_info___pc *)BPF_CORE_READ(file, private_data);
+	if (!pipe)
+		return 0;
+	return (__u64)BPF_CORE_READ(pipe, bufs, page);
+}
+#endif
 
 static __always_inline bool vmemmap_is(__u64 base, __u64 size)
 {
@@ -149,15 +201,9 @@ static __always_inline void find_vmemmap(struct task_struct *task)
 #if defined(__TARGET_ARCH_arm64)
 	n = PC_PTL_CANDIDATES;
 #else
-	struct task_struct___pc *t = (struct task_struct___pc *)task;
-	struct page **pages;
-
 	result.vm_code = PC_VM_NO_STACK;
-	if (!bpf_core_field_exists(t->stack_vm_area))
-		return;
-	pages = BPF_CORE_READ(t, stack_vm_area, pages);
-	if (!pages || bpf_probe_read_kernel(&vc.some_page, sizeof(vc.some_page), pages) ||
-	    !vc.some_page)
+	vc.some_page = some_struct_page((struct task_struct___pc *)task);
+	if (!vc.some_page)
 		return;
 	n = pc_vmemmap_candidates_x86(calib_phys_limit, vc.size);
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Page-table walk calibration: see bpf/calib.bpf.c for the method. */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -64,8 +65,8 @@ static void vmemmap_result(struct pc_walk_calib *out, const struct calib_bpf *sk
 			   const char *reason)
 {
 	static const char *const why[] = {
-		[PC_VM_NO_STACK] = "no vmap'd task stack (CONFIG_VMAP_STACK) gives a struct page "
-				   "to start from",
+		[PC_VM_NO_STACK] = "neither a vmap'd task stack (CONFIG_VMAP_STACK) nor a pipe's "
+				   "buffer gives a struct page to start from",
 		[PC_VM_NO_LAYOUT] = "struct page / folio fields (compound_head or compound_info, "
 				    "the folio order) not in the kernel's BTF",
 		[PC_VM_NO_MATCH] = "no candidate base holds the known page's struct page",
@@ -95,10 +96,44 @@ static void vmemmap_result(struct pc_walk_calib *out, const struct calib_bpf *sk
 	}
 }
 
+/* Without a vmap'd stack, a pipe's page is the struct page to start from:
+   one byte written fills its first buffer.  The read end, or -1. */
+static int pipe_open(int fd[2])
+{
+	if (pipe2(fd, O_CLOEXEC))
+		return -1;
+	if (write(fd[1], "p", 1) == 1)
+		return fd[0];
+	close(fd[0]);
+	fd[0] = -1;
+	return -1;
+}
+
+static void pipe_close(const int fd[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
+static void set_rodata(struct calib_bpf *skel, const void *page, __u64 pfn, const __u64 *magic,
+		       __u64 phys_limit, int pipe_fd)
+{
+	skel->rodata->calib_tgid = getpid();
+	skel->rodata->calib_uaddr = (uintptr_t)page;
+	skel->rodata->calib_pfn = pfn;
+	skel->rodata->calib_magic[0] = magic[0];
+	skel->rodata->calib_magic[1] = magic[1];
+	skel->rodata->calib_phys_limit = phys_limit;
+	skel->rodata->calib_candidates = (__u32)(phys_limit >> 30) + 2;
+	skel->rodata->calib_pipe_fd = pipe_fd;
+}
+
 int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason, size_t len)
 {
 	struct calib_bpf *skel = NULL;
 	__u64 magic[2], pfn = 0;
+	int pipefd[2] = {-1, -1};
 	void *page;
 	int err;
 
@@ -133,13 +168,7 @@ int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason
 		snprintf(reason, len, "cannot open the calibration program (%s)", strerror(errno));
 		goto out;
 	}
-	skel->rodata->calib_tgid = getpid();
-	skel->rodata->calib_uaddr = (uintptr_t)page;
-	skel->rodata->calib_pfn = pfn;
-	skel->rodata->calib_magic[0] = magic[0];
-	skel->rodata->calib_magic[1] = magic[1];
-	skel->rodata->calib_phys_limit = *phys_limit;
-	skel->rodata->calib_candidates = (__u32)(*phys_limit >> 30) + 2;
+	set_rodata(skel, page, pfn, magic, *phys_limit, pipe_open(pipefd));
 	err = calib_bpf__load(skel);
 	if (err) {
 		snprintf(reason, len, "calibration program refused by the kernel (%s)",
@@ -175,6 +204,7 @@ int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason
 out:
 	vmemmap_result(out, skel, reason);
 	calib_bpf__destroy(skel);
+	pipe_close(pipefd);
 	munmap(page, 4096);
 	return err;
 }

@@ -169,7 +169,7 @@ struct pc_walk_calib {
 enum pc_vmemmap_code {
 	PC_VM_FOUND = 0,
 	PC_VM_NOT_TRIED, /* no direct map: the calibration stopped before */
-	PC_VM_NO_STACK,	 /* x86: no vmap'd task stack gives a struct page */
+	PC_VM_NO_STACK,	 /* x86: no vmap'd task stack nor pipe buffer gives a struct page */
 	PC_VM_NO_LAYOUT, /* struct page / folio fields not in the kernel's BTF */
 	PC_VM_NO_MATCH,	 /* no candidate holds the known page's struct page */
 };
