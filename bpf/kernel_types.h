@@ -125,6 +125,7 @@ struct vm_fault {
 };
 
 enum pageflags {
+	PG_dirty = 4,
 	PG_head = 6,
 };
 

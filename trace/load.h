@@ -26,6 +26,7 @@ enum pc_sys_part {
 	PC_SYS_MREMAP = 0, /* mremap's syscall-walk tier (pc_mremap_sys_*) */
 	PC_SYS_WALK,	   /* the derived batch runs (pc_walk_sys_enter, pc_bw_slot) */
 	PC_SYS_CONTPTE,	   /* contpte's locked-syscall span (pc_contpte_sys_*) */
+	PC_SYS_MADVISE,	   /* madvise's syscall-walk tier (pc_madvise_sys_*) */
 	PC_SYS__COUNT,
 };
 

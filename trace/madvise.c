@@ -1,21 +1,100 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The madvise path's part of a tracing session.  Its checks are judged by
- * the suite's oracles (verify/madvise*.c: smaps LazyFree, data read back
- * after reclaim); its batches are counted by the batch path
- * (madvise/batch/<source>: trace/batch.c).  No program of its own yet.
+ * The madvise path's part of a tracing session: its syscall-walk tier
+ * (bpf/madvise.bpf.c: madvise/range, the PTEs next to a MADV_FREE range
+ * read at the call's entry and exit), its results and its `features`
+ * lines.  The suite's oracles (verify/madvise*.c: smaps LazyFree, data
+ * read back after reclaim) judge both checks on every kernel; the batch
+ * path counts MADV_FREE's batches (madvise-free/batch/<source>).
  */
-#include "path.h"
+#include <stdio.h>
+#include "load.h"
+#include "probe.h"
+#include "ptecheck.skel.h"
+#include "report.h"
+#include "session.h"
+
+#define FUNC "madvise_free_pte_range"
+
+/* Why the syscall-walk tier cannot judge here, or NULL. */
+static const char *walk_why(const struct pc_session *s)
+{
+	const char *refused = pc_load_sys_refused(s, PC_SYS_MADVISE);
+
+	if (refused)
+		return refused;
+	if (!s->walk_enabled)
+		return s->walk_reason[0] ? s->walk_reason : "no page-table walk";
+	if (!s->calib.valid || !s->calib.page_size)
+		return s->calib.vmemmap_why[0] ? s->calib.vmemmap_why
+					       : "no vmemmap: the folios of PTEs cannot be read";
+	return NULL;
+}
+
+static void madvise_configure(struct pc_session *s)
+{
+	if (walk_why(s)) {
+		s->skel->rodata->sys_madvise = false;
+		return;
+	}
+	s->skel->rodata->mv_vmemmap = s->calib.vmemmap;
+	s->skel->rodata->mv_page_size = s->calib.page_size;
+}
+
+/* Tier kernel:syscall-walk of madvise/range. */
+static void madvise_results(struct pc_session *s, struct pc_report *r)
+{
+	struct pc_result *res = pc_session_result(s, r, PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK);
+	const char *why = walk_why(s);
+
+	if (!res)
+		return;
+	if (why) {
+		if (pc_load_sys_refused(s, PC_SYS_MADVISE))
+			pc_result_set(res, PC_STATUS_SKIP, "%s", why);
+		else
+			pc_result_set(res, PC_STATUS_SKIP, "page-table walk unavailable: %s", why);
+		return;
+	}
+	pc_session_judge(s, res, PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK, "entries",
+			 "nothing to judge: no dirty PTE of an anonymous folio next to a traced "
+			 "MADV_FREE range");
+	/* A dirty bit lost while reclaim or writeback ran unseen proves nothing. */
+	if (res->status != PC_STATUS_FAIL && !s->disturbance_complete)
+		pc_result_set(res, PC_STATUS_SKIP,
+			      "cannot observe concurrent reclaim/writeback (%s missing)",
+			      s->missing_disturbance);
+}
+
+static void madvise_feature_paths(const struct pc_features *f)
+{
+	bool have = pc_kernel_has_func(FUNC);
+
+	f->line("madvise FREE", have,
+		have ? FUNC ": its large-folio batches in the batch path's madvise-free "
+			    "histograms"
+		     : FUNC " absent from BTF (inlined, or not in this kernel)");
+}
+
+static void madvise_feature_tiers(const struct pc_features *f)
+{
+	const struct pc_session *s = f->session;
+	const char *why = !f->walk_ok ? "page-table walk unavailable"
+			  : s && pc_load_sys_refused(s, PC_SYS_MADVISE)
+				  ? pc_load_sys_refused(s, PC_SYS_MADVISE)
+				  : NULL;
+	char tiers[320];
+
+	f->tiers("madvise/lazyfree", "oracle:smaps");
+	snprintf(tiers, sizeof(tiers), "oracle:smaps, oracle:data-loss%s%s",
+		 why ? "; kernel:syscall-walk skips: " : " + kernel:syscall-walk", why ? why : "");
+	f->tiers("madvise/range", tiers);
+}
 
 const struct pc_trace_path pc_madvise_trace = {
 	.name = "madvise",
-	.oracle =
-		&(const struct pc_oracle_features){
-			.func = "madvise_free_pte_range",
-			.label = "madvise (MADV_FREE: madvise_free_pte_range)",
-			.have = "its large-folio batches: the batch path's madvise histograms",
-			.checks = "madvise/lazyfree, range",
-			.tiers =
-				"oracle:smaps, oracle:data-loss (userspace); no in-kernel tier yet",
-		},
+	.configure = madvise_configure,
+	.results = madvise_results,
+	.feature_paths = madvise_feature_paths,
+	.feature_tiers = madvise_feature_tiers,
 };

@@ -30,7 +30,8 @@
 #define PC_EVIDENCE_madvise(E)                                                                     \
 	E(MADV_LAZYFREE, NOT_LAZYFREE, "pages MADV_FREE covered not lazyfree (smaps LazyFree)")    \
 	E(MADV_RANGE, OUTSIDE_RANGE, "pages outside the advised range counted lazyfree")           \
-	E(MADV_RANGE, DATA_LOST, "written outside the advised range, lost to reclaim")
+	E(MADV_RANGE, DATA_LOST, "written outside the advised range, lost to reclaim")             \
+	E(MADV_RANGE, DIRTY_LOST, "the PTE next to the advised range lost its dirty bit")
 
 /*
  * Every page MADV_FREE covered, in a range nothing has written since, is
@@ -50,6 +51,23 @@ PC_INLINE int pc_madvise_freed(__u64 advised, __u64 lazyfree)
 PC_INLINE int pc_madvise_within(__u64 advised, __u64 lazyfree)
 {
 	return lazyfree > advised ? PC_V_OUTSIDE_RANGE : PC_OK;
+}
+
+/*
+ * A PTE just outside a range MADV_FREE was given (madvise/range
+ * [kernel:syscall-walk]): dirty and of an anonymous folio when the call
+ * began; when it returned, if it maps the same page, it is dirty still:
+ * its own bit, or its folio's (a split of the folio, through migration
+ * entries, moves the bit to the folio where the arch keeps none in the
+ * entry).  Not mapping the same page any more (reclaimed, migrated): not
+ * applicable.
+ */
+PC_INLINE int pc_madvise_neighbour(bool dirty_before, bool same_page_after, bool pte_dirty_after,
+				   bool folio_dirty_after)
+{
+	if (!dirty_before || !same_page_after)
+		return PC_NOT_APPLICABLE;
+	return pte_dirty_after || folio_dirty_after ? PC_OK : PC_V_DIRTY_LOST;
 }
 
 #endif

@@ -60,6 +60,16 @@ else
 	skip "gate: refused walk against a walking baseline" "the baseline counted no derived batch run"
 fi
 
+# madvise's syscall-walk handler refused: that tier skips with the
+# verifier's reason, the suite's oracles still judge, exit 3.
+refused madvise "$pc" run --suite madvise --scale 4 --format json --output "$tmp/madv.json" 2>"$tmp/log"
+rc=$?
+check "run, madvise's handler refused: exit 3 (rc=$rc)" "[[ $rc -eq 3 ]]"
+check "the refusal named in one line" \
+	"grep -q \"ptecheck: the verifier refused madvise's syscall-walk (syscalls_enter, pc_madvise_sys_enter)\" $tmp/log"
+check "madvise/range [kernel:syscall-walk] skips with the refusal; the oracles pass" \
+	"py $tmp/madv.json 'r = {(x[\"check\"], x[\"tier\"]): x for x in d[\"results\"]}; k = r[(\"madvise/range\", \"kernel:syscall-walk\")]; sys.exit(not (k[\"status\"] == \"skip\" and \"verifier refused\" in k[\"summary\"] and r[(\"madvise/range\", \"oracle:data-loss\")][\"status\"] == \"pass\"))'"
+
 # hist: a refused tracepoint program; its histogram says why it is not shown.
 refused filemap-tp "$pc" hist --duration 1 --format json --output "$tmp/hist.json" 2>"$tmp/log"
 rc=$?

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The madvise path's syscall-walk tier (madvise/range [kernel:syscall-walk],
+ * include/ptecheck/madvise.h): at raw_syscalls:sys_enter of madvise(FREE)
+ * from a tracked task, the two PTEs just outside the range, the page below
+ * its start and the page at its end, are read from the page tables; at
+ * sys_exit, each that was present and dirty and mapped an anonymous folio
+ * must still be dirty where it maps the same page (the PTE's bit, or the
+ * folio's where a split moved it there: pc_madvise_neighbour).  A clear
+ * that runs past the batch cleans exactly those entries.
+ *
+ * Hardware sets dirty bits without locks, so only a loss is judged; a
+ * window that overlapped reclaim, migration, compaction or writeback (the
+ * disturbance generation), or a task whose mm others share, is
+ * inconclusive.  Entries of file folios are left out: writeback cleans
+ * their PTEs at any time.
+ */
+#include "common.bpf.h"
+#include "folio.bpf.h"
+#include "ptwalk.h"
+#include <ptecheck/batch.h>
+#include <ptecheck/madvise.h>
+
+/* The vmemmap and the size of a struct page (the loader's calibration). */
+const volatile __u64 mv_vmemmap, mv_page_size;
+
+#define MV_PAGE_MAPPING_ANON 1UL
+
+/* One PTE outside the range, as read at entry. */
+struct mv_side {
+	__u64 addr;
+	__u64 pfn;
+	__u32 judged; /* present, dirty, of an anonymous folio */
+};
+
+struct mv_state {
+	__u64 gen; /* the disturbance generation at entry */
+	__u32 active, shared;
+	struct mv_side side[2];
+	struct pc_pending pv;
+};
+
+/* Per thread; LRU: a thread that never returns (killed) leaves an entry
+   the next ones push out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct mv_state);
+} mv_states SEC(".maps");
+
+static __always_inline __u64 mv_pgd(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return (__u64)BPF_CORE_READ(task, mm, pgd);
+}
+
+/* The PTE mapping addr under pgd: 0 and *raw, or -1 (no PTE table). */
+static __always_inline int mv_read_pte(__u64 pgd, __u64 addr, __u64 *raw)
+{
+	__u64 pmd = 0;
+
+	if (pc_walk_pmd(pgd, addr, &pmd) != PC_WALK_TABLE)
+		return -1;
+	return pc_read_ptes(pc_table_phys(pmd), (addr >> PC_PAGE_SHIFT) & 511, raw, 8);
+}
+
+/* The folio of the page at pfn: its head's flags and mapping words, or
+   -1 when it cannot be read. */
+static __always_inline int mv_folio(__u64 pfn, unsigned long *flags, unsigned long *mapping)
+{
+	struct pc_folio_at at = {0, 0};
+
+	if (pfn >= (walk_phys_limit >> PC_PAGE_SHIFT) || !mv_page_size)
+		return -1;
+	at = pc_folio_of_page(mv_vmemmap + pfn * mv_page_size);
+	if (!at.pages)
+		return -1;
+	if (bpf_probe_read_kernel(flags, sizeof(*flags), (void *)at.head))
+		return -1;
+	return bpf_probe_read_kernel(mapping, sizeof(*mapping), &((struct folio *)at.head)->mapping)
+		       ? -1
+		       : 0;
+}
+
+static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 addr)
+{
+	unsigned long flags = 0, mapping = 0;
+	struct pc_pte p;
+	__u64 raw = 0;
+
+	s->addr = addr;
+	s->judged = 0;
+	if (mv_read_pte(pgd, addr, &raw))
+		return;
+	p = pc_decode_pte(raw);
+	if (p.kind != PC_PTE_PRESENT || !p.dirty || mv_folio(p.pfn, &flags, &mapping))
+		return;
+	s->pfn = p.pfn;
+	s->judged = (mapping & MV_PAGE_MAPPING_ANON) != 0;
+}
+
+/*
+ * At sys_enter, from bpf/syscalls.bpf.c.  A global function, verified
+ * once on its own.
+ */
+__noinline int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct task_struct *task;
+	__u64 start, len, pgd;
+	struct mv_state *st;
+	__u32 tid = pc_tid();
+
+	if (!sys_madvise)
+		return 0;
+	PC_FAULT_POINT(PC_FAULT_MADVISE);
+	if (nr != PC_NR_madvise || !pc_sys_native(ctx) || pc_sys_arg(ctx, 2) != PC_MADV_FREE ||
+	    !target_flags())
+		return 0;
+	start = pc_sys_arg(ctx, 0);
+	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
+	/* The kernel refuses these (EINVAL) or does nothing. */
+	if ((start & (PC_PAGE_SIZE - 1)) || !len || start < PC_PAGE_SIZE || start + len < start)
+		return 0;
+	st = bpf_map_lookup_elem(&mv_states, &tid);
+	if (!st) {
+		struct mv_state fresh = {};
+
+		bpf_map_update_elem(&mv_states, &tid, &fresh, BPF_ANY);
+		st = bpf_map_lookup_elem(&mv_states, &tid);
+		if (!st) {
+			stat_add(PC_STAT_STATE_FULL, 1);
+			return 0;
+		}
+	}
+	task = (struct task_struct *)bpf_get_current_task();
+	st->gen = disturb_gen();
+	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->pv.events_sent = 0;
+	pgd = mv_pgd();
+	mv_side_enter(&st->side[0], pgd, start - PC_PAGE_SIZE);
+	mv_side_enter(&st->side[1], pgd, start + len);
+	st->active = st->side[0].judged || st->side[1].judged;
+	return 0;
+}
+
+static __always_inline void mv_side_exit(struct mv_state *st, int k, __u64 pgd,
+					 struct pc_check_counts *c, const struct pc_window *w)
+{
+	struct mv_side *s = &st->side[k & 1];
+	unsigned long flags = 0, mapping = 0;
+	bool same = false, folio_dirty = false;
+	struct pc_pte p = {};
+	__u64 raw = 0;
+
+	if (!s->judged)
+		return;
+	if (!mv_read_pte(pgd, s->addr, &raw)) {
+		p = pc_decode_pte(raw);
+		same = p.kind == PC_PTE_PRESENT && p.pfn == s->pfn;
+	}
+	if (same && !p.dirty && !mv_folio(p.pfn, &flags, &mapping))
+		folio_dirty = flags & (1UL << bpf_core_enum_value(enum pageflags, PG_dirty));
+	pc_judge(c, &st->pv, w, PC_CHK_MADV_RANGE,
+		 pc_madvise_neighbour(true, same, p.dirty, folio_dirty), s->addr, 0, 1, 0);
+}
+
+/* At sys_exit, from bpf/syscalls.bpf.c. */
+__noinline int pc_madvise_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct pc_window w = {.tier = PC_TIER_SYSCALL_WALK, .flags = PC_WIN_GEN};
+	struct pc_check_counts c = {};
+	struct mv_state *st;
+	__u32 tid = pc_tid();
+	__u64 pgd;
+
+	if (!sys_madvise || nr != PC_NR_madvise || !pc_sys_native(ctx))
+		return 0;
+	st = bpf_map_lookup_elem(&mv_states, &tid);
+	if (!st || !st->active)
+		return 0;
+	st->active = 0;
+	/* A call that failed may have stopped anywhere: nothing to judge. */
+	if ((long)ctx->args[1] != 0)
+		return 0;
+	w.gen = st->gen;
+	if (st->shared)
+		w.flags |= PC_WIN_UNRELIABLE;
+	pgd = mv_pgd();
+	mv_side_exit(st, 0, pgd, &c, &w);
+	mv_side_exit(st, 1, pgd, &c, &w);
+	/* The exit-side reads are part of the window. */
+	if (!st->shared && disturb_gen() != st->gen)
+		pc_count_window_disturbed(&c);
+	add_counts(PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK, &c);
+	return 0;
+}
