@@ -24,16 +24,17 @@
 #define DIV_UP(x, a)   (((x) + (a)-1) / (a))
 
 /* The userspace oracles' tiers, as reports name them. */
-#define TIER_PAGEMAP	"oracle:pagemap"
-#define TIER_KPAGEFLAGS "oracle:kpageflags"
-#define TIER_KPAGECOUNT "oracle:kpagecount"
-#define TIER_DATA_LOSS	"oracle:data-loss"
-#define TIER_DATA	"oracle:data"
-#define TIER_REFERENCED "oracle:smaps-referenced"
-#define TIER_COW	"oracle:cow"
-#define TIER_SIGBUS	"oracle:sigbus"
-#define TIER_RSS	"oracle:status-rss"
-#define TIER_SMAPS	"oracle:smaps"
+#define TIER_PAGEMAP	 "oracle:pagemap"
+#define TIER_KPAGEFLAGS	 "oracle:kpageflags"
+#define TIER_KPAGECOUNT	 "oracle:kpagecount"
+#define TIER_DATA_LOSS	 "oracle:data-loss"
+#define TIER_DATA	 "oracle:data"
+#define TIER_REFERENCED	 "oracle:smaps-referenced"
+#define TIER_COW	 "oracle:cow"
+#define TIER_SIGBUS	 "oracle:sigbus"
+#define TIER_RSS	 "oracle:status-rss"
+#define TIER_WRITE_FAULT "oracle:write-fault"
+#define TIER_SMAPS	 "oracle:smaps"
 
 /* Salts of pc_page_byte: what a page holds first, and what overwrites it. */
 #define SALT_A 0x11

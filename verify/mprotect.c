@@ -10,6 +10,14 @@
  *                          every page mapped where it was, its bytes read
  *                          back (verify/mprotect_soft_dirty.c)
  *
+ *   write-POS              64 KiB folios, fork (the child gone at once),
+ *                          every page but POS written again (exclusive,
+ *                          writable), mprotect(PROT_READ) and back: the
+ *                          page at POS, still shared, must fault when
+ *                          written (verify/mprotect_write.c); first is
+ *                          the control of a batch that takes its first
+ *                          page's exclusivity
+ *
  * SHAPE: 64k (64 KiB mTHP, the size the run enables) and 2m-pte (a PMD
  * THP whose mapping an mprotect of one page split into 512 PTEs: the
  * largest batch mprotect makes).  A position of first cannot lose the bit
@@ -39,6 +47,13 @@ static int run_soft_dirty(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, mp_measure_soft_dirty, data);
 }
 
+static int run_write(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, mp_measure_write, data);
+}
+
+#define WR(pos) (&(const struct mp_write){(pos)})
+
 #define SD(shape, pos) (&(const struct mp_soft_dirty){&(shape), (pos)})
 #define SOFT_DIRTY(name, shape, pos, what)                                                         \
 	{                                                                                          \
@@ -63,13 +78,19 @@ static const struct pc_scenario scenarios[] = {
 		   "a PTE-mapped 2 MiB THP, entry 256 alone soft-dirty"),
 	SOFT_DIRTY("2m-pte-last", shape_2m_pte, PC_POS_LAST,
 		   "a PTE-mapped 2 MiB THP, entry 511 alone soft-dirty"),
+	{"write-first", "64 KiB folios after fork, entry 0 alone still shared: the control",
+	 0, run_write, WR(PC_POS_FIRST)},
+	{"write-second", "64 KiB folios after fork, entry 1 alone still shared: kept "
+	 "read-only by mprotect(PROT_READ|PROT_WRITE)", 0, run_write, WR(PC_POS_SECOND)},
+	{"write-middle", "entry 8 alone still shared", 0, run_write, WR(PC_POS_MIDDLE)},
+	{"write-last", "entry 15 alone still shared", 0, run_write, WR(PC_POS_LAST)},
 };
 /* clang-format on */
 
 const struct pc_suite pc_mprotect_suite = {
 	.name = "mprotect",
 	.description = "mprotect's large-folio batches: soft-dirty kept, pages mapped where "
-		       "they were",
+		       "they were, write only on exclusive pages",
 	.scenarios = scenarios,
 	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
 };

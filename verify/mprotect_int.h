@@ -28,4 +28,12 @@ struct mp_soft_dirty {
 /* mprotect_soft_dirty.c: one attempt (pc_measure_fn). */
 int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
+/* A write scenario: one page of each 64 KiB folio left shared, at pos. */
+struct mp_write {
+	enum pc_pos pos;
+};
+
+/* mprotect_write.c: one attempt (pc_measure_fn). */
+int mp_measure_write(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+
 #endif

@@ -18,7 +18,6 @@
 #define PAGES_64K (FOLIO_64K / PAGE)
 
 /* The write-fault oracle's tier (mremap_perms.c). */
-#define TIER_WRITE_FAULT "oracle:write-fault"
 
 /* Mapping shape and placement of one scenario. */
 enum backing { B_ANON, B_SHMEM, B_FILE };

@@ -20,12 +20,14 @@
 
 #define PC_CHECKS_mprotect(X)                                                                      \
 	X(MP_SOFT_DIRTY, "mprotect/soft-dirty")                                                    \
-	X(MP_MAPPED, "mprotect/mapped")
+	X(MP_MAPPED, "mprotect/mapped")                                                            \
+	X(MP_WRITE, "mprotect/write")
 
 /* The words of evidence where the verdict's own are not precise enough. */
 #define PC_EVIDENCE_mprotect(E)                                                                    \
 	E(MP_SOFT_DIRTY, SOFT_DIRTY_LOST, "soft-dirty before mprotect, clean after")               \
-	E(MP_MAPPED, PFN_CHANGED, "mprotect changed the page a PTE maps")
+	E(MP_MAPPED, PFN_CHANGED, "mprotect changed the page a PTE maps")                          \
+	E(MP_WRITE, WRITE_GAINED, "written without a fault while not exclusive (shared at fork)")
 
 /*
  * mprotect changes protection only: a PTE soft-dirty when it was called
@@ -53,6 +55,19 @@ PC_INLINE int pc_mprotect_mapped(bool present_before, __u64 pfn_before, bool pre
 	if (pfn_before && pfn_after && pfn_before != pfn_after)
 		return PC_V_PFN_CHANGED;
 	return PC_OK;
+}
+
+/*
+ * Write permission on a private anonymous page only where the page is
+ * exclusive to the process (PageAnonExclusive): a page shared at fork and
+ * not written since is not, and mprotect(PROT_READ|PROT_WRITE) must leave
+ * its PTE read-only (can_change_private_pte_writable), so a write to it
+ * faults.  faults: the faults one write to it took.  A batch that grants
+ * write by its first page's exclusivity maps it writable: no fault.
+ */
+PC_INLINE int pc_mprotect_write_faulted(__u64 faults)
+{
+	return faults ? PC_OK : PC_V_WRITE_GAINED;
 }
 
 #endif

@@ -38,5 +38,10 @@ int main(void)
 	tap_plan(0);
 	soft_dirty();
 	mapped();
+	CHECK_VERDICT(pc_mprotect_write_faulted(1), PC_OK,
+		      "write: the shared page's write faulted: silent");
+	CHECK_VERDICT(pc_mprotect_write_faulted(2), PC_OK, "write: two faults (swap-in): silent");
+	CHECK_VERDICT(pc_mprotect_write_faulted(0), PC_V_WRITE_GAINED,
+		      "write: no fault, so mprotect made it writable: WRITE_GAINED");
 	return tap_finish();
 }
