@@ -306,7 +306,7 @@ int pc_disturb_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
    refused (the session loads again without it).  The handler checks its
    own too: an older kernel verifies every global function, called or not,
    and one turned off must then be trivial to verify. */
-extern const volatile bool sys_mremap, sys_walk, sys_contpte, sys_madvise;
+extern const volatile bool sys_mremap, sys_walk, sys_contpte, sys_madvise, sys_mprotect;
 int pc_disturb_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
@@ -315,6 +315,8 @@ int pc_contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
 int pc_madvise_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
+int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
 
 /* Argument i (0..5) of the syscall, from the task's entry registers
    (unchanged while the syscall runs). */

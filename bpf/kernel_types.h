@@ -127,6 +127,7 @@ struct vm_fault {
 enum pageflags {
 	PG_dirty = 4,
 	PG_head = 6,
+	PG_anon_exclusive = 29,
 };
 
 struct page {

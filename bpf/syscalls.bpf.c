@@ -12,7 +12,8 @@
 
 /* common.bpf.h.  The disturbance's handlers always run: without them no
    window of any part could be judged. */
-const volatile bool sys_mremap = true, sys_walk = true, sys_contpte = true, sys_madvise = true;
+const volatile bool sys_mremap = true, sys_walk = true, sys_contpte = true, sys_madvise = true,
+		    sys_mprotect = true;
 #ifdef PC_FAULT_INJECT
 const volatile __u32 fault_refuse;
 #endif
@@ -32,6 +33,8 @@ int syscalls_enter(struct bpf_raw_tracepoint_args *ctx)
 		pc_contpte_sys_enter(ctx, nr);
 	if (sys_madvise)
 		pc_madvise_sys_enter(ctx, nr);
+	if (sys_mprotect)
+		pc_mprotect_sys_enter(ctx, nr);
 	return 0;
 }
 
@@ -48,5 +51,7 @@ int syscalls_exit(struct bpf_raw_tracepoint_args *ctx)
 		pc_contpte_sys_exit(ctx, nr);
 	if (sys_madvise)
 		pc_madvise_sys_exit(ctx, nr);
+	if (sys_mprotect)
+		pc_mprotect_sys_exit(ctx, nr);
 	return 0;
 }

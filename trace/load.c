@@ -189,6 +189,7 @@ static const struct {
 	[PC_SYS_WALK] = {{"pc_walk_sys_", "pc_bw_"}, "the derived batch runs"},
 	[PC_SYS_CONTPTE] = {{"pc_contpte_sys_"}, "contpte's locked-syscall span"},
 	[PC_SYS_MADVISE] = {{"pc_madvise_sys_"}, "madvise's syscall-walk"},
+	[PC_SYS_MPROTECT] = {{"pc_mprotect_sys_", "pc_mp_slot"}, "mprotect's syscall-walk"},
 };
 
 static int sys_part_of(const char *func)
@@ -295,6 +296,8 @@ static void apply_refusals(struct pc_session *s)
 			s->skel->rodata->sys_contpte = false;
 		else if (r->sys_part == PC_SYS_MADVISE)
 			s->skel->rodata->sys_madvise = false;
+		else if (r->sys_part == PC_SYS_MPROTECT)
+			s->skel->rodata->sys_mprotect = false;
 		else if ((prog = bpf_object__find_program_by_name(s->skel->obj, r->prog)))
 			bpf_program__set_autoload(prog, false);
 	}

@@ -27,6 +27,7 @@ enum pc_sys_part {
 	PC_SYS_WALK,	   /* the derived batch runs (pc_walk_sys_enter, pc_bw_slot) */
 	PC_SYS_CONTPTE,	   /* contpte's locked-syscall span (pc_contpte_sys_*) */
 	PC_SYS_MADVISE,	   /* madvise's syscall-walk tier (pc_madvise_sys_*) */
+	PC_SYS_MPROTECT,   /* mprotect's syscall-walk tier (pc_mprotect_sys_*, pc_mp_slot) */
 	PC_SYS__COUNT,
 };
 

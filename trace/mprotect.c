@@ -1,22 +1,93 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mprotect path's part of a tracing session.  Its checks are judged
- * by the suite's oracles (verify/mprotect*.c: pagemap's soft-dirty bits
- * and PFNs, the data read back) on every kernel; its batches are counted
- * by the batch path (mprotect/batch/<source>: trace/batch.c).  No program
- * of its own yet, so no in-kernel result: `features` says so rather than
- * a tier that does not exist.
+ * The mprotect path's part of a tracing session: its syscall-walk tier
+ * (bpf/mprotect.bpf.c: mprotect/write, every writable anonymous PTE of a
+ * range mprotect made writable maps an exclusive page), its results and
+ * its `features` lines.  The suite's oracles (verify/mprotect*.c:
+ * pagemap's soft-dirty bits and PFNs, the data read back, write faults)
+ * judge its checks on every kernel; the batch path counts its batches
+ * (mprotect/batch/<source>: trace/batch.c).
  */
-#include "path.h"
+#include <stdio.h>
+#include "load.h"
+#include "probe.h"
+#include "ptecheck.skel.h"
+#include "report.h"
+#include "session.h"
+
+#define FUNC "change_protection"
+
+/* Why the syscall-walk tier cannot judge here, or NULL. */
+static const char *walk_why(const struct pc_session *s)
+{
+	const char *refused = pc_load_sys_refused(s, PC_SYS_MPROTECT);
+
+	if (refused)
+		return refused;
+	if (!s->walk_enabled)
+		return s->walk_reason[0] ? s->walk_reason : "no page-table walk";
+	if (!s->calib.valid || !s->calib.page_size)
+		return s->calib.vmemmap_why[0] ? s->calib.vmemmap_why
+					       : "no vmemmap: the pages of PTEs cannot be read";
+	return NULL;
+}
+
+static void mprotect_configure(struct pc_session *s)
+{
+	if (walk_why(s)) {
+		s->skel->rodata->sys_mprotect = false;
+		return;
+	}
+	s->skel->rodata->mp_vmemmap = s->calib.vmemmap;
+	s->skel->rodata->mp_page_size = s->calib.page_size;
+}
+
+/* Tier kernel:syscall-walk of mprotect/write. */
+static void mprotect_results(struct pc_session *s, struct pc_report *r)
+{
+	struct pc_result *res = pc_session_result(s, r, PC_CHK_MP_WRITE, PC_TIER_SYSCALL_WALK);
+	const char *why = walk_why(s);
+
+	if (!res)
+		return;
+	if (why && pc_load_sys_refused(s, PC_SYS_MPROTECT))
+		pc_result_set(res, PC_STATUS_SKIP, "%s", why);
+	else if (why)
+		pc_result_set(res, PC_STATUS_SKIP, "page-table walk unavailable: %s", why);
+	else
+		pc_session_judge(s, res, PC_CHK_MP_WRITE, PC_TIER_SYSCALL_WALK, "entries",
+				 "nothing to judge: no writable PTE of an anonymous folio in a "
+				 "traced mprotect that granted write");
+}
+
+static void mprotect_feature_paths(const struct pc_features *f)
+{
+	bool have = pc_kernel_has_func(FUNC);
+
+	f->line("mprotect (" FUNC ")", have,
+		have ? "its large-folio batches: the batch path's mprotect histograms"
+		     : FUNC " absent from BTF (inlined, or not in this kernel)");
+}
+
+static void mprotect_feature_tiers(const struct pc_features *f)
+{
+	const struct pc_session *s = f->session;
+	const char *refused = s ? pc_load_sys_refused(s, PC_SYS_MPROTECT) : NULL;
+	char tiers[320];
+
+	f->tiers("mprotect/soft-dirty, mapped", "oracle:pagemap, oracle:data");
+	snprintf(tiers, sizeof(tiers), "oracle:write-fault%s%s",
+		 !f->walk_ok ? "; kernel:syscall-walk skips: page-table walk unavailable"
+		 : refused   ? "; kernel:syscall-walk skips: "
+			     : " + kernel:syscall-walk",
+		 f->walk_ok && refused ? refused : "");
+	f->tiers("mprotect/write", tiers);
+}
 
 const struct pc_trace_path pc_mprotect_trace = {
 	.name = "mprotect",
-	.oracle =
-		&(const struct pc_oracle_features){
-			.func = "change_protection",
-			.label = "mprotect (change_protection)",
-			.have = "its large-folio batches: the batch path's mprotect histograms",
-			.checks = "mprotect/soft-dirty, mapped",
-			.tiers = "oracle:pagemap, oracle:data (userspace); no in-kernel tier yet",
-		},
+	.configure = mprotect_configure,
+	.results = mprotect_results,
+	.feature_paths = mprotect_feature_paths,
+	.feature_tiers = mprotect_feature_tiers,
 };

@@ -27,7 +27,7 @@
 #define PC_EVIDENCE_mprotect(E)                                                                    \
 	E(MP_SOFT_DIRTY, SOFT_DIRTY_LOST, "soft-dirty before mprotect, clean after")               \
 	E(MP_MAPPED, PFN_CHANGED, "mprotect changed the page a PTE maps")                          \
-	E(MP_WRITE, WRITE_GAINED, "written without a fault while not exclusive (shared at fork)")
+	E(MP_WRITE, WRITE_GAINED, "writable while not exclusive (shared: a write must fault, copy)")
 
 /*
  * mprotect changes protection only: a PTE soft-dirty when it was called
@@ -68,6 +68,17 @@ PC_INLINE int pc_mprotect_mapped(bool present_before, __u64 pfn_before, bool pre
 PC_INLINE int pc_mprotect_write_faulted(__u64 faults)
 {
 	return faults ? PC_OK : PC_V_WRITE_GAINED;
+}
+
+/*
+ * The kernel's own form of the rule (mprotect/write
+ * [kernel:syscall-walk]): a writable PTE of an anonymous folio maps a
+ * page exclusive to the process (PageAnonExclusive), checked over the
+ * range of an mprotect that granted write, when it returns.
+ */
+PC_INLINE int pc_mprotect_write_exclusive(bool exclusive)
+{
+	return exclusive ? PC_OK : PC_V_WRITE_GAINED;
 }
 
 #endif

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The mprotect path's syscall-walk tier (mprotect/write
+ * [kernel:syscall-walk], include/ptecheck/mprotect.h): at sys_exit of a
+ * traced task's mprotect or pkey_mprotect that granted PROT_WRITE, every
+ * present PTE of the range (PC_MP_MAX_PAGES at most) that is writable and
+ * maps a page of an anonymous folio must map a page exclusive to the
+ * process (PageAnonExclusive, read through the vmemmap): the kernel maps
+ * a shared anonymous page writable nowhere, and mprotect's batch commit
+ * must grant write page by page (commit_anon_folio_batch).
+ *
+ * No state from the entry is compared, so nothing hardware does between
+ * the two matters; the range is read without the page-table lock, so a
+ * window that overlapped reclaim, migration, compaction, collapse or KSM
+ * (the disturbance generation) or a task whose mm others share is
+ * inconclusive.
+ */
+#include "common.bpf.h"
+#include "folio.bpf.h"
+#include "ptwalk.h"
+#include <ptecheck/mprotect.h>
+
+const volatile __u64 mp_vmemmap, mp_page_size;
+
+#define PC_MP_MAX_PAGES	     2048 /* pages judged per call: four page tables' worth */
+#define PC_MP_CHUNK	     8	  /* slots one callback of the walk steps through */
+#define MP_PROT_WRITE	     2	  /* include/uapi/asm-generic/mman-common.h */
+#define MP_PAGE_MAPPING_ANON 1UL
+
+struct mp_state {
+	__u64 start, npages, gen, pgd;
+	__u64 tbl_idx; /* the first entry of ptes[]: its index in the table */
+	__u32 active, shared, tbl_ok;
+	struct pc_check_counts c;
+	struct pc_window w;
+	struct pc_pending pv;
+	__u64 ptes[PC_PTRS_PER_TABLE];
+};
+
+/* Per thread; LRU: a thread killed inside the call leaves an entry the
+   next ones push out. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct mp_state);
+} mp_states SEC(".maps");
+
+/* Zeroed template for new entries (too large for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct mp_state);
+} mp_template SEC(".maps");
+
+static __always_inline bool mp_nr(long nr)
+{
+	return nr == PC_NR_mprotect || nr == PC_NR_pkey_mprotect;
+}
+
+/* At sys_enter, from bpf/syscalls.bpf.c: the range of a call that grants
+   write, kept for its exit. */
+__noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct task_struct *task;
+	__u32 tid = pc_tid(), zero = 0;
+	struct mp_state *st, *tmpl;
+	__u64 start, len;
+
+	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx) ||
+	    !(pc_sys_arg(ctx, 2) & MP_PROT_WRITE) || !target_flags())
+		return 0;
+	start = pc_sys_arg(ctx, 0);
+	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
+	if ((start & (PC_PAGE_SIZE - 1)) || !len || start + len < start)
+		return 0;
+	st = bpf_map_lookup_elem(&mp_states, &tid);
+	if (!st) {
+		tmpl = bpf_map_lookup_elem(&mp_template, &zero);
+		if (tmpl)
+			bpf_map_update_elem(&mp_states, &tid, tmpl, BPF_ANY);
+		st = bpf_map_lookup_elem(&mp_states, &tid);
+		if (!st) {
+			stat_add(PC_STAT_STATE_FULL, 1);
+			return 0;
+		}
+	}
+	task = (struct task_struct *)bpf_get_current_task();
+	st->start = start;
+	st->npages = len >> PC_PAGE_SHIFT;
+	if (st->npages > PC_MP_MAX_PAGES) {
+		stat_add(PC_STAT_PAGES_UNCOVERED, st->npages - PC_MP_MAX_PAGES);
+		st->npages = PC_MP_MAX_PAGES;
+	}
+	st->gen = disturb_gen();
+	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->active = 1;
+	return 0;
+}
+
+/* Reads the entries of slot i's page table, from slot i on. */
+static __always_inline void mp_load_table(struct mp_state *st, __u64 addr)
+{
+	__u64 pmd = 0, idx = (addr >> PC_PAGE_SHIFT) & 511, n = PC_PTRS_PER_TABLE - idx;
+
+	st->tbl_ok = 0;
+	if (pc_walk_pmd(st->pgd, addr, &pmd) != PC_WALK_TABLE)
+		return;
+	PC_BOUND(n, 1023);
+	if (n == 0 || n > PC_PTRS_PER_TABLE ||
+	    pc_read_ptes(pc_table_phys(pmd), idx, st->ptes, n * 8))
+		return;
+	st->tbl_idx = idx;
+	st->tbl_ok = 1;
+}
+
+/* The page at pfn: whether its folio is anonymous, and the page exclusive;
+   -1 when it cannot be read. */
+static __always_inline int mp_page(__u64 pfn, bool *anon, bool *exclusive)
+{
+	__u64 page = mp_vmemmap + pfn * mp_page_size;
+	unsigned long flags = 0, mapping = 0;
+	struct pc_folio_at at;
+
+	if (pfn >= (walk_phys_limit >> PC_PAGE_SHIFT) || !mp_page_size ||
+	    !bpf_core_enum_value_exists(enum pageflags, PG_anon_exclusive))
+		return -1;
+	at = pc_folio_of_page(page);
+	if (!at.pages ||
+	    bpf_probe_read_kernel(&mapping, sizeof(mapping), &((struct folio *)at.head)->mapping) ||
+	    bpf_probe_read_kernel(&flags, sizeof(flags), (void *)page))
+		return -1;
+	*anon = (mapping & MP_PAGE_MAPPING_ANON) != 0;
+	*exclusive = flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));
+	return 0;
+}
+
+/* Slot i of the range.  A global function, verified once on its own (as
+   bpf/batch_walk.bpf.c's slot, for the same reason). */
+__noinline int pc_mp_slot(struct mp_state *st, __u64 i)
+{
+	bool anon = false, exclusive = false;
+	__u64 addr, idx;
+	struct pc_pte p;
+
+	if (!st || !sys_mprotect)
+		return 0;
+	addr = st->start + (i << PC_PAGE_SHIFT);
+	idx = (addr >> PC_PAGE_SHIFT) & 511;
+	if (i == 0 || idx == 0)
+		mp_load_table(st, addr);
+	if (!st->tbl_ok)
+		return 0;
+	p = pc_decode_pte(st->ptes[(idx - st->tbl_idx) & 511]);
+	if (p.kind != PC_PTE_PRESENT || !p.write || mp_page(p.pfn, &anon, &exclusive) || !anon)
+		return 0;
+	pc_judge(&st->c, &st->pv, &st->w, PC_CHK_MP_WRITE, pc_mprotect_write_exclusive(exclusive),
+		 addr, 0, 1, 0);
+	return 0;
+}
+
+static long mp_chunk(__u32 c, void *key)
+{
+	struct mp_state *st = bpf_map_lookup_elem(&mp_states, key);
+	__u64 i = (__u64)c * PC_MP_CHUNK;
+
+	if (!st)
+		return 1;
+	for (int k = 0; k < PC_MP_CHUNK; k++, i++) {
+		if (i >= st->npages || i >= PC_MP_MAX_PAGES)
+			return 1;
+		pc_mp_slot(st, i);
+	}
+	return 0;
+}
+
+/* At sys_exit, from bpf/syscalls.bpf.c. */
+__noinline int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 key = pc_tid();
+	struct mp_state *st;
+
+	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx))
+		return 0;
+	st = bpf_map_lookup_elem(&mp_states, &key);
+	if (!st || !st->active)
+		return 0;
+	st->active = 0;
+	/* A call that failed may have changed part of the range: not judged. */
+	if ((long)ctx->args[1] != 0)
+		return 0;
+	__builtin_memset(&st->c, 0, sizeof(st->c));
+	st->pv.events_sent = 0;
+	st->pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
+	st->w.tier = PC_TIER_SYSCALL_WALK;
+	st->w.gen = st->gen;
+	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
+	bpf_loop((st->npages + PC_MP_CHUNK - 1) / PC_MP_CHUNK, mp_chunk, &key, 0);
+	st = bpf_map_lookup_elem(&mp_states, &key);
+	if (!st)
+		return 0;
+	/* The walk itself is part of the window. */
+	if (!st->shared && disturb_gen() != st->gen)
+		pc_count_window_disturbed(&st->c);
+	add_counts(PC_CHK_MP_WRITE, PC_TIER_SYSCALL_WALK, &st->c);
+	return 0;
+}
