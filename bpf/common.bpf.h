@@ -20,6 +20,7 @@
 #include <ptecheck/syscall_nr.h>
 #include <ptecheck/sample.h>
 #include <ptecheck/lru.h>
+#include <ptecheck/sys_parts.h>
 
 /* Re-bounds an index after a check the compiler may have merged away. */
 #define PC_BOUND(var, mask) asm volatile("%0 &= " #mask : "+r"(var))
@@ -306,17 +307,16 @@ int pc_disturb_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
    refused (the session loads again without it).  The handler checks its
    own too: an older kernel verifies every global function, called or not,
    and one turned off must then be trivial to verify. */
-extern const volatile bool sys_mremap, sys_walk, sys_contpte, sys_madvise, sys_mprotect;
 int pc_disturb_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_walk_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_contpte_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_contpte_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_madvise_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);
-int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);
+/* Each part of include/ptecheck/sys_parts.h: its switch and handlers. */
+#define PC_SYS_DECL(NAME, name, HOOKS, prefix, prefix2, what)                                      \
+	extern const volatile bool sys_##name;                                                     \
+	PC_SYS_AT_ENTER_##HOOKS(                                                                   \
+		int pc_##name##_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr);)          \
+		PC_SYS_AT_EXIT_##HOOKS(                                                            \
+			int pc_##name##_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr);)
+PC_SYS_PARTS(PC_SYS_DECL)
+#undef PC_SYS_DECL
 
 /* Argument i (0..5) of the syscall, from the task's entry registers
    (unchanged while the syscall runs). */

@@ -10,10 +10,13 @@
  */
 #include "common.bpf.h"
 
-/* common.bpf.h.  The disturbance's handlers always run: without them no
-   window of any part could be judged. */
-const volatile bool sys_mremap = true, sys_walk = true, sys_contpte = true, sys_madvise = true,
-		    sys_mprotect = true;
+/* common.bpf.h, include/ptecheck/sys_parts.h: every part on until the
+   loader says otherwise.  The disturbance's handlers always run: without
+   them no window of any part could be judged. */
+#define PC_SYS_SWITCH(NAME, name, HOOKS, prefix, prefix2, what)                                    \
+	const volatile bool sys_##name = true;
+PC_SYS_PARTS(PC_SYS_SWITCH)
+#undef PC_SYS_SWITCH
 #ifdef PC_FAULT_INJECT
 const volatile __u32 fault_refuse;
 #endif
@@ -25,16 +28,10 @@ int syscalls_enter(struct bpf_raw_tracepoint_args *ctx)
 
 	PC_FAULT_POINT(PC_FAULT_SYSCALLS);
 	pc_disturb_sys_enter(ctx, nr);
-	if (sys_mremap)
-		pc_mremap_sys_enter(ctx, nr);
-	if (sys_walk)
-		pc_walk_sys_enter(ctx, nr);
-	if (sys_contpte)
-		pc_contpte_sys_enter(ctx, nr);
-	if (sys_madvise)
-		pc_madvise_sys_enter(ctx, nr);
-	if (sys_mprotect)
-		pc_mprotect_sys_enter(ctx, nr);
+#define PC_SYS_ENTER(NAME, name, HOOKS, prefix, prefix2, what)                                     \
+	PC_SYS_AT_ENTER_##HOOKS(if (sys_##name) pc_##name##_sys_enter(ctx, nr);)
+	PC_SYS_PARTS(PC_SYS_ENTER)
+#undef PC_SYS_ENTER
 	return 0;
 }
 
@@ -45,13 +42,9 @@ int syscalls_exit(struct bpf_raw_tracepoint_args *ctx)
 	long nr = pc_sys_exit_nr(ctx);
 
 	pc_disturb_sys_exit(ctx, nr);
-	if (sys_mremap)
-		pc_mremap_sys_exit(ctx, nr);
-	if (sys_contpte)
-		pc_contpte_sys_exit(ctx, nr);
-	if (sys_madvise)
-		pc_madvise_sys_exit(ctx, nr);
-	if (sys_mprotect)
-		pc_mprotect_sys_exit(ctx, nr);
+#define PC_SYS_EXIT(NAME, name, HOOKS, prefix, prefix2, what)                                      \
+	PC_SYS_AT_EXIT_##HOOKS(if (sys_##name) pc_##name##_sys_exit(ctx, nr);)
+	PC_SYS_PARTS(PC_SYS_EXIT)
+#undef PC_SYS_EXIT
 	return 0;
 }

@@ -185,11 +185,10 @@ static const struct {
 	const char *prefix[2]; /* the part's global functions, by name prefix */
 	const char *what;
 } sys_parts[PC_SYS__COUNT] = {
-	[PC_SYS_MREMAP] = {{"pc_mremap_sys_"}, "mremap's syscall-walk"},
-	[PC_SYS_WALK] = {{"pc_walk_sys_", "pc_bw_"}, "the derived batch runs"},
-	[PC_SYS_CONTPTE] = {{"pc_contpte_sys_"}, "contpte's locked-syscall span"},
-	[PC_SYS_MADVISE] = {{"pc_madvise_sys_"}, "madvise's syscall-walk"},
-	[PC_SYS_MPROTECT] = {{"pc_mprotect_sys_", "pc_mp_slot"}, "mprotect's syscall-walk"},
+#define PC_SYS_ROW(NAME, name, HOOKS, prefix, prefix2, what)                                       \
+	[PC_SYS_##NAME] = {{prefix, prefix2}, what},
+	PC_SYS_PARTS(PC_SYS_ROW)
+#undef PC_SYS_ROW
 };
 
 static int sys_part_of(const char *func)
@@ -288,17 +287,13 @@ static void apply_refusals(struct pc_session *s)
 	for (int i = 0; i < s->n_refused; i++) {
 		const struct pc_refusal *r = &s->refused[i];
 
-		if (r->sys_part == PC_SYS_MREMAP)
-			s->skel->rodata->sys_mremap = false;
-		else if (r->sys_part == PC_SYS_WALK)
-			s->skel->rodata->sys_walk = false;
-		else if (r->sys_part == PC_SYS_CONTPTE)
-			s->skel->rodata->sys_contpte = false;
-		else if (r->sys_part == PC_SYS_MADVISE)
-			s->skel->rodata->sys_madvise = false;
-		else if (r->sys_part == PC_SYS_MPROTECT)
-			s->skel->rodata->sys_mprotect = false;
-		else if ((prog = bpf_object__find_program_by_name(s->skel->obj, r->prog)))
+		if (r->sys_part >= 0) {
+#define PC_SYS_OFF(NAME, name, HOOKS, prefix, prefix2, what)                                       \
+	if (r->sys_part == PC_SYS_##NAME)                                                          \
+		s->skel->rodata->sys_##name = false;
+			PC_SYS_PARTS(PC_SYS_OFF)
+#undef PC_SYS_OFF
+		} else if ((prog = bpf_object__find_program_by_name(s->skel->obj, r->prog)))
 			bpf_program__set_autoload(prog, false);
 	}
 }

@@ -19,16 +19,15 @@ struct pc_session_opts;
 struct pc_report;
 
 #include <ptecheck/budget.h>
+#include <ptecheck/sys_parts.h>
 
 /* The parts of the syscall dispatcher (bpf/syscalls.bpf.c) that can be
-   turned off alone: each part's handlers, by their function names. */
+   turned off alone: include/ptecheck/sys_parts.h. */
 enum pc_sys_part {
-	PC_SYS_MREMAP = 0, /* mremap's syscall-walk tier (pc_mremap_sys_*) */
-	PC_SYS_WALK,	   /* the derived batch runs (pc_walk_sys_enter, pc_bw_slot) */
-	PC_SYS_CONTPTE,	   /* contpte's locked-syscall span (pc_contpte_sys_*) */
-	PC_SYS_MADVISE,	   /* madvise's syscall-walk tier (pc_madvise_sys_*) */
-	PC_SYS_MPROTECT,   /* mprotect's syscall-walk tier (pc_mprotect_sys_*, pc_mp_slot) */
-	PC_SYS__COUNT,
+#define PC_SYS_ENUM(NAME, name, HOOKS, prefix, prefix2, what) PC_SYS_##NAME,
+	PC_SYS_PARTS(PC_SYS_ENUM)
+#undef PC_SYS_ENUM
+		PC_SYS__COUNT,
 };
 
 /* Opens and loads s->skel with the programs the session chose; a program
