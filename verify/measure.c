@@ -5,6 +5,7 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "measure.h"
 
@@ -120,4 +121,13 @@ void pc_probe_restore(const struct pc_probe_handlers *old)
 {
 	sigaction(SIGBUS, &old->bus, NULL);
 	sigaction(SIGSEGV, &old->segv, NULL);
+}
+
+__u64 pc_faults_self(void)
+{
+	struct rusage ru;
+
+	/* RUSAGE_SELF of a valid pointer cannot fail. */
+	getrusage(RUSAGE_SELF, &ru);
+	return (__u64)ru.ru_minflt + (__u64)ru.ru_majflt;
 }

@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,23 +49,13 @@ struct wr_run {
 	size_t first_unfaulted;
 };
 
-/* Faults of this process so far. */
-static __u64 faults_now(void)
-{
-	struct rusage ru;
-
-	/* RUSAGE_SELF of a valid pointer cannot fail. */
-	getrusage(RUSAGE_SELF, &ru);
-	return (__u64)ru.ru_minflt + (__u64)ru.ru_majflt;
-}
-
 /* Writes page i's byte; the faults that took. */
 static __u64 write_counted(const struct wr_run *r, size_t i)
 {
-	__u64 before = faults_now();
+	__u64 before = pc_faults_self();
 
 	((volatile char *)r->rg.base)[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_B);
-	return faults_now() - before;
+	return pc_faults_self() - before;
 }
 
 /* fork, the child gone at once: 0 or -errno. */

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -107,13 +106,9 @@ struct perms {
 /* Faults of this process so far, or of the uffd reader's count. */
 static __u64 faults_now(const struct perms *p)
 {
-	struct rusage ru;
-
 	if (p->sh->wp == WP_UFFD)
 		return mr_uffd_faults(&p->uffd);
-	/* RUSAGE_SELF of a valid pointer cannot fail. */
-	getrusage(RUSAGE_SELF, &ru);
-	return (__u64)ru.ru_minflt + (__u64)ru.ru_majflt;
+	return pc_faults_self();
 }
 
 /* Writes one byte to page i and returns the faults that took. */
