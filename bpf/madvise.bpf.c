@@ -116,7 +116,7 @@ __noinline int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr
 		return 0;
 	PC_FAULT_POINT(PC_FAULT_MADVISE);
 	if (nr != PC_NR_madvise || !pc_sys_native(ctx) || pc_sys_arg(ctx, 2) != PC_MADV_FREE ||
-	    !target_flags())
+	    !target_flags() || !pc_sampled(PC_SAMPLE_MADVISE))
 		return 0;
 	start = pc_sys_arg(ctx, 0);
 	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);

@@ -69,7 +69,8 @@ __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long n
 	__u64 start, len;
 
 	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx) ||
-	    !(pc_sys_arg(ctx, 2) & MP_PROT_WRITE) || !target_flags())
+	    !(pc_sys_arg(ctx, 2) & MP_PROT_WRITE) || !target_flags() ||
+	    !pc_sampled(PC_SAMPLE_MPROTECT))
 		return 0;
 	start = pc_sys_arg(ctx, 0);
 	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);

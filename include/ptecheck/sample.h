@@ -29,6 +29,8 @@ enum pc_sample_kind {
 	PC_SAMPLE_CP_YOUNG,   /* contpte_test_and_clear_young_ptes */
 	PC_SAMPLE_WALK,	      /* a derived batch walk (bpf/batch_walk.bpf.c): no check,
 				 but a page-table walk as costly as one */
+	PC_SAMPLE_MADVISE,    /* a MADV_FREE call (bpf/madvise.bpf.c, sys_enter) */
+	PC_SAMPLE_MPROTECT,   /* an mprotect that grants write (bpf/mprotect.bpf.c) */
 	PC_SAMPLE__COUNT,
 };
 
