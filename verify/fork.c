@@ -11,6 +11,11 @@
  *               out its own and reads the written entries back
  *               (verify/fork_dirty.c)
  *
+ *   dirty-misaligned-POS   the same, the range first moved 4 KiB off a
+ *               64 KiB boundary (pc_range_misalign): arm64 folds no block,
+ *               whose gathered dirty bit would otherwise give the child
+ *               every entry's bit whatever the batch respects
+ *
  * A first-entry position cannot lose the bit to a batch that ignores it
  * (the batch's value is the first entry's): the control that passes on a
  * kernel whose others fail.
@@ -22,7 +27,8 @@ static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, fk_measure_dirty, data);
 }
 
-#define FK(pos) (&(const struct fk_scenario){(pos)})
+#define FK(pos)	    (&(const struct fk_scenario){(pos), false})
+#define FK_MIS(pos) (&(const struct fk_scenario){(pos), true})
 
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
@@ -32,6 +38,14 @@ static const struct pc_scenario scenarios[] = {
 	 "reclaim", 0, run_dirty, FK(PC_POS_SECOND)},
 	{"dirty-middle", "the dirty entry in the middle (8 of 16)", 0, run_dirty, FK(PC_POS_MIDDLE)},
 	{"dirty-last", "the dirty entry last (15 of 16)", 0, run_dirty, FK(PC_POS_LAST)},
+	{"dirty-misaligned-first", "the folios 4 KiB off 64 KiB (never folded), the dirty entry "
+	 "first: the control", 0, run_dirty, FK_MIS(PC_POS_FIRST)},
+	{"dirty-misaligned-second", "4 KiB off 64 KiB, the dirty entry second", 0, run_dirty,
+	 FK_MIS(PC_POS_SECOND)},
+	{"dirty-misaligned-middle", "4 KiB off 64 KiB, the dirty entry in the middle", 0,
+	 run_dirty, FK_MIS(PC_POS_MIDDLE)},
+	{"dirty-misaligned-last", "4 KiB off 64 KiB, the dirty entry last", 0, run_dirty,
+	 FK_MIS(PC_POS_LAST)},
 };
 /* clang-format on */
 

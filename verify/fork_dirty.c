@@ -146,7 +146,7 @@ static void judge_dirty(struct pc_attempt *a, int slot, char *base, const struct
 
 /* The state before fork: 0, 1 when not made (slots skipped), or pc_skip_rest's. */
 static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *rg,
-		    struct pc_folios *fo, size_t p)
+		    struct pc_folios *fo, size_t p, bool misaligned)
 {
 	size_t n = fo->n;
 	const char *what;
@@ -160,6 +160,12 @@ static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc
 				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
 	if (ret)
 		return ret;
+	if (misaligned) {
+		ret = pc_range_misalign(rg);
+		if (ret)
+			return pc_skip_rest(a, "mremap (4 KiB off 64 KiB)", -ret);
+		base = rg->base;
+	}
 	if (madvise(base, n * PAGE, MADV_FREE))
 		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
 				    errno);
@@ -240,7 +246,7 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 		goto out;
 	}
 	pc_window_begin(ctx, &a->win, &a->disturbed);
-	ret = fk_state(ctx, a, &rg, &fo, p);
+	ret = fk_state(ctx, a, &rg, &fo, p, sc->misaligned);
 	if (!ret)
 		ret = fk_fork(ctx, a, s_rmap, rg.base, &fo, p, &s);
 	pc_window_end(ctx, &a->win, &a->disturbed);

@@ -3,6 +3,7 @@
 #ifndef PTECHECK_FORK_INT_H
 #define PTECHECK_FORK_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "attempt.h"
 #include "measure.h"
@@ -10,6 +11,7 @@
 
 struct fk_scenario {
 	enum pc_pos pos; /* where in each pattern folio the one dirty entry lies */
+	bool misaligned; /* the range moved 4 KiB off 64 KiB (pc_range_misalign) */
 };
 
 /* fork_dirty.c: one attempt (pc_measure_fn). */

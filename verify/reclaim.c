@@ -10,6 +10,10 @@
  *               pages read back, RssAnon by the pages taken
  *               (verify/reclaim_lazyfree.c)
  *
+ *   dirty-misaligned-POS   the same, the range first moved 4 KiB off a
+ *               64 KiB boundary (pc_range_misalign): arm64 folds no block,
+ *               whose clear would unfold it and spread the dirty bit
+ *
  * A first-entry position cannot lose the bit to a batch that keeps only
  * its first entry's: the control that passes on a kernel whose others
  * fail.
@@ -21,7 +25,8 @@ static int run_lazyfree(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, rc_measure_lazyfree, data);
 }
 
-#define RC(pos) (&(const struct rc_scenario){(pos)})
+#define RC(pos)	    (&(const struct rc_scenario){(pos), false})
+#define RC_MIS(pos) (&(const struct rc_scenario){(pos), true})
 
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
@@ -32,6 +37,14 @@ static const struct pc_scenario scenarios[] = {
 	{"dirty-middle", "the dirty entry in the middle (8 of 16)", 0, run_lazyfree,
 	 RC(PC_POS_MIDDLE)},
 	{"dirty-last", "the dirty entry last (15 of 16)", 0, run_lazyfree, RC(PC_POS_LAST)},
+	{"dirty-misaligned-first", "the folios 4 KiB off 64 KiB (never folded), the dirty "
+	 "entry first: the control", 0, run_lazyfree, RC_MIS(PC_POS_FIRST)},
+	{"dirty-misaligned-second", "4 KiB off 64 KiB, the dirty entry second", 0, run_lazyfree,
+	 RC_MIS(PC_POS_SECOND)},
+	{"dirty-misaligned-middle", "4 KiB off 64 KiB, the dirty entry in the middle", 0,
+	 run_lazyfree, RC_MIS(PC_POS_MIDDLE)},
+	{"dirty-misaligned-last", "4 KiB off 64 KiB, the dirty entry last", 0, run_lazyfree,
+	 RC_MIS(PC_POS_LAST)},
 };
 /* clang-format on */
 

@@ -3,12 +3,14 @@
 #ifndef PTECHECK_RECLAIM_INT_H
 #define PTECHECK_RECLAIM_INT_H
 
+#include <stdbool.h>
 #include "attempt.h"
 #include "measure.h"
 #include "shape.h"
 
 struct rc_scenario {
 	enum pc_pos pos; /* where in each pattern folio the one dirty entry lies */
+	bool misaligned; /* the range moved 4 KiB off 64 KiB (pc_range_misalign) */
 };
 
 /* reclaim_lazyfree.c: one attempt (pc_measure_fn). */

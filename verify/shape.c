@@ -87,8 +87,24 @@ int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const cha
 	return 0;
 }
 
+int pc_range_misalign(struct pc_range *r)
+{
+	size_t len = r->n * PAGE, fold = 16 * PAGE;
+	char *to = pc_resv_map(&r->moved, len + PMD + 2 * fold), *got;
+
+	if (!to)
+		return -errno;
+	to += fold + PAGE; /* 64 KiB aligned (a 2 MiB boundary), plus 4 KiB */
+	got = mremap(r->base, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	if (got == MAP_FAILED)
+		return -errno;
+	r->base = got;
+	return 0;
+}
+
 void pc_range_release(struct pc_range *r)
 {
+	pc_resv_release(&r->moved);
 	pc_resv_release(&r->resv);
 	if (r->fd >= 0)
 		close(r->fd);

@@ -76,6 +76,7 @@ static inline bool pc_folios_page_whole(const struct pc_folios *f, size_t i)
  */
 struct pc_range {
 	struct pc_resv resv;
+	struct pc_resv moved; /* where pc_range_misalign moved it, if it did */
 	char *base;
 	int fd; /* the memfd, -1 for anonymous */
 	size_t n;
@@ -85,6 +86,15 @@ struct pc_range {
 int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const char **what);
 /* Unmaps r and closes its memfd (no-op on what is not there). */
 void pc_range_release(struct pc_range *r);
+/*
+ * Moves r's mapping (mremap, its folios and PTEs with it) to 4 KiB past a
+ * 64 KiB boundary, r->base following: no aligned block of 16 PTEs then
+ * maps one folio, so arm64 folds none into a contiguous range and each
+ * entry keeps its own access and dirty bits (a folded block reads and
+ * clears them as one, which hides a batch that loses one entry's).  On
+ * x86 only the address changes.  0 or -errno.
+ */
+int pc_range_misalign(struct pc_range *r);
 
 /*
  * Splits the PMD mapping of the THP at base (2 MiB aligned) into 512 PTEs,
