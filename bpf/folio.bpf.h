@@ -94,4 +94,33 @@ static __always_inline struct pc_folio_at pc_folio_of_page(__u64 page)
 	return r;
 }
 
+/* What a check reads of one page: its own flags, and its folio's head
+   flags and mapping word (bit 0: anonymous). */
+struct pc_page_words {
+	unsigned long flags, head_flags, mapping;
+};
+
+/*
+ * The words of the page at pfn, its struct page at vmemmap + pfn *
+ * page_size: 0, or -1 when they cannot be read (pfn past RAM, no
+ * vmemmap, a folio split meanwhile).
+ */
+static __always_inline int pc_page_words_at(__u64 vmemmap, __u64 page_size, __u64 pfn,
+					    __u64 pfn_limit, struct pc_page_words *w)
+{
+	__u64 page = vmemmap + pfn * page_size;
+	struct pc_folio_at at;
+
+	if (pfn >= pfn_limit || !page_size)
+		return -1;
+	at = pc_folio_of_page(page);
+	if (!at.pages ||
+	    bpf_probe_read_kernel(&w->mapping, sizeof(w->mapping),
+				  &((struct folio *)at.head)->mapping) ||
+	    bpf_probe_read_kernel(&w->head_flags, sizeof(w->head_flags), (void *)at.head) ||
+	    bpf_probe_read_kernel(&w->flags, sizeof(w->flags), (void *)page))
+		return -1;
+	return 0;
+}
+
 #endif

@@ -66,27 +66,15 @@ static __always_inline int mv_read_pte(__u64 pgd, __u64 addr, __u64 *raw)
 	return pc_read_ptes(pc_table_phys(pmd), (addr >> PC_PAGE_SHIFT) & 511, raw, 8);
 }
 
-/* The folio of the page at pfn: its head's flags and mapping words, or
-   -1 when it cannot be read. */
-static __always_inline int mv_folio(__u64 pfn, unsigned long *flags, unsigned long *mapping)
+/* The words of the page at pfn (bpf/folio.bpf.h), or -1. */
+static __always_inline int mv_page(__u64 pfn, struct pc_page_words *w)
 {
-	struct pc_folio_at at = {0, 0};
-
-	if (pfn >= (walk_phys_limit >> PC_PAGE_SHIFT) || !mv_page_size)
-		return -1;
-	at = pc_folio_of_page(mv_vmemmap + pfn * mv_page_size);
-	if (!at.pages)
-		return -1;
-	if (bpf_probe_read_kernel(flags, sizeof(*flags), (void *)at.head))
-		return -1;
-	return bpf_probe_read_kernel(mapping, sizeof(*mapping), &((struct folio *)at.head)->mapping)
-		       ? -1
-		       : 0;
+	return pc_page_words_at(mv_vmemmap, mv_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT, w);
 }
 
 static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 addr)
 {
-	unsigned long flags = 0, mapping = 0;
+	struct pc_page_words w = {};
 	struct pc_pte p;
 	__u64 raw = 0;
 
@@ -95,10 +83,10 @@ static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 ad
 	if (mv_read_pte(pgd, addr, &raw))
 		return;
 	p = pc_decode_pte(raw);
-	if (p.kind != PC_PTE_PRESENT || !p.dirty || mv_folio(p.pfn, &flags, &mapping))
+	if (p.kind != PC_PTE_PRESENT || !p.dirty || mv_page(p.pfn, &w))
 		return;
 	s->pfn = p.pfn;
-	s->judged = (mapping & MV_PAGE_MAPPING_ANON) != 0;
+	s->judged = (w.mapping & MV_PAGE_MAPPING_ANON) != 0;
 }
 
 /*
@@ -149,7 +137,7 @@ static __always_inline void mv_side_exit(struct mv_state *st, int k, __u64 pgd,
 					 struct pc_check_counts *c, const struct pc_window *w)
 {
 	struct mv_side *s = &st->side[k & 1];
-	unsigned long flags = 0, mapping = 0;
+	struct pc_page_words pw = {};
 	bool same = false, folio_dirty = false;
 	struct pc_pte p = {};
 	__u64 raw = 0;
@@ -160,8 +148,9 @@ static __always_inline void mv_side_exit(struct mv_state *st, int k, __u64 pgd,
 		p = pc_decode_pte(raw);
 		same = p.kind == PC_PTE_PRESENT && p.pfn == s->pfn;
 	}
-	if (same && !p.dirty && !mv_folio(p.pfn, &flags, &mapping))
-		folio_dirty = flags & (1UL << bpf_core_enum_value(enum pageflags, PG_dirty));
+	if (same && !p.dirty && !mv_page(p.pfn, &pw))
+		folio_dirty =
+			pw.head_flags & (1UL << bpf_core_enum_value(enum pageflags, PG_dirty));
 	pc_judge(c, &st->pv, w, PC_CHK_MADV_RANGE,
 		 pc_madvise_neighbour(true, same, p.dirty, folio_dirty), s->addr, 0, 1, 0);
 }

@@ -120,20 +120,13 @@ static __always_inline void mp_load_table(struct mp_state *st, __u64 addr)
    -1 when it cannot be read. */
 static __always_inline int mp_page(__u64 pfn, bool *anon, bool *exclusive)
 {
-	__u64 page = mp_vmemmap + pfn * mp_page_size;
-	unsigned long flags = 0, mapping = 0;
-	struct pc_folio_at at;
+	struct pc_page_words w = {};
 
-	if (pfn >= (walk_phys_limit >> PC_PAGE_SHIFT) || !mp_page_size ||
-	    !bpf_core_enum_value_exists(enum pageflags, PG_anon_exclusive))
+	if (!bpf_core_enum_value_exists(enum pageflags, PG_anon_exclusive) ||
+	    pc_page_words_at(mp_vmemmap, mp_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT, &w))
 		return -1;
-	at = pc_folio_of_page(page);
-	if (!at.pages ||
-	    bpf_probe_read_kernel(&mapping, sizeof(mapping), &((struct folio *)at.head)->mapping) ||
-	    bpf_probe_read_kernel(&flags, sizeof(flags), (void *)page))
-		return -1;
-	*anon = (mapping & MP_PAGE_MAPPING_ANON) != 0;
-	*exclusive = flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));
+	*anon = (w.mapping & MP_PAGE_MAPPING_ANON) != 0;
+	*exclusive = w.flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));
 	return 0;
 }
 

@@ -208,6 +208,20 @@ const char *pc_load_sys_refused(const struct pc_session *s, enum pc_sys_part par
 	return NULL;
 }
 
+const char *pc_load_walk_part_why(const struct pc_session *s, enum pc_sys_part part)
+{
+	const char *refused = pc_load_sys_refused(s, part);
+
+	if (refused)
+		return refused;
+	if (!s->walk_enabled)
+		return s->walk_reason[0] ? s->walk_reason : "no page-table walk";
+	if (!s->calib.valid || !s->calib.page_size)
+		return s->calib.vmemmap_why[0] ? s->calib.vmemmap_why
+					       : "no vmemmap: the folios of PTEs cannot be read";
+	return NULL;
+}
+
 static struct pc_refusal *add_refusal(struct pc_session *s, const char *prog, int sys_part,
 				      const char *what, const struct refusal_words *w)
 {

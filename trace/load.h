@@ -45,5 +45,9 @@ double pc_load_now_ms(void);
 
 /* The reason a refused unit is off ("the verifier refused ..."), or NULL. */
 const char *pc_load_sys_refused(const struct pc_session *s, enum pc_sys_part part);
+/* Why a part that walks page tables and reads folios through the vmemmap
+   (madvise's and mprotect's syscall-walk tiers) cannot judge here: its
+   refusal, no page-table walk, or no vmemmap; NULL when it can. */
+const char *pc_load_walk_part_why(const struct pc_session *s, enum pc_sys_part part);
 
 #endif

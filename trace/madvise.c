@@ -19,16 +19,7 @@
 /* Why the syscall-walk tier cannot judge here, or NULL. */
 static const char *walk_why(const struct pc_session *s)
 {
-	const char *refused = pc_load_sys_refused(s, PC_SYS_MADVISE);
-
-	if (refused)
-		return refused;
-	if (!s->walk_enabled)
-		return s->walk_reason[0] ? s->walk_reason : "no page-table walk";
-	if (!s->calib.valid || !s->calib.page_size)
-		return s->calib.vmemmap_why[0] ? s->calib.vmemmap_why
-					       : "no vmemmap: the folios of PTEs cannot be read";
-	return NULL;
+	return pc_load_walk_part_why(s, PC_SYS_MADVISE);
 }
 
 static void madvise_configure(struct pc_session *s)
