@@ -144,39 +144,6 @@ static void judge_dirty(struct pc_attempt *a, int slot, char *base, const struct
 			  s->written, p, s->lost, s->controls_gone, s->controls);
 }
 
-/* The state before fork: 0, 1 when not made (slots skipped), or pc_skip_rest's. */
-static int fk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *rg,
-		    struct pc_folios *fo, size_t p, bool misaligned)
-{
-	size_t n = fo->n;
-	const char *what;
-	char *base;
-	int ret = pc_range_map(rg, n, false, OFF, &what);
-
-	if (ret)
-		return pc_skip_rest(a, what, -ret);
-	base = rg->base;
-	ret = pc_folios_read_for(a, ctx, fo, base,
-				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
-	if (ret)
-		return ret;
-	if (misaligned) {
-		ret = pc_range_misalign(rg);
-		if (ret)
-			return pc_skip_rest(a, "mremap (4 KiB off 64 KiB)", -ret);
-		base = rg->base;
-	}
-	if (madvise(base, n * PAGE, MADV_FREE))
-		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
-				    errno);
-	ret = pc_lazyfree_whole(a, base, n);
-	if (ret)
-		return ret;
-	for (size_t f = 0; f < n / FP; f += 2)
-		base[(f * FP + p) * PAGE + OFF] = (char)pc_page_byte(f * FP + p, SALT_B);
-	return 0;
-}
-
 /* fork, the parent's reads and unmap, the child's page-out and reads.  The
    measured window ends before the page-out: that reclaim is the probe's
    own, not a disturbance. */
@@ -246,7 +213,7 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 		goto out;
 	}
 	pc_window_begin(ctx, &a->win, &a->disturbed);
-	ret = fk_state(ctx, a, &rg, &fo, p, sc->misaligned);
+	ret = pc_lazyfree_pattern(ctx, a, &rg, &fo, p, OFF, sc->misaligned);
 	if (!ret)
 		ret = fk_fork(ctx, a, s_rmap, rg.base, &fo, p, &s);
 	pc_window_end(ctx, &a->win, &a->disturbed);

@@ -49,37 +49,6 @@ static bool pattern(size_t folio)
 	return folio % 2 == 0;
 }
 
-/* The state before the page-out: 0, 1 when not made (slots skipped), or
-   pc_skip_rest's -errno. */
-static int rc_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct rc_run *r,
-		    bool misaligned)
-{
-	const char *what;
-	int ret = pc_range_map(&r->rg, r->n, false, OFF, &what);
-
-	if (ret)
-		return pc_skip_rest(a, what, -ret);
-	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base,
-				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
-	if (ret)
-		return ret;
-	if (misaligned) {
-		ret = pc_range_misalign(&r->rg);
-		if (ret)
-			return pc_skip_rest(a, "mremap (4 KiB off 64 KiB)", -ret);
-	}
-	if (madvise(r->rg.base, r->n * PAGE, MADV_FREE))
-		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
-				    errno);
-	ret = pc_lazyfree_whole(a, r->rg.base, r->n);
-	if (ret)
-		return ret;
-	for (size_t f = 0; f < r->n / FP; f += 2)
-		r->rg.base[(f * FP + r->p) * PAGE + OFF] =
-			(char)pc_page_byte(f * FP + r->p, SALT_B);
-	return 0;
-}
-
 /* The page-out under test between two reads of pagemap and RssAnon, the
    first RSS read made twice (to fault in what it touches): 0 or -errno,
    *what the step. */
@@ -206,7 +175,7 @@ int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc
 	}
 	r.rss_exact = pc_rss_exact(&r.calib37);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
-	ret = rc_state(ctx, a, &r, sc->misaligned);
+	ret = pc_lazyfree_pattern(ctx, a, &r.rg, &r.fo, r.p, OFF, sc->misaligned);
 	/* The page-out is the operation under test and reclaim itself: the
 	   window, which counts reclaim as a disturbance, ends before it. */
 	pc_window_end(ctx, &a->win, &a->disturbed);

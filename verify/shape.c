@@ -212,3 +212,32 @@ bool pc_rss_exact(long *seen37)
 	*seen37 = rss_anon_probe(37);
 	return *seen37 == 37 && rss_anon_probe(23) == 23;
 }
+
+int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
+			struct pc_folios *fo, size_t p, size_t off, bool misaligned)
+{
+	size_t n = fo->n, fp = fo->fp;
+	const char *what;
+	int ret = pc_range_map(r, n, false, off, &what);
+
+	if (ret)
+		return pc_skip_rest(a, what, -ret);
+	ret = pc_folios_read_for(a, ctx, fo, r->base,
+				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
+	if (ret)
+		return ret;
+	if (misaligned) {
+		ret = pc_range_misalign(r);
+		if (ret)
+			return pc_skip_rest(a, "mremap (4 KiB off 64 KiB)", -ret);
+	}
+	if (madvise(r->base, n * PAGE, MADV_FREE))
+		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
+				    errno);
+	ret = pc_lazyfree_whole(a, r->base, n);
+	if (ret)
+		return ret;
+	for (size_t f = 0; f < n / fp; f += 2)
+		r->base[(f * fp + p) * PAGE + off] = (char)pc_page_byte(f * fp + p, SALT_B);
+	return 0;
+}

@@ -104,6 +104,20 @@ int pc_range_misalign(struct pc_range *r);
 int pc_split_pmd_mapping(char *base);
 
 /*
+ * The lazyfree trigger state fork/dirty and reclaim/dirty share: r mapped
+ * (fo->n pages, each page's byte at off), folios of fo->fp pages read back
+ * whole, the range moved 4 KiB off 64 KiB when misaligned
+ * (pc_range_misalign), MADV_FREE over it and smaps LazyFree all of it
+ * (every PTE clean, every folio lazyfree), then entry p of every even
+ * folio written again (pc_page_byte(i, SALT_B)): that PTE alone dirty,
+ * the odd folios left clean as the probe's control.  0; 1 when the state
+ * was not made (every slot skipped, the attempt retried where another
+ * may make it); or pc_skip_rest's -errno.
+ */
+int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
+			struct pc_folios *fo, size_t p, size_t off, bool misaligned);
+
+/*
  * Whether /proc/self/status shows RSS exactly (before ~v6.16 it read the
  * per-CPU counters approximately): n anonymous pages touched must add n.
  * *seen37 is what 37 added.
