@@ -66,14 +66,13 @@ static bool pair_whole(const struct mv_run *r, size_t g)
 	return r->fo.whole[2 * g] && r->fo.whole[2 * g + 1];
 }
 
-/* After the first MADV_FREE: A's page p written, B read and its page p
-   written. */
+/* After the first MADV_FREE and A's page p written (pc_lazyfree_pattern):
+   B read and its page p written. */
 static void mv_touch(struct mv_run *r)
 {
 	for (size_t g = 0; g < r->pairs; g++) {
-		char *a = folio_a(r, g), *b = folio_b(r, g);
+		char *b = folio_b(r, g);
 
-		a[r->p * PAGE + OFF] = (char)pc_page_byte(2 * g * FP + r->p, SALT_B);
 		for (size_t j = 0; j < FP; j++)
 			(void)*(volatile char *)(b + j * PAGE + OFF);
 		b[r->p * PAGE + OFF] = (char)pc_page_byte((2 * g + 1) * FP + r->p, SALT_B);
@@ -100,19 +99,8 @@ static int mv_advise(struct mv_run *r)
    when it was not made (slots skipped), or pc_skip_rest's -errno. */
 static int mv_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct mv_run *r)
 {
-	const char *what;
-	int ret = pc_range_map(&r->rg, r->n, false, OFF, &what);
+	int ret = pc_lazyfree_pattern(ctx, a, &r->rg, &r->fo, r->p, OFF, false);
 
-	if (ret)
-		return pc_skip_rest(a, what, -ret);
-	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base,
-				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
-	if (ret)
-		return ret;
-	if (madvise(r->rg.base, r->n * PAGE, MADV_FREE))
-		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
-				    errno);
-	ret = pc_lazyfree_whole(a, r->rg.base, r->n);
 	if (!ret)
 		mv_touch(r);
 	return ret;
