@@ -26,11 +26,11 @@
 #define PC_UNCOVERED (~0ULL) /* slot under a huge mapping or unread */
 #define MAX_ERRNO    4095
 
-const volatile bool walk_enabled;
-const volatile bool batch_hooks;		 /* the contpte per-batch hooks are attached */
-const volatile __u32 batch_tier = PC_TIER_FEXIT; /* or PC_TIER_KPROBE */
+const volatile bool mr_walk_enabled;
+const volatile bool mr_batch_hooks;		    /* the contpte per-batch hooks are attached */
+const volatile __u32 mr_batch_tier = PC_TIER_FEXIT; /* or PC_TIER_KPROBE */
 
-struct mremap_calls_map calls SEC(".maps");
+struct mremap_calls_map mr_calls SEC(".maps");
 
 /* Zeroed template for new call_state entries (too large for the stack;
  * per-CPU values are limited to 32 KiB). */
@@ -39,7 +39,7 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct call_state);
-} state_template SEC(".maps");
+} mr_state_template SEC(".maps");
 
 /*
  * Loop state lives in the call's map value, not on the stack: bpf_loop
@@ -70,7 +70,7 @@ struct snap_ctx {
 static long snap_extent(__u32 e, void *data)
 {
 	struct snap_ctx *sc = data;
-	struct call_state *st = bpf_map_lookup_elem(&calls, &sc->key);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, &sc->key);
 	__u64 addr, pmd = 0, idx, n, i, u_e;
 	int kind;
 
@@ -112,7 +112,7 @@ static long snap_extent(__u32 e, void *data)
 static long snap_new_pmd(__u32 e, void *data)
 {
 	struct snap_ctx *sc = data;
-	struct call_state *st = bpf_map_lookup_elem(&calls, &sc->key);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, &sc->key);
 	__u64 pmd = 0, u_e;
 	int kind;
 
@@ -175,14 +175,14 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	__u32 zero = 0;
 	__u64 len;
 
-	st = bpf_map_lookup_elem(&calls, &key);
+	st = bpf_map_lookup_elem(&mr_calls, &key);
 	if (!st) {
-		tmpl = bpf_map_lookup_elem(&state_template, &zero);
-		if (!tmpl || bpf_map_update_elem(&calls, &key, tmpl, BPF_ANY)) {
+		tmpl = bpf_map_lookup_elem(&mr_state_template, &zero);
+		if (!tmpl || bpf_map_update_elem(&mr_calls, &key, tmpl, BPF_ANY)) {
 			stat_add(PC_STAT_STATE_FULL, 1);
 			return NULL;
 		}
-		st = bpf_map_lookup_elem(&calls, &key);
+		st = bpf_map_lookup_elem(&mr_calls, &key);
 		if (!st)
 			return NULL;
 	}
@@ -208,7 +208,7 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 		return st;
 	st->gen = disturb_gen();
 	st->shared_mm = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
-	if (!walk_enabled || st->old_len == 0)
+	if (!mr_walk_enabled || st->old_len == 0)
 		return st;
 	/* The VMA as the kernel's move will see it: given (move_page_tables
 	   holds its lock), else looked up. */
@@ -259,7 +259,7 @@ __noinline int pc_mremap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
  */
 static long compare_slot(__u32 i, void *data)
 {
-	struct call_state *st = bpf_map_lookup_elem(&calls, data);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, data);
 	struct cmp_ctx *cc;
 	__u64 addr, old_addr, idx, pmd = 0, oldv, newv, ui, e;
 	struct pc_pte o, n;
@@ -314,7 +314,7 @@ static long compare_slot(__u32 i, void *data)
 
 static long compare_pmd(__u32 e, void *data)
 {
-	struct call_state *st = bpf_map_lookup_elem(&calls, data);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, data);
 	struct pc_pmd_extent x = {};
 	struct pmd_ctx *pc;
 	__u64 pmd = 0, u_e;
@@ -380,7 +380,7 @@ static __always_inline long finish_call(__u64 key, struct call_state *st, __u64 
 	bool unreliable, disturbed, shared, syscall = tier == PC_TIER_SYSCALL_WALK;
 	__u64 total_pages;
 
-	if (!walk_enabled || st->old_len == 0 || st->npages == 0)
+	if (!mr_walk_enabled || st->old_len == 0 || st->npages == 0)
 		return -1;
 	total_pages = moved_len >> PC_PAGE_SHIFT;
 	if (st->npages > total_pages)
@@ -436,7 +436,7 @@ __noinline int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	if (!sys_mremap || nr != PC_NR_mremap || !pc_sys_native(ctx))
 		return 0;
 	key = call_key(pc_tid(), KIND_SYSCALL);
-	st = bpf_map_lookup_elem(&calls, &key);
+	st = bpf_map_lookup_elem(&mr_calls, &key);
 	if (!st || !st->active) {
 		/* Counted at its entry, unjudged here: never silently. */
 		if (target_flags())
@@ -445,8 +445,8 @@ __noinline int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	}
 	hist_add(PC_HIST_MREMAP_LATENCY_NS, PC_HIST_LOG2, bpf_ktime_get_ns() - st->t0);
 	hist_add(PC_HIST_MREMAP_TLB_FLUSHES, PC_HIST_LINLOG, st->tlb_flushes);
-	add_counts(PC_CHK_ADBITS, batch_tier, &st->bc.c[0]);
-	add_counts(PC_CHK_BATCH, batch_tier, &st->bc.c[1]);
+	add_counts(PC_CHK_ADBITS, mr_batch_tier, &st->bc.c[0]);
+	add_counts(PC_CHK_BATCH, mr_batch_tier, &st->bc.c[1]);
 
 	if ((unsigned long)ret >= (unsigned long)-MAX_ERRNO) {
 		stat_add(PC_STAT_CALLS_FAILED, 1);
@@ -470,7 +470,7 @@ __noinline int pc_mremap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	 * covered.  Only counted where the batch hooks are attached, the
 	 * whole range was snapshotted and no PTE moved at PMD level.
 	 */
-	if (batch_hooks && !st->cc.uncovered && st->pc.moved_at_pmd == 0 &&
+	if (mr_batch_hooks && !st->cc.uncovered && st->pc.moved_at_pmd == 0 &&
 	    (len >> PC_PAGE_SHIFT) <= PC_SNAP_PTES && st->bc.batched_ptes <= (__u64)present)
 		hist_add_n(PC_HIST_BATCH_MREMAP, PC_HIST_LINLOG, 1,
 			   (__u64)present - st->bc.batched_ptes);
@@ -486,10 +486,10 @@ static __always_inline void mpt_begin(struct vm_area_struct *vma, __u64 old_addr
 {
 	__u32 tid = pc_tid();
 	__u64 skey = call_key(tid, KIND_SYSCALL);
-	struct call_state *sys = bpf_map_lookup_elem(&calls, &skey);
+	struct call_state *sys = bpf_map_lookup_elem(&mr_calls, &skey);
 	__u32 flags = target_flags();
 
-	if (!flags || !walk_enabled)
+	if (!flags || !mr_walk_enabled)
 		return;
 	/* MREMAP_FIXED: the new address is known here, snapshot its PMDs. The
 	   pmd-move check is enforced, and the call sampled, as in the
@@ -509,7 +509,7 @@ static __always_inline void mpt_begin(struct vm_area_struct *vma, __u64 old_addr
 static __always_inline void mpt_end(__u64 moved)
 {
 	__u64 key = call_key(pc_tid(), KIND_MPT);
-	struct call_state *st = bpf_map_lookup_elem(&calls, &key);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, &key);
 
 	if (!st || !st->active)
 		return;
@@ -578,8 +578,8 @@ int mremap_task_exit(void *ctx)
 {
 	__u64 key = call_key(pc_tid(), KIND_SYSCALL);
 
-	bpf_map_delete_elem(&calls, &key);
+	bpf_map_delete_elem(&mr_calls, &key);
 	key = call_key(pc_tid(), KIND_MPT);
-	bpf_map_delete_elem(&calls, &key);
+	bpf_map_delete_elem(&mr_calls, &key);
 	return 0;
 }

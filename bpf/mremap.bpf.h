@@ -15,7 +15,7 @@
 
 #define MREMAP_FIXED 2
 
-extern const volatile __u32 batch_tier; /* of the per-batch checks: fexit or kprobe */
+extern const volatile __u32 mr_batch_tier; /* of the per-batch checks: fexit or kprobe */
 
 /* Kinds of call_state: the whole syscall, or one move_page_tables(). */
 #define KIND_SYSCALL 0ULL
@@ -106,13 +106,13 @@ struct mremap_calls_map {
 	__type(key, __u64);
 	__type(value, struct call_state);
 };
-extern struct mremap_calls_map calls SEC(".maps");
+extern struct mremap_calls_map mr_calls SEC(".maps");
 
 /* The current task's mremap call in progress, or NULL; *key its key. */
 static __always_inline struct call_state *mremap_state(__u64 *key)
 {
 	*key = call_key(pc_tid(), KIND_SYSCALL);
-	struct call_state *st = bpf_map_lookup_elem(&calls, key);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, key);
 
 	return st && st->active ? st : NULL;
 }

@@ -25,7 +25,7 @@ struct entries_ctx {
 static long gather_entry(__u32 i, void *data)
 {
 	struct entries_ctx *ec = data;
-	struct call_state *st = bpf_map_lookup_elem(&calls, &ec->key);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, &ec->key);
 	__u64 raw = 0;
 
 	if (!st)
@@ -45,7 +45,7 @@ static __always_inline void batch_verdict(struct call_state *st, __u32 check, in
 {
 	/* The PTL was held, but be strict. */
 	struct pc_window w = {.gen = st->gen,
-			      .tier = batch_tier,
+			      .tier = mr_batch_tier,
 			      .flags = PC_WIN_GEN | (st->shared_mm ? PC_WIN_UNRELIABLE : 0)};
 
 	pc_judge(&st->bc.c[check == PC_CHK_ADBITS ? 0 : 1], &st->bc.pv, &w, check, verdict, addr,
@@ -93,7 +93,7 @@ static __always_inline void clear_end(__u64 ret)
 static long check_set_entry(__u32 k, void *data)
 {
 	struct entries_ctx *ec = data;
-	struct call_state *st = bpf_map_lookup_elem(&calls, &ec->key);
+	struct call_state *st = bpf_map_lookup_elem(&mr_calls, &ec->key);
 	__u64 raw = 0;
 	int v;
 

@@ -375,7 +375,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 #endif
 	err = bpf_map__set_max_entries(s->skel->maps.hist_keys, o->hist_by ? PC_HIST_KEYS_MAX : 1);
 	if (!err)
-		err = size_per_cpu(s->skel->maps.calls);
+		err = size_per_cpu(s->skel->maps.mr_calls);
 	if (!err)
 		err = size_per_cpu(s->skel->maps.bw_states);
 	if (err)

@@ -94,9 +94,9 @@ static void mremap_configure(struct pc_session *s)
 {
 	const struct pc_hook_choice *batch = pc_session_hook(s, &pc_mremap_trace, PER_BATCH);
 
-	s->skel->rodata->walk_enabled = s->walk_enabled;
-	s->skel->rodata->batch_hooks = batch->mech != PC_MECH_NONE;
-	s->skel->rodata->batch_tier = pc_hook_tier(batch->mech);
+	s->skel->rodata->mr_walk_enabled = s->walk_enabled;
+	s->skel->rodata->mr_batch_hooks = batch->mech != PC_MECH_NONE;
+	s->skel->rodata->mr_batch_tier = pc_hook_tier(batch->mech);
 }
 
 /* Without both syscall tracepoints nothing of any path is worth tracing. */
