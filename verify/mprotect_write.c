@@ -29,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ptecheck/mprotect.h>
@@ -58,19 +57,6 @@ static __u64 write_counted(const struct wr_run *r, size_t i)
 	return pc_faults_self() - before;
 }
 
-/* fork, the child gone at once: 0 or -errno. */
-static int fork_and_reap(void)
-{
-	int st;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		_exit(0);
-	return waitpid(pid, &st, 0) == pid ? 0 : -errno;
-}
-
 /* The state up to the mprotect calls: 0, 1 when not made (slots
    skipped), or pc_skip_rest's -errno. */
 static int wr_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct wr_run *r)
@@ -84,7 +70,7 @@ static int wr_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct wr
 				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
 	if (ret)
 		return ret;
-	ret = fork_and_reap();
+	ret = pc_fork_exit();
 	if (ret)
 		return pc_skip_rest(a, "fork", -ret);
 	for (size_t i = 0; i < r->n; i++) {

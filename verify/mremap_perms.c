@@ -29,12 +29,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/userfaultfd.h>
 
 #include "mremap_int.h"
+#include "shape.h"
 #include "fullio.h"
 #include "procmm.h"
 #include "report.h"
@@ -168,22 +168,6 @@ static int notify_file(struct perms *p, const char **what)
 	return ret;
 }
 
-/* fork, and the child exits at once: the parent's PTEs stay read-only. */
-static int fork_exit(void)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		_exit(0); /* its copy of the range goes with it */
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return 0;
-}
-
 /* Soft-dirty tracking write-protects every PTE: only where it exists. */
 static int soft_dirty_clear(const struct perms *p, const char **what)
 {
@@ -208,7 +192,7 @@ static int protect(struct perms *p, const char **what)
 	switch (p->sh->wp) {
 	case WP_FORK_EXIT:
 		*what = "fork";
-		return fork_exit();
+		return pc_fork_exit();
 	case WP_SOFT_DIRTY:
 		return soft_dirty_clear(p, what);
 	case WP_UFFD:

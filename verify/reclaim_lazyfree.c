@@ -83,11 +83,7 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct rc_run *r)
 	int v;
 
 	if (!r->rss_exact) {
-		pc_slot_skip(a, slot,
-			     "RSS not exact (37 anonymous pages touched: +%ld): RSS counters read "
-			     "approximately on this kernel (/proc/pid/status not summed per CPU), "
-			     "or sanitizer shadow pages",
-			     r->calib37);
+		pc_skip_rss_inexact(a, slot, r->calib37);
 		return;
 	}
 	for (size_t i = 0; i < r->n; i++)

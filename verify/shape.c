@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "measure.h"
@@ -240,4 +241,28 @@ int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 	for (size_t f = 0; f < n / fp; f += 2)
 		r->base[(f * fp + p) * PAGE + off] = (char)pc_page_byte(f * fp + p, SALT_B);
 	return 0;
+}
+
+int pc_fork_exit(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(0); /* its copy of the range goes with it */
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+void pc_skip_rss_inexact(struct pc_attempt *a, int slot, long seen37)
+{
+	pc_slot_skip(a, slot,
+		     "RSS not exact (37 anonymous pages touched: +%ld): RSS counters read "
+		     "approximately on this kernel (/proc/pid/status not summed per CPU), or "
+		     "sanitizer shadow pages",
+		     seen37);
 }

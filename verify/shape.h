@@ -118,6 +118,17 @@ int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 			struct pc_folios *fo, size_t p, size_t off, bool misaligned);
 
 /*
+ * fork, the child exiting at once: the parent's private PTEs are left
+ * write-protected for copy-on-write and its anonymous pages no longer
+ * exclusive.  0 or -errno.
+ */
+int pc_fork_exit(void);
+
+/* Skips slot, saying RSS does not read exactly here (pc_rss_exact's
+   seen37: what 37 touched pages added). */
+void pc_skip_rss_inexact(struct pc_attempt *a, int slot, long seen37);
+
+/*
  * Whether /proc/self/status shows RSS exactly (before ~v6.16 it read the
  * per-CPU counters approximately): n anonymous pages touched must add n.
  * *seen37 is what 37 added.
