@@ -20,8 +20,6 @@
 #include "folio.bpf.h"
 #include "ptwalk.h"
 
-const volatile __u64 bw_vmemmap, bw_page_size;
-
 #define PC_BW_CHUNK 8 /* slots one callback of the walk steps through */
 
 /* What the walk saw, for the loader's note (enum pc_bw_stat). */
@@ -96,14 +94,14 @@ static __always_inline void bw_open_run(struct bw_state *st, __u64 pfn, __u64 bi
 	__u64 folio_pfn;
 
 	if (pfn < (walk_phys_limit >> PC_PAGE_SHIFT))
-		at = pc_folio_of_page(bw_vmemmap + pfn * bw_page_size);
+		at = pc_folio_of_page(walk_vmemmap + pfn * walk_page_size);
 	if (at.pages == 1) {
 		st->n[PC_BW_SMALL]++;
 		return;
 	}
-	folio_pfn = (at.head - bw_vmemmap) / bw_page_size;
+	folio_pfn = (at.head - walk_vmemmap) / walk_page_size;
 	/* Unreadable, or split since the PTE was read: no run. */
-	if (!at.pages || at.head < bw_vmemmap || folio_pfn > pfn || pfn - folio_pfn >= at.pages) {
+	if (!at.pages || at.head < walk_vmemmap || folio_pfn > pfn || pfn - folio_pfn >= at.pages) {
 		st->n[PC_BW_UNREAD]++;
 		return;
 	}

@@ -22,6 +22,7 @@ const volatile __u32 hist_by = PC_BY_NONE;
 const volatile __u32 sample_every;
 const volatile __u64 walk_base, walk_phys_limit;
 const volatile __u32 walk_levels;
+const volatile __u64 walk_vmemmap, walk_page_size;
 
 __noinline int pc_walk_pmd(__u64 pgd_va, __u64 addr, __u64 *pmd)
 {

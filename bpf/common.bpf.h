@@ -48,6 +48,9 @@ extern const volatile __u32 sample_every; /* --sample N: judge 1 in N windows (0
    walks: the direct map's base, the end of RAM, the paging levels. */
 extern const volatile __u64 walk_base, walk_phys_limit;
 extern const volatile __u32 walk_levels;
+/* The vmemmap and the size of a struct page, where the calibration found
+   them (0 otherwise): bpf/folio.bpf.h's readers take them. */
+extern const volatile __u64 walk_vmemmap, walk_page_size;
 /* The PMD entry covering addr under the pgd at pgd_va, read there
    (PC_WALK_* of bpf/ptwalk.h).  A global function, verified once on its
    own: the walker branches a lot, its callers stay small. */

@@ -21,9 +21,6 @@
 #include <ptecheck/batch.h>
 #include <ptecheck/madvise.h>
 
-/* The vmemmap and the size of a struct page (the loader's calibration). */
-const volatile __u64 mv_vmemmap, mv_page_size;
-
 #define MV_PAGE_MAPPING_ANON 1UL
 
 /* One PTE outside the range, as read at entry. */
@@ -69,7 +66,8 @@ static __always_inline int mv_read_pte(__u64 pgd, __u64 addr, __u64 *raw)
 /* The words of the page at pfn (bpf/folio.bpf.h), or -1. */
 static __always_inline int mv_page(__u64 pfn, struct pc_page_words *w)
 {
-	return pc_page_words_at(mv_vmemmap, mv_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT, w);
+	return pc_page_words_at(walk_vmemmap, walk_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT,
+				w);
 }
 
 static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 addr)

@@ -20,8 +20,6 @@
 #include "ptwalk.h"
 #include <ptecheck/mprotect.h>
 
-const volatile __u64 mp_vmemmap, mp_page_size;
-
 #define PC_MP_MAX_PAGES	     2048 /* pages judged per call: four page tables' worth */
 #define PC_MP_CHUNK	     8	  /* slots one callback of the walk steps through */
 #define MP_PROT_WRITE	     2	  /* include/uapi/asm-generic/mman-common.h */
@@ -123,7 +121,8 @@ static __always_inline int mp_page(__u64 pfn, bool *anon, bool *exclusive)
 	struct pc_page_words w = {};
 
 	if (!bpf_core_enum_value_exists(enum pageflags, PG_anon_exclusive) ||
-	    pc_page_words_at(mp_vmemmap, mp_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT, &w))
+	    pc_page_words_at(walk_vmemmap, walk_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT,
+			     &w))
 		return -1;
 	*anon = (w.mapping & MP_PAGE_MAPPING_ANON) != 0;
 	*exclusive = w.flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));

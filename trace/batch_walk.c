@@ -26,12 +26,8 @@ const char *pc_batch_walk_why(const struct pc_session *s)
 
 void pc_batch_walk_configure(struct pc_session *s)
 {
-	if (pc_batch_walk_why(s)) {
+	if (pc_batch_walk_why(s))
 		s->skel->rodata->sys_walk = false; /* not called at sys_enter */
-		return;
-	}
-	s->skel->rodata->bw_vmemmap = s->calib.vmemmap;
-	s->skel->rodata->bw_page_size = s->calib.page_size;
 }
 
 void pc_batch_walk_note(struct pc_session *s, struct pc_report *r)

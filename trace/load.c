@@ -370,6 +370,12 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	s->skel->rodata->walk_base = s->calib.direct_map_base;
 	s->skel->rodata->walk_levels = s->calib.levels;
 	s->skel->rodata->walk_phys_limit = s->walk_phys_limit;
+	/* And find the struct page of a PFN there (0 where not found: the
+	   parts that need it are off, with the reason). */
+	if (s->calib.valid && s->calib.page_size) {
+		s->skel->rodata->walk_vmemmap = s->calib.vmemmap;
+		s->skel->rodata->walk_page_size = s->calib.page_size;
+	}
 #ifdef PC_FAULT_INJECT
 	s->skel->rodata->fault_refuse = fault_points();
 #endif

@@ -24,12 +24,8 @@ static const char *walk_why(const struct pc_session *s)
 
 static void madvise_configure(struct pc_session *s)
 {
-	if (walk_why(s)) {
+	if (walk_why(s))
 		s->skel->rodata->sys_madvise = false;
-		return;
-	}
-	s->skel->rodata->mv_vmemmap = s->calib.vmemmap;
-	s->skel->rodata->mv_page_size = s->calib.page_size;
 }
 
 /* Tier kernel:syscall-walk of madvise/range. */

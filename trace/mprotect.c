@@ -25,12 +25,8 @@ static const char *walk_why(const struct pc_session *s)
 
 static void mprotect_configure(struct pc_session *s)
 {
-	if (walk_why(s)) {
+	if (walk_why(s))
 		s->skel->rodata->sys_mprotect = false;
-		return;
-	}
-	s->skel->rodata->mp_vmemmap = s->calib.vmemmap;
-	s->skel->rodata->mp_page_size = s->calib.page_size;
 }
 
 /* Tier kernel:syscall-walk of mprotect/write. */
