@@ -226,29 +226,4 @@ void mr_judge_cow(struct pc_attempt *a, int slot, const __u8 *expected, const __
 void mr_judge_folios_shrunk(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, int slot,
 			    const struct move_snaps *ms, __u64 old_addr, __u64 new_addr);
 
-/* ---- userfaultfd write protection (mremap_uffd.c) ------------------------ */
-
-struct mr_uffd {
-	int fd;	       /* the userfaultfd, -1 before mr_uffd_open */
-	pid_t reader;  /* the process reading its events, -1 before */
-	__u64 *shared; /* counters the reader keeps, NULL before */
-};
-
-/* linux/userfaultfd.h of v6.4; Debian 12's headers are older. */
-#define MR_UFFD_FEATURE_WP_UNPOPULATED (1ULL << 13)
-
-/* The userfaultfd with features (UFFD_FEATURE_*) and its reader, before
-   the range is mapped: 0, or -errno with *what naming the step
-   (-EOPNOTSUPP: no userfaultfd, or a feature this kernel lacks). */
-int mr_uffd_open(struct mr_uffd *u, __u64 features, const char **what);
-/* [addr, +len) registered for uffd-wp and write-protected: 0 or -errno. */
-int mr_uffd_protect(struct mr_uffd *u, char *addr, size_t len, const char **what);
-/* Write-protect faults and REMAP events read so far; the errno of a fault
-   the reader could not resolve (0: none). */
-__u64 mr_uffd_faults(const struct mr_uffd *u);
-__u64 mr_uffd_remaps(const struct mr_uffd *u);
-int mr_uffd_error(const struct mr_uffd *u);
-/* Ends the reader and closes what mr_uffd_open made (any part of it). */
-void mr_uffd_close(struct mr_uffd *u);
-
 #endif

@@ -19,6 +19,7 @@
 #include <linux/userfaultfd.h>
 
 #include "mremap_int.h"
+#include "uffd.h"
 #include "report.h"
 
 /* Pages left empty before the write-protect: a marker each. */
@@ -64,10 +65,10 @@ int mr_measure_markers(struct pc_scenario_ctx *ctx, const struct shape *sh, stru
 {
 	int s_moved = pc_slot_add(a, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
 	__u64 features =
-		MR_UFFD_FEATURE_WP_UNPOPULATED | (sh->uffd_remap ? UFFD_FEATURE_EVENT_REMAP : 0);
+		PC_UFFD_FEATURE_WP_UNPOPULATED | (sh->uffd_remap ? UFFD_FEATURE_EVENT_REMAP : 0);
 	struct mthp_count count = {"anon_fault_alloc"};
 	size_t len = mr_len(ctx, sh), npages = len / PAGE, markers;
-	struct mr_uffd uffd = {.fd = -1, .reader = -1};
+	struct pc_uffd uffd = {.fd = -1, .reader = -1};
 	struct move_snaps ms = {0};
 	struct place pl = {0};
 	const char *what = "mmap";
@@ -79,7 +80,7 @@ int mr_measure_markers(struct pc_scenario_ctx *ctx, const struct shape *sh, stru
 		goto out;
 	}
 	/* Before the range: the reader shares none of it. */
-	ret = mr_uffd_open(&uffd, features, &what);
+	ret = pc_uffd_open(&uffd, features, &what);
 	if (ret) {
 		ret = pc_skip_rest(a, what, -ret);
 		goto out;
@@ -90,7 +91,7 @@ int mr_measure_markers(struct pc_scenario_ctx *ctx, const struct shape *sh, stru
 	what = "madvise(MADV_DONTNEED) of every other page";
 	ret = empty_half(pl.src, npages);
 	if (!ret)
-		ret = mr_uffd_protect(&uffd, pl.src, len, &what);
+		ret = pc_uffd_protect(&uffd, pl.src, len, &what);
 	if (ret) {
 		ret = pc_skip_rest(a, what, -ret);
 		goto out;
@@ -113,7 +114,7 @@ int mr_measure_markers(struct pc_scenario_ctx *ctx, const struct shape *sh, stru
 	say_markers(a, sh, markers, count_markers(&ms.after), npages);
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
-	mr_uffd_close(&uffd);
+	pc_uffd_close(&uffd);
 	mr_place_release(&pl);
 	mr_move_snaps_free(&ms);
 	return ret;

@@ -34,13 +34,12 @@
 #include <linux/userfaultfd.h>
 
 #include "mremap_int.h"
+#include "uffd.h"
 #include "shape.h"
 #include "fullio.h"
 #include "procmm.h"
 #include "report.h"
 #include "settings.h"
-
-#define PM_UFFD_WP (1ULL << 57) /* pagemap: the PTE is uffd write-protected */
 
 /* The page of the third 64 KiB block that is written again. */
 #define REWRITE_MID (2 * PC_CONT_PTES + 5)
@@ -67,7 +66,7 @@ struct marker {
 static const struct marker markers[] = {
 	[WP_FORK_EXIT] = {PC_PM_EXCLUSIVE, true, true, "exclusive again (pagemap bit 56)"},
 	[WP_SOFT_DIRTY] = {PC_PM_SOFT_DIRTY, false, true, "soft-dirty as written (bit 55)"},
-	[WP_UFFD] = {PM_UFFD_WP, true, false, "uffd-wp as protected (bit 57)"},
+	[WP_UFFD] = {PC_PM_UFFD_WP, true, false, "uffd-wp as protected (bit 57)"},
 };
 
 static const char *const wp_text[] = {
@@ -85,7 +84,7 @@ struct perms {
 	int s_fault, s_moved, s_folio;
 	struct place pl;
 	struct mthp_count count;
-	struct mr_uffd uffd;
+	struct pc_uffd uffd;
 	int fd;
 	size_t n;
 	bool *ro;		 /* read-only at the move */
@@ -107,7 +106,7 @@ struct perms {
 static __u64 faults_now(const struct perms *p)
 {
 	if (p->sh->wp == WP_UFFD)
-		return mr_uffd_faults(&p->uffd);
+		return pc_uffd_faults(&p->uffd);
 	return pc_faults_self();
 }
 
@@ -196,7 +195,7 @@ static int protect(struct perms *p, const char **what)
 	case WP_SOFT_DIRTY:
 		return soft_dirty_clear(p, what);
 	case WP_UFFD:
-		return mr_uffd_protect(&p->uffd, p->pl.src, p->n * PAGE, what);
+		return pc_uffd_protect(&p->uffd, p->pl.src, p->n * PAGE, what);
 	default:
 		return 0; /* WP_NOTIFY: the read faults mapped the file read-only */
 	}
@@ -228,7 +227,7 @@ static int map_protected(struct perms *p)
 	int ret = 0;
 
 	if (p->sh->wp == WP_UFFD)
-		ret = mr_uffd_open(&p->uffd, UFFD_FEATURE_EVENT_REMAP, &what);
+		ret = pc_uffd_open(&p->uffd, UFFD_FEATURE_EVENT_REMAP, &what);
 	else if (p->sh->wp == WP_NOTIFY)
 		ret = notify_file(p, &what);
 	if (ret)
@@ -304,9 +303,9 @@ static const char *state_missing(struct perms *p, enum folios_seen fs, bool *ret
 		snprintf(p->why, sizeof(p->why),
 			 "%llu kB still mapped by a PMD (smaps): no PTEs to differ there",
 			 (unsigned long long)p->pmd_kb);
-	else if (p->sh->wp == WP_UFFD && mr_uffd_error(&p->uffd))
+	else if (p->sh->wp == WP_UFFD && pc_uffd_error(&p->uffd))
 		snprintf(p->why, sizeof(p->why), "the uffd reader could not resolve a fault: %s",
-			 strerror(mr_uffd_error(&p->uffd)));
+			 strerror(pc_uffd_error(&p->uffd)));
 	else if (p->rewrites_faulted < rewrites)
 		return (*retry = false), STATE_CONTRADICTED;
 	else if (p->copied)
@@ -389,8 +388,8 @@ static int move_and_write(struct perms *p)
 	for (size_t i = 0; i < p->n; i++)
 		p->faults[i] = (__u32)write_counted(p, i, SALT_A);
 	pc_window_end(p->ctx, &p->a->win, &p->a->disturbed);
-	if (p->sh->wp == WP_UFFD && mr_uffd_error(&p->uffd))
-		return pc_skip_rest(p->a, "uffd reader", mr_uffd_error(&p->uffd));
+	if (p->sh->wp == WP_UFFD && pc_uffd_error(&p->uffd))
+		return pc_skip_rest(p->a, "uffd reader", pc_uffd_error(&p->uffd));
 	return 0;
 }
 
@@ -411,7 +410,7 @@ static void judge(struct perms *p, enum folios_seen fs)
 		pc_oracle_appendf(m, ", %s", mr_folios_text(fs));
 	if (p->sh->wp == WP_UFFD)
 		pc_oracle_appendf(m, ", %llu REMAP events",
-				  (unsigned long long)mr_uffd_remaps(&p->uffd));
+				  (unsigned long long)pc_uffd_remaps(&p->uffd));
 	mr_judge_moved(p->a, p->s_moved, &p->state, &p->ms.after, &p->ms.vacated, addr, addr);
 	pc_oracle_appendf(&p->a->msg[p->s_moved], " (moved away and back)");
 	mr_judge_folios(p->a, p->s_folio, p->ctx->have_kpageflags, &p->state, &p->ms.after, true,
@@ -454,7 +453,7 @@ static void perms_end(struct perms *p)
 {
 	pc_window_end(p->ctx, &p->a->win, &p->a->disturbed);
 	if (p->sh->wp == WP_UFFD)
-		mr_uffd_close(&p->uffd);
+		pc_uffd_close(&p->uffd);
 	mr_place_release(&p->pl);
 	if (p->fd >= 0)
 		close(p->fd);

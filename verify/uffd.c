@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * userfaultfd write protection for the mremap scenarios: the range
- * registered for uffd-wp, with UFFD_FEATURE_EVENT_REMAP so that a move
- * keeps the protection (perms-uffd-wp, uffd-wp-markers-remap) or without
- * (uffd-wp-markers: move_ptes then drops the markers and clears the
- * uffd-wp bits), and a reader process that reads the events.  It must be another process: the
- * mremap waits until its REMAP event is read, and a thread would make the
- * mm shared, which turns the in-kernel tiers' violations inconclusive.
+ * userfaultfd write protection for the scenarios (verify/uffd.h): the
+ * range registered for uffd-wp (the mremap scenarios with
+ * UFFD_FEATURE_EVENT_REMAP so that a move keeps the protection, or
+ * without: move_ptes then drops the markers and clears the uffd-wp bits;
+ * mprotect's with one page per folio protected), and a reader process
+ * that reads the events.  It must be another process: an mremap waits
+ * until its REMAP event is read, and a thread would make the mm shared,
+ * which turns the in-kernel tiers' violations inconclusive.
  * The reader counts every write-protect fault and resolves it (the page
  * unprotected, the writer woken), so a write that must fault shows as one
  * event.
@@ -25,7 +26,8 @@
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 
-#include "mremap_int.h"
+#include "measure.h"
+#include "uffd.h"
 
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY 1 /* v5.11; older headers lack it */
@@ -75,7 +77,7 @@ static void __attribute__((noreturn)) reader(int fd, __u64 *sh)
 	}
 }
 
-int mr_uffd_open(struct mr_uffd *u, __u64 features, const char **what)
+int pc_uffd_open(struct pc_uffd *u, __u64 features, const char **what)
 {
 	struct uffdio_api api = {.api = UFFD_API, .features = features};
 
@@ -91,7 +93,7 @@ int mr_uffd_open(struct mr_uffd *u, __u64 features, const char **what)
 	u->fd = (int)syscall(__NR_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
 	if (u->fd < 0)
 		return errno == ENOSYS ? -EOPNOTSUPP : -errno;
-	*what = features & MR_UFFD_FEATURE_WP_UNPOPULATED
+	*what = features & PC_UFFD_FEATURE_WP_UNPOPULATED
 			? "UFFDIO_API with UFFD_FEATURE_WP_UNPOPULATED (v6.4+, "
 			  "CONFIG_PTE_MARKER_UFFD_WP)"
 			: "UFFDIO_API with UFFD_FEATURE_EVENT_REMAP";
@@ -107,38 +109,52 @@ int mr_uffd_open(struct mr_uffd *u, __u64 features, const char **what)
 	return 0;
 }
 
-int mr_uffd_protect(struct mr_uffd *u, char *addr, size_t len, const char **what)
+int pc_uffd_register(struct pc_uffd *u, char *addr, size_t len, const char **what)
 {
 	struct uffdio_register reg = {.range = {.start = (__u64)(uintptr_t)addr, .len = len},
 				      .mode = UFFDIO_REGISTER_MODE_WP};
-	struct uffdio_writeprotect wp = {.range = reg.range, .mode = UFFDIO_WRITEPROTECT_MODE_WP};
 
 	u->shared[U_START] = reg.range.start;
 	u->shared[U_LEN] = len;
-	/* EINVAL here: no uffd-wp for anonymous memory in this kernel. */
+	/* EINVAL here: no uffd-wp for this memory in this kernel. */
 	*what = "UFFDIO_REGISTER_MODE_WP (CONFIG_HAVE_ARCH_USERFAULTFD_WP)";
 	if (ioctl(u->fd, UFFDIO_REGISTER, &reg))
 		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	return 0;
+}
+
+int pc_uffd_wp(struct pc_uffd *u, char *addr, size_t len, const char **what)
+{
+	struct uffdio_writeprotect wp = {.range = {.start = (__u64)(uintptr_t)addr, .len = len},
+					 .mode = UFFDIO_WRITEPROTECT_MODE_WP};
+
 	*what = "UFFDIO_WRITEPROTECT";
 	return ioctl(u->fd, UFFDIO_WRITEPROTECT, &wp) ? -errno : 0;
 }
 
-__u64 mr_uffd_faults(const struct mr_uffd *u)
+int pc_uffd_protect(struct pc_uffd *u, char *addr, size_t len, const char **what)
+{
+	int ret = pc_uffd_register(u, addr, len, what);
+
+	return ret ? ret : pc_uffd_wp(u, addr, len, what);
+}
+
+__u64 pc_uffd_faults(const struct pc_uffd *u)
 {
 	return __atomic_load_n(&u->shared[U_WP_FAULTS], __ATOMIC_ACQUIRE);
 }
 
-__u64 mr_uffd_remaps(const struct mr_uffd *u)
+__u64 pc_uffd_remaps(const struct pc_uffd *u)
 {
 	return __atomic_load_n(&u->shared[U_REMAPS], __ATOMIC_ACQUIRE);
 }
 
-int mr_uffd_error(const struct mr_uffd *u)
+int pc_uffd_error(const struct pc_uffd *u)
 {
 	return (int)__atomic_load_n(&u->shared[U_ERRNO], __ATOMIC_ACQUIRE);
 }
 
-void mr_uffd_close(struct mr_uffd *u)
+void pc_uffd_close(struct pc_uffd *u)
 {
 	int status;
 
