@@ -8,7 +8,12 @@
  *                          and read-only; mprotect(PROT_READ), then
  *                          mprotect(PROT_READ|PROT_WRITE): the bit kept,
  *                          every page mapped where it was, its bytes read
- *                          back (verify/mprotect_soft_dirty.c)
+ *                          back (verify/mprotect_marker.c)
+ *
+ *   uffd-wp-SHAPE-POS      one entry of each folio uffd-wp-protected, at
+ *                          POS, the rest writable; the same two calls:
+ *                          the protection kept (mprotect/uffd-wp), pages
+ *                          mapped and bytes as for soft-dirty
  *
  *   write-POS              64 KiB folios, fork (the child gone at once),
  *                          every page but POS written again (exclusive,
@@ -42,9 +47,9 @@ static const struct mp_shape shape_2m_pte = {
 	.no_folio = "no 2 MiB THP formed whole (THP off, or fell back to small folios)",
 };
 
-static int run_soft_dirty(struct pc_scenario_ctx *ctx, const void *data)
+static int run_marker(struct pc_scenario_ctx *ctx, const void *data)
 {
-	return pc_attempts_run(ctx, mp_measure_soft_dirty, data);
+	return pc_attempts_run(ctx, mp_measure_marker, data);
 }
 
 static int run_write(struct pc_scenario_ctx *ctx, const void *data)
@@ -54,10 +59,14 @@ static int run_write(struct pc_scenario_ctx *ctx, const void *data)
 
 #define WR(pos) (&(const struct mp_write){(pos)})
 
-#define SD(shape, pos) (&(const struct mp_soft_dirty){&(shape), (pos)})
+#define MK(shape, pos, mark) (&(const struct mp_marker){&(shape), (pos), (mark)})
 #define SOFT_DIRTY(name, shape, pos, what)                                                         \
 	{                                                                                          \
-		"soft-dirty-" name, what, 0, run_soft_dirty, SD(shape, pos)                        \
+		"soft-dirty-" name, what, 0, run_marker, MK(shape, pos, MP_MARK_SOFT_DIRTY)        \
+	}
+#define UFFD_WP(name, shape, pos, what)                                                            \
+	{                                                                                          \
+		"uffd-wp-" name, what, 0, run_marker, MK(shape, pos, MP_MARK_UFFD_WP)              \
 	}
 
 /* clang-format off */
@@ -78,6 +87,22 @@ static const struct pc_scenario scenarios[] = {
 		   "a PTE-mapped 2 MiB THP, entry 256 alone soft-dirty"),
 	SOFT_DIRTY("2m-pte-last", shape_2m_pte, PC_POS_LAST,
 		   "a PTE-mapped 2 MiB THP, entry 511 alone soft-dirty"),
+	UFFD_WP("64k-first", shape_64k, PC_POS_FIRST,
+		"64 KiB folios, entry 0 uffd-wp-protected: the control (the batch's own bit)"),
+	UFFD_WP("64k-second", shape_64k, PC_POS_SECOND,
+		"64 KiB folios, entry 1 alone uffd-wp-protected: kept through both mprotects"),
+	UFFD_WP("64k-middle", shape_64k, PC_POS_MIDDLE,
+		"64 KiB folios, entry 8 alone uffd-wp-protected: kept through both mprotects"),
+	UFFD_WP("64k-last", shape_64k, PC_POS_LAST,
+		"64 KiB folios, entry 15 alone uffd-wp-protected: kept through both mprotects"),
+	UFFD_WP("2m-pte-first", shape_2m_pte, PC_POS_FIRST,
+		"a PTE-mapped 2 MiB THP, entry 0 uffd-wp-protected: the control"),
+	UFFD_WP("2m-pte-second", shape_2m_pte, PC_POS_SECOND,
+		"a PTE-mapped 2 MiB THP, entry 1 alone uffd-wp-protected"),
+	UFFD_WP("2m-pte-middle", shape_2m_pte, PC_POS_MIDDLE,
+		"a PTE-mapped 2 MiB THP, entry 256 alone uffd-wp-protected"),
+	UFFD_WP("2m-pte-last", shape_2m_pte, PC_POS_LAST,
+		"a PTE-mapped 2 MiB THP, entry 511 alone uffd-wp-protected"),
 	{"write-first", "64 KiB folios after fork, entry 0 alone still shared: the control",
 	 0, run_write, WR(PC_POS_FIRST)},
 	{"write-second", "64 KiB folios after fork, entry 1 alone still shared: kept "
@@ -89,8 +114,8 @@ static const struct pc_scenario scenarios[] = {
 
 const struct pc_suite pc_mprotect_suite = {
 	.name = "mprotect",
-	.description = "mprotect's large-folio batches: soft-dirty kept, pages mapped where "
-		       "they were, write only on exclusive pages",
+	.description = "mprotect's large-folio batches: soft-dirty and uffd-wp kept, pages "
+		       "mapped where they were, write only on exclusive pages",
 	.scenarios = scenarios,
 	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
 };

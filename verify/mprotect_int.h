@@ -19,14 +19,21 @@ struct mp_shape {
 	const char *no_folio; /* why none formed, most likely */
 };
 
-/* A soft-dirty scenario: one entry per folio soft-dirty, at pos. */
-struct mp_soft_dirty {
-	const struct mp_shape *shape;
-	enum pc_pos pos; /* where in each folio the soft-dirty entry lies */
+/* What marks the one entry of each folio that differs from the others. */
+enum mp_mark {
+	MP_MARK_SOFT_DIRTY, /* clear_refs 4, the entry written again, MADV_FREE */
+	MP_MARK_UFFD_WP,    /* the range registered for uffd-wp, the entry protected */
 };
 
-/* mprotect_soft_dirty.c: one attempt (pc_measure_fn). */
-int mp_measure_soft_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* A marker scenario: one entry per folio marked, at pos. */
+struct mp_marker {
+	const struct mp_shape *shape;
+	enum pc_pos pos; /* where in each folio the marked entry lies */
+	enum mp_mark mark;
+};
+
+/* mprotect_marker.c: one attempt (pc_measure_fn). */
+int mp_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
 /* A write scenario: one page of each 64 KiB folio left shared, at pos. */
 struct mp_write {

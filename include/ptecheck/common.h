@@ -51,6 +51,7 @@ enum pc_verdict {
 	PC_V_NOT_MLOCKED,	  /* a folio a locked range holds whole, not mlocked */
 	PC_V_OUTSIDE_RANGE,	  /* a page outside an advised range treated as in it */
 	PC_V_NOT_LAZYFREE,	  /* a page MADV_FREE covered whole left dirty */
+	PC_V_UFFD_WP_LOST,	  /* uffd-wp before, not after (no unprotect) */
 	PC_V__COUNT,
 };
 

@@ -21,13 +21,16 @@
 #define PC_CHECKS_mprotect(X)                                                                      \
 	X(MP_SOFT_DIRTY, "mprotect/soft-dirty")                                                    \
 	X(MP_MAPPED, "mprotect/mapped")                                                            \
-	X(MP_WRITE, "mprotect/write")
+	X(MP_WRITE, "mprotect/write")                                                              \
+	X(MP_UFFD_WP, "mprotect/uffd-wp")
 
 /* The words of evidence where the verdict's own are not precise enough. */
 #define PC_EVIDENCE_mprotect(E)                                                                    \
 	E(MP_SOFT_DIRTY, SOFT_DIRTY_LOST, "soft-dirty before mprotect, clean after")               \
 	E(MP_MAPPED, PFN_CHANGED, "mprotect changed the page a PTE maps")                          \
-	E(MP_WRITE, WRITE_GAINED, "writable while not exclusive (shared: a write must fault, copy)")
+	E(MP_WRITE, WRITE_GAINED,                                                                  \
+	  "writable while not exclusive (shared: a write must fault, copy)")                       \
+	E(MP_UFFD_WP, UFFD_WP_LOST, "uffd-wp-protected before mprotect, not after")
 
 /*
  * mprotect changes protection only: a PTE soft-dirty when it was called
@@ -38,6 +41,19 @@
 PC_INLINE int pc_soft_dirty_kept(bool before, bool after)
 {
 	return before && !after ? PC_V_SOFT_DIRTY_LOST : PC_OK;
+}
+
+/*
+ * mprotect keeps userfaultfd write protection: a PTE uffd-wp-protected
+ * when it was called is protected when it returns (only
+ * UFFDIO_WRITEPROTECT without the WP mode, or the monitor going, takes it
+ * away), so its next write still reaches the monitor.  A batch that runs
+ * through a protected entry gives it the first's value, unprotected, and
+ * the commit may make it writable.  A bit that appears is not judged.
+ */
+PC_INLINE int pc_uffd_wp_kept(bool before, bool after)
+{
+	return before && !after ? PC_V_UFFD_WP_LOST : PC_OK;
 }
 
 /*

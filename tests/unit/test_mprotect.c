@@ -2,7 +2,8 @@
 /*
  * The mprotect predicates (include/ptecheck/mprotect.h) on crafted data:
  * a soft-dirty bit lost across mprotect fires, one kept or gained (a write
- * racing the call) does not; a page that left or moved fires, one that
+ * racing the call) does not; a uffd-wp protection lost fires, one kept
+ * or gained does not; a page that left or moved fires, one that
  * stayed (or was not there, or whose PFN is hidden) does not.
  */
 #include <ptecheck/mprotect.h>
@@ -17,6 +18,18 @@ static void soft_dirty(void)
 	CHECK_VERDICT(pc_soft_dirty_kept(false, false), PC_OK, "clean kept: silent");
 	CHECK_VERDICT(pc_soft_dirty_kept(false, true), PC_OK,
 		      "clean before, soft-dirty after (a racing write may set it): silent");
+}
+
+static void uffd_wp(void)
+{
+	CHECK_VERDICT(pc_uffd_wp_kept(true, false), PC_V_UFFD_WP_LOST,
+		      "protected before, not after (a batch gave it the first entry's value): "
+		      "UFFD_WP_LOST");
+	CHECK_VERDICT(pc_uffd_wp_kept(true, true), PC_OK, "protection kept: silent");
+	CHECK_VERDICT(pc_uffd_wp_kept(false, false), PC_OK, "unprotected kept: silent");
+	CHECK_VERDICT(pc_uffd_wp_kept(false, true), PC_OK,
+		      "unprotected before, protected after (a batch from a protected first "
+		      "entry: more faults, nothing lost): silent");
 }
 
 static void mapped(void)
@@ -37,6 +50,7 @@ int main(void)
 {
 	tap_plan(0);
 	soft_dirty();
+	uffd_wp();
 	mapped();
 	CHECK_VERDICT(pc_mprotect_write_faulted(1), PC_OK,
 		      "write: the shared page's write faulted: silent");
