@@ -62,7 +62,7 @@ static void mprotect_feature_tiers(const struct pc_features *f)
 	const char *refused = s ? pc_load_sys_refused(s, PC_SYS_MPROTECT) : NULL;
 	char tiers[320];
 
-	f->tiers("mprotect/soft-dirty, mapped", "oracle:pagemap, oracle:data");
+	f->tiers("mprotect/soft-dirty, uffd-wp, mapped", "oracle:pagemap, oracle:data");
 	snprintf(tiers, sizeof(tiers), "oracle:write-fault%s%s",
 		 !f->walk_ok ? "; kernel:syscall-walk skips: page-table walk unavailable"
 		 : refused   ? "; kernel:syscall-walk skips: "

@@ -160,6 +160,8 @@ static const char *mk_state_missing(const struct mk_run *r, char *why, size_t le
 			marked_other += marked(r, r->state[i]);
 		}
 	}
+	if (r->sc->mark == MP_MARK_UFFD_WP)
+		unmarked = 0; /* a failure, not a state missing: judge_protected */
 	if (unmarked == chosen && !marked_other && !moved) {
 		*retry = false;
 		*no_bit = true;
@@ -240,6 +242,31 @@ static void judge_mapped(struct pc_attempt *a, int s_pfn, int s_data, const stru
 	}
 	pc_slot_judge(a, s_pfn);
 	pc_slot_judge(a, s_data);
+}
+
+/*
+ * uffd-wp's state is the scenario's own: UFFDIO_WRITEPROTECT returned 0
+ * for page p of each folio, so a page it left unprotected (pagemap bit 57
+ * clear, v5.19+) is change_protection's failure, judged as a lost
+ * protection rather than skipped as a state not made.
+ */
+static void judge_protected(struct pc_attempt *a, struct mk_run *r)
+{
+	struct pc_oracle_msg *m = &a->msg[r->s_mark];
+
+	for (size_t i = r->p; i < r->n; i += r->fp) {
+		/* Protected by the ioctl: "before" is the protection made. */
+		int v = pc_uffd_wp_kept(true, marked(r, r->state[i]));
+
+		if (!r->fo.whole[i / r->fp])
+			continue;
+		m->checked++;
+		if (pc_is_violation(v))
+			pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)(r->rg.base + i * PAGE), 0,
+					       1, 0,
+					       "folio %zu page %zu, UFFDIO_WRITEPROTECT returned 0",
+					       i / r->fp, i % r->fp);
+	}
 }
 
 /* soft-dirty's marking: clear_refs 4, page p of each folio written again,
@@ -326,7 +353,10 @@ static int mk_make_state(struct pc_attempt *a, struct mk_run *r)
 		a->retry = retry;
 		return 1;
 	}
-	return uffd ? 0 : pc_lazyfree_whole(a, r->rg.base, r->n);
+	if (!uffd)
+		return pc_lazyfree_whole(a, r->rg.base, r->n);
+	judge_protected(a, r);
+	return 0;
 }
 
 /* The state, the two calls and their pagemaps: 0, 1 when the state was not
