@@ -22,72 +22,10 @@
 #include <unistd.h>
 
 #include "mremap_int.h"
+#include "sharer.h"
 #include "fullio.h"
 #include "procmm.h"
 #include "report.h"
-
-/* The sharing child: waits, reports what it sees of each page, writes its own. */
-static void __attribute__((noreturn))
-cow_child(char *p, size_t npages, bool (*writes)(size_t), int go_fd, int res_fd)
-{
-	__u8 *seen = malloc(npages);
-	char c;
-
-	if (!seen || pc_read_full(go_fd, &c, 1) != 1)
-		_exit(1); /* parent gone or failed: say nothing */
-	for (size_t i = 0; i < npages; i++)
-		seen[i] = pc_block_seen((const __u8 *)p + i * PAGE, PAGE, pc_page_byte(i, SALT_A),
-					NULL);
-	for (size_t i = 0; writes && i < npages; i++)
-		if (writes(i))
-			memset(p + i * PAGE, pc_page_byte(i, SALT_B), PAGE);
-	/* _exit: no atexit handlers of the parent (settings restore) may run here */
-	_exit(pc_write_full(res_fd, seen, npages) ? 1 : 0);
-}
-
-int mr_sharer_start(struct mr_sharer *s, char *p, size_t npages, bool (*child_writes)(size_t i),
-		    const char **what)
-{
-	*what = "pipe";
-	if (pipe2(s->go, O_CLOEXEC) || pipe2(s->res, O_CLOEXEC))
-		return -errno;
-	*what = "fork";
-	s->pid = fork();
-	if (s->pid < 0)
-		return -errno;
-	if (s->pid == 0) {
-		close(s->go[1]);
-		close(s->res[0]);
-		cow_child(p, npages, child_writes, s->go[0], s->res[1]);
-	}
-	close(s->go[0]);
-	close(s->res[1]);
-	s->go[0] = s->res[1] = -1;
-	return 0;
-}
-
-ssize_t mr_sharer_collect(struct mr_sharer *s, __u8 *seen, size_t npages)
-{
-	int ret = pc_write_full(s->go[1], "g", 1);
-
-	return ret ? ret : pc_read_full(s->res[0], seen, npages);
-}
-
-void mr_sharer_stop(struct mr_sharer *s)
-{
-	int status;
-
-	if (s->go[1] >= 0)
-		close(s->go[1]); /* EOF releases a child still waiting */
-	if (s->pid > 0)
-		while (waitpid(s->pid, &status, 0) < 0 && errno == EINTR)
-			;
-	if (s->go[0] >= 0)
-		close(s->go[0]);
-	for (int i = 0; i < 2; i++)
-		if (s->res[i] >= 0)
-			close(s->res[i]);
-}
 
 void mr_judge_cow(struct pc_attempt *a, int slot, const __u8 *expected, const __u8 *seen,
 		  size_t npages, size_t shared, __u64 addr, const char *when, enum folios_seen fs)
@@ -129,7 +67,7 @@ static bool child_writes(size_t i)
 struct fork_cow {
 	struct place pl;
 	struct mthp_count count;
-	struct mr_sharer child;
+	struct pc_sharer child;
 	struct snap forked; /* the parent's pagemap after the fork, folio orders */
 	__u8 *expected, *seen;
 	size_t n, shared;
@@ -155,7 +93,7 @@ static int cross_writes(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struc
 	for (size_t i = 0; i < f->n; i++)
 		if (parent_writes(i))
 			memset(f->pl.src + i * PAGE, pc_page_byte(i, SALT_B), PAGE);
-	got = mr_sharer_collect(&f->child, f->seen, f->n);
+	got = pc_sharer_collect(&f->child, f->seen, f->n);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (got != (ssize_t)f->n)
 		return pc_skip_rest(a, "sharing child did not report", got < 0 ? (int)-got : EPIPE);
@@ -171,7 +109,7 @@ static int cross_writes(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struc
 int mr_measure_fork_cow(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
 {
 	int s_cow = pc_slot_add(a, ctx, PC_CHK_PERMS, TIER_COW);
-	struct fork_cow f = {.count = {"anon_fault_alloc"}, .child = MR_SHARER_INIT};
+	struct fork_cow f = {.count = {"anon_fault_alloc"}, .child = PC_SHARER_INIT};
 	enum folios_seen fs;
 	const char *what;
 	int ret;
@@ -186,7 +124,7 @@ int mr_measure_fork_cow(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	ret = mr_source_map(ctx, sh, a, &f.pl, sh->dst_off, -1, &f.count);
 	if (ret)
 		goto out;
-	ret = mr_sharer_start(&f.child, f.pl.src, f.n, child_writes, &what);
+	ret = pc_sharer_start(&f.child, f.pl.src, f.n, child_writes, &what);
 	if (!ret) {
 		what = "pagemap/kpageflags";
 		ret = fork_state(ctx, &f);
@@ -210,7 +148,7 @@ int mr_measure_fork_cow(struct pc_scenario_ctx *ctx, const struct shape *sh, str
 	}
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
-	mr_sharer_stop(&f.child);
+	pc_sharer_stop(&f.child);
 	mr_place_release(&f.pl);
 	free(f.expected);
 	free(f.seen);

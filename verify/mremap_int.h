@@ -184,33 +184,8 @@ void mr_judge_moved(struct pc_attempt *a, int slot, const struct snap *before,
 void mr_judge_folios(struct pc_attempt *a, int slot, bool ctx_kpageflags, const struct snap *before,
 		     const struct snap *after, bool want_large, __u64 old_addr, __u64 new_addr);
 
-/* ---- a child sharing the pages across fork (mremap_cow.c) --------------- */
+/* ---- COW isolation (mremap_cow.c; the child: verify/sharer.h) ---------- */
 
-struct mr_sharer {
-	pid_t pid;
-	int go[2], res[2]; /* go: parent -> child; res: child -> parent */
-};
-
-#define MR_SHARER_INIT                                                                             \
-	{                                                                                          \
-		-1, {-1, -1},                                                                      \
-		{                                                                                  \
-			-1, -1                                                                     \
-		}                                                                                  \
-	}
-
-/*
- * Forks the child sharing npages pages at p.  Told to go, it reads each
- * page (pc_block_seen of the SALT_A fill), then fills the pages
- * child_writes() names (NULL: none) with SALT_B, then reports what it saw.
- * 0, or -errno with *what naming the step.
- */
-int mr_sharer_start(struct mr_sharer *s, char *p, size_t npages, bool (*child_writes)(size_t i),
-		    const char **what);
-/* Lets the child go; what it saw of each page in seen: npages, or -errno. */
-ssize_t mr_sharer_collect(struct mr_sharer *s, __u8 *seen, size_t npages);
-/* Ends the child (any part of mr_sharer_start done). */
-void mr_sharer_stop(struct mr_sharer *s);
 /*
  * mremap/perms [oracle:cow] into slot: seen[i] (the other process's view
  * of page i) against expected[i]; shared: the pages shared with the child

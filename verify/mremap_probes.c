@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "mremap_int.h"
+#include "sharer.h"
 #include "procmm.h"
 #include "report.h"
 
@@ -24,7 +25,7 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 {
 	const int s_cow = 0, s_moved = 1;
 	struct mthp_count count = {"anon_fault_alloc"};
-	struct mr_sharer child = MR_SHARER_INIT;
+	struct pc_sharer child = PC_SHARER_INIT;
 	struct move_snaps ms = {0};
 	struct place pl = {0};
 	size_t npages = mr_len(ctx, sh) / PAGE, shared = 0;
@@ -43,7 +44,7 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 	ret = mr_source_map(ctx, sh, a, &pl, sh->dst_off, -1, &count);
 	if (ret)
 		goto out;
-	ret = mr_sharer_start(&child, pl.src, npages, NULL, &what);
+	ret = pc_sharer_start(&child, pl.src, npages, NULL, &what);
 	if (ret) {
 		ret = pc_skip_rest(a, what, -ret);
 		goto out;
@@ -63,7 +64,7 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 		expected[i] = pc_page_byte(i, SALT_A);
 		shared += (ms.before.pm[i] & PC_PM_PRESENT) && !(ms.before.pm[i] & PC_PM_EXCLUSIVE);
 	}
-	got = mr_sharer_collect(&child, seen, npages);
+	got = pc_sharer_collect(&child, seen, npages);
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (got != (ssize_t)npages) {
 		ret = pc_skip_rest(a, "sharing child did not report", got < 0 ? (int)-got : EPIPE);
@@ -76,7 +77,7 @@ int mr_measure_fork(struct pc_scenario_ctx *ctx, const struct shape *sh, struct 
 	ret = 0;
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
-	mr_sharer_stop(&child);
+	pc_sharer_stop(&child);
 	mr_place_release(&pl);
 	free(expected);
 	free(seen);
