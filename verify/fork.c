@@ -16,6 +16,12 @@
  *               whose gathered dirty bit would otherwise give the child
  *               every entry's bit whatever the batch respects
  *
+ *   cow-POS     64 KiB folios after a fork whose child exited, entry POS
+ *               alone written again (reused in place: writable, the
+ *               others read-only); a second fork, the child alive; the
+ *               parent writes every page and the child must read the
+ *               bytes of before (verify/fork_cow.c)
+ *
  * A first-entry position cannot lose the bit to a batch that ignores it
  * (the batch's value is the first entry's): the control that passes on a
  * kernel whose others fail.
@@ -25,6 +31,11 @@
 static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, fk_measure_dirty, data);
+}
+
+static int run_cow(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, fk_measure_cow, data);
 }
 
 #define FK(pos)	    (&(const struct fk_scenario){(pos), false})
@@ -46,12 +57,20 @@ static const struct pc_scenario scenarios[] = {
 	 run_dirty, FK_MIS(PC_POS_MIDDLE)},
 	{"dirty-misaligned-last", "4 KiB off 64 KiB, the dirty entry last", 0, run_dirty,
 	 FK_MIS(PC_POS_LAST)},
+	{"cow-first", "the one writable entry first: the control (the batch's own write bit)",
+	 0, run_cow, FK(PC_POS_FIRST)},
+	{"cow-second", "the one writable entry second: the parent write-protected, its writes "
+	 "not seen by the child", 0, run_cow, FK(PC_POS_SECOND)},
+	{"cow-middle", "the one writable entry in the middle (8 of 16)", 0, run_cow,
+	 FK(PC_POS_MIDDLE)},
+	{"cow-last", "the one writable entry last (15 of 16)", 0, run_cow, FK(PC_POS_LAST)},
 };
 /* clang-format on */
 
 const struct pc_suite pc_fork_suite = {
 	.name = "fork",
-	.description = "fork's large-folio batches: the child's dirty bits and mapcounts",
+	.description = "fork's large-folio batches: the child's dirty bits and mapcounts, the "
+		       "parent write-protected",
 	.scenarios = scenarios,
 	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
 };

@@ -7,6 +7,11 @@
  * the child (set_ptes).  A private batch must end where the dirty bit
  * differs: the child's PTEs get the first entry's, and a lazyfree folio
  * whose only dirty PTE was lost is discarded by reclaim, its data with it.
+ * And a batch's write bit is merged (FPB_MERGE_WRITE): if any entry is
+ * writable, __copy_present_ptes write-protects all of them in the parent
+ * (wrprotect_ptes), or a page now shared stays writable there and the
+ * parent's writes reach the child (fork/cow: pc_cow_isolated, and
+ * pc_write_faulted for the fork's own write protection).
  *
  * The predicates are pure: the suite's oracles (verify/fork*.c) and the
  * unit tests call them.
@@ -18,11 +23,13 @@
 
 #define PC_CHECKS_fork(X)                                                                          \
 	X(FORK_DIRTY, "fork/dirty")                                                                \
-	X(FORK_RMAP, "fork/rmap")
+	X(FORK_RMAP, "fork/rmap")                                                                  \
+	X(FORK_COW, "fork/cow")
 
 #define PC_EVIDENCE_fork(E)                                                                        \
 	E(FORK_DIRTY, DATA_LOST, "written in the parent, lost in the child after reclaim")         \
-	E(FORK_RMAP, MAPCOUNT, "a page of a folio both processes map not counted twice")
+	E(FORK_RMAP, MAPCOUNT, "a page of a folio both processes map not counted twice")           \
+	E(FORK_COW, COW_BROKEN, "written by the parent after fork, seen so by the child")
 
 /*
  * A page both the parent and the child map (and no one else) is mapped
