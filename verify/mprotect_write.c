@@ -19,7 +19,9 @@
  * the first (the control).  One exclusive page of each folio written
  * last must not fault: that mprotect granted write at all (else a pass
  * would say nothing: a skip).  Pages that moved meanwhile (migration,
- * collapse: pagemap's PFNs) are a retry, not a verdict.  Judged in
+ * collapse: pagemap's PFNs) are a retry, not a verdict; rewritten pages
+ * the fault copied out of their folio (a kernel without in-place reuse of
+ * large folios: 6.12) make no such batch, a skip that says so.  Judged in
  * mprotect/write [oracle:write-fault]; a rewrite after the fork that did
  * not fault fails it too: the fork left a shared page writable.
  */
@@ -46,6 +48,7 @@ struct wr_run {
 	__u64 *pfn_end;	  /* pagemap at the end: moved pages */
 	size_t unfaulted; /* rewrites after the fork that did not fault */
 	size_t first_unfaulted;
+	size_t copied; /* rewritten pages the fault copied out of their folio */
 };
 
 /* Writes page i's byte; the faults that took. */
@@ -78,6 +81,20 @@ static int wr_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct wr
 			continue;
 		if (!r->unfaulted++)
 			r->first_unfaulted = i;
+	}
+	/* Reused in place (exclusive) is the state; copied is not made. */
+	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->pfn_end);
+	if (ret)
+		return pc_skip_rest(a, "pagemap", -ret);
+	for (size_t i = 0; i < r->n; i++)
+		r->copied += i % FP != r->p && r->fo.whole[i / FP] &&
+			     (r->pfn_end[i] & PC_PM_PFN_MASK) != r->fo.pfns[i];
+	if (r->copied && !r->unfaulted) {
+		pc_skip_all(a,
+			    "the write faults copied the rewritten pages out of their folios (no "
+			    "in-place reuse of a large folio's page in this kernel): no batch "
+			    "mixes exclusive and shared pages");
+		return 1;
 	}
 	return 0;
 }
