@@ -3,7 +3,7 @@
  * The mprotect path's syscall-walk tier (mprotect/write
  * [kernel:syscall-walk], include/ptecheck/mprotect.h): at sys_exit of a
  * traced task's mprotect or pkey_mprotect that granted PROT_WRITE, every
- * present PTE of the range (PC_MP_MAX_PAGES at most) that is writable and
+ * present PTE of the range (PC_RW_MAX_PAGES at most) that is writable and
  * maps a page of an anonymous folio must map a page exclusive to the
  * process (PageAnonExclusive, read through the vmemmap): the kernel maps
  * a shared anonymous page writable nowhere, and mprotect's batch commit
@@ -15,24 +15,18 @@
  * (the disturbance generation) or a task whose mm others share is
  * inconclusive.
  */
-#include "common.bpf.h"
-#include "folio.bpf.h"
-#include "ptwalk.h"
+#include "range_walk.bpf.h"
 #include <ptecheck/mprotect.h>
 
-#define PC_MP_MAX_PAGES	     2048 /* pages judged per call: four page tables' worth */
-#define PC_MP_CHUNK	     8	  /* slots one callback of the walk steps through */
-#define MP_PROT_WRITE	     2	  /* include/uapi/asm-generic/mman-common.h */
-#define MP_PAGE_MAPPING_ANON 1UL
+#define MP_PROT_WRITE 2 /* include/uapi/asm-generic/mman-common.h */
 
 struct mp_state {
-	__u64 start, npages, gen, pgd;
-	__u64 tbl_idx; /* the first entry of ptes[]: its index in the table */
-	__u32 active, shared, tbl_ok;
+	__u64 gen;
+	__u32 active, shared;
 	struct pc_check_counts c;
 	struct pc_window w;
 	struct pc_pending pv;
-	__u64 ptes[PC_PTRS_PER_TABLE];
+	struct pc_range_walk rw;
 };
 
 /* Per thread; LRU: a thread killed inside the call leaves an entry the
@@ -86,46 +80,10 @@ __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long n
 		}
 	}
 	task = (struct task_struct *)bpf_get_current_task();
-	st->start = start;
-	st->npages = len >> PC_PAGE_SHIFT;
-	if (st->npages > PC_MP_MAX_PAGES) {
-		stat_add(PC_STAT_PAGES_UNCOVERED, st->npages - PC_MP_MAX_PAGES);
-		st->npages = PC_MP_MAX_PAGES;
-	}
+	pc_rw_set(&st->rw, start, len);
 	st->gen = disturb_gen();
 	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
 	st->active = 1;
-	return 0;
-}
-
-/* Reads the entries of slot i's page table, from slot i on. */
-static __always_inline void mp_load_table(struct mp_state *st, __u64 addr)
-{
-	__u64 pmd = 0, idx = (addr >> PC_PAGE_SHIFT) & 511, n = PC_PTRS_PER_TABLE - idx;
-
-	st->tbl_ok = 0;
-	if (pc_walk_pmd(st->pgd, addr, &pmd) != PC_WALK_TABLE)
-		return;
-	PC_BOUND(n, 1023);
-	if (n == 0 || n > PC_PTRS_PER_TABLE ||
-	    pc_read_ptes(pc_table_phys(pmd), idx, st->ptes, n * 8))
-		return;
-	st->tbl_idx = idx;
-	st->tbl_ok = 1;
-}
-
-/* The page at pfn: whether its folio is anonymous, and the page exclusive;
-   -1 when it cannot be read. */
-static __always_inline int mp_page(__u64 pfn, bool *anon, bool *exclusive)
-{
-	struct pc_page_words w = {};
-
-	if (!bpf_core_enum_value_exists(enum pageflags, PG_anon_exclusive) ||
-	    pc_page_words_at(walk_vmemmap, walk_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT,
-			     &w))
-		return -1;
-	*anon = (w.mapping & MP_PAGE_MAPPING_ANON) != 0;
-	*exclusive = w.flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));
 	return 0;
 }
 
@@ -134,34 +92,27 @@ static __always_inline int mp_page(__u64 pfn, bool *anon, bool *exclusive)
 __noinline int pc_mp_slot(struct mp_state *st, __u64 i)
 {
 	bool anon = false, exclusive = false;
-	__u64 addr, idx;
 	struct pc_pte p;
+	__u64 addr;
 
-	if (!st || !sys_mprotect)
+	if (!st || !sys_mprotect || !pc_rw_pte(&st->rw, i, &addr, &p))
 		return 0;
-	addr = st->start + (i << PC_PAGE_SHIFT);
-	idx = (addr >> PC_PAGE_SHIFT) & 511;
-	if (i == 0 || idx == 0)
-		mp_load_table(st, addr);
-	if (!st->tbl_ok)
+	if (p.kind != PC_PTE_PRESENT || !p.write || pc_rw_page(p.pfn, &anon, &exclusive) || !anon)
 		return 0;
-	p = pc_decode_pte(st->ptes[(idx - st->tbl_idx) & 511]);
-	if (p.kind != PC_PTE_PRESENT || !p.write || mp_page(p.pfn, &anon, &exclusive) || !anon)
-		return 0;
-	pc_judge(&st->c, &st->pv, &st->w, PC_CHK_MP_WRITE, pc_mprotect_write_exclusive(exclusive),
-		 addr, 0, 1, 0);
+	pc_judge(&st->c, &st->pv, &st->w, PC_CHK_MP_WRITE, pc_anon_write_exclusive(exclusive), addr,
+		 0, 1, 0);
 	return 0;
 }
 
 static long mp_chunk(__u32 c, void *key)
 {
 	struct mp_state *st = bpf_map_lookup_elem(&mp_states, key);
-	__u64 i = (__u64)c * PC_MP_CHUNK;
+	__u64 i = (__u64)c * PC_RW_CHUNK;
 
 	if (!st)
 		return 1;
-	for (int k = 0; k < PC_MP_CHUNK; k++, i++) {
-		if (i >= st->npages || i >= PC_MP_MAX_PAGES)
+	for (int k = 0; k < PC_RW_CHUNK; k++, i++) {
+		if (i >= st->rw.npages || i >= PC_RW_MAX_PAGES)
 			return 1;
 		pc_mp_slot(st, i);
 	}
@@ -186,11 +137,11 @@ __noinline int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr
 		return 0;
 	__builtin_memset(&st->c, 0, sizeof(st->c));
 	st->pv.events_sent = 0;
-	st->pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
+	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	st->w.tier = PC_TIER_SYSCALL_WALK;
 	st->w.gen = st->gen;
 	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
-	bpf_loop((st->npages + PC_MP_CHUNK - 1) / PC_MP_CHUNK, mp_chunk, &key, 0);
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, mp_chunk, &key, 0);
 	st = bpf_map_lookup_elem(&mp_states, &key);
 	if (!st)
 		return 0;

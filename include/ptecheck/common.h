@@ -71,6 +71,21 @@ PC_INLINE int pc_batch_in_table(__u64 addr, __u32 nr)
 }
 
 /*
+ * The kernel's own rule for anonymous memory: a writable PTE of an
+ * anonymous folio maps a page exclusive to the process (PageAnonExclusive;
+ * the write fault asserts as much where it reuses a page).  A page shared
+ * with another process (after fork, until written) must be read-only so
+ * that a write faults and copies.  Judged over an mprotect's range that
+ * granted write (mprotect/write) and over a VMA fork copied, in the
+ * parent (fork/cow): a batch that granted write, or kept it, by its first
+ * page breaks it.
+ */
+PC_INLINE int pc_anon_write_exclusive(bool exclusive)
+{
+	return exclusive ? PC_OK : PC_V_WRITE_GAINED;
+}
+
+/*
  * A batch moved by mremap is cleared and set with one nr: the PTEs
  * set at the new address are exactly as many as were cleared at the old.
  */

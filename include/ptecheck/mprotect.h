@@ -86,15 +86,8 @@ PC_INLINE int pc_mprotect_write_faulted(__u64 faults)
 	return faults ? PC_OK : PC_V_WRITE_GAINED;
 }
 
-/*
- * The kernel's own form of the rule (mprotect/write
- * [kernel:syscall-walk]): a writable PTE of an anonymous folio maps a
- * page exclusive to the process (PageAnonExclusive), checked over the
- * range of an mprotect that granted write, when it returns.
- */
-PC_INLINE int pc_mprotect_write_exclusive(bool exclusive)
-{
-	return exclusive ? PC_OK : PC_V_WRITE_GAINED;
-}
+/* Its kernel form (mprotect/write [kernel:syscall-walk]) is the
+   kernel-wide rule of common.h, pc_anon_write_exclusive, over the range of
+   an mprotect that granted write, when it returns. */
 
 #endif

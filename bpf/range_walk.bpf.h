@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The walk of a range of a process's PTEs that the judging parts share
+ * (bpf/mprotect.bpf.c at a syscall's exit, bpf/fork.bpf.c at fexit of
+ * copy_page_range): slot i's PTE, its page table read once per table into
+ * the walk's buffer, and what a page's struct page says (anonymous,
+ * exclusive).  The state is the part's own (a map value: the buffer is a
+ * page table's worth); its slot function is a global one, verified once.
+ */
+#ifndef PTECHECK_RANGE_WALK_BPF_H
+#define PTECHECK_RANGE_WALK_BPF_H
+
+#include "common.bpf.h"
+#include "folio.bpf.h"
+#include "ptwalk.h"
+
+#define PC_RW_MAX_PAGES	     2048 /* pages judged per range: four page tables' worth */
+#define PC_RW_CHUNK	     8	  /* slots one callback of the loop steps through */
+#define PC_PAGE_MAPPING_ANON 1UL  /* folio->mapping's tag of an anonymous folio */
+
+struct pc_range_walk {
+	__u64 start, npages; /* the range: its first address, its pages (bounded) */
+	__u64 pgd;	     /* the mm's pgd, read when the walk begins */
+	__u64 tbl_idx;	     /* the first entry of ptes[]: its index in the table */
+	__u32 tbl_ok, pad;
+	__u64 ptes[PC_PTRS_PER_TABLE];
+};
+
+/* The range [start, start + len) bounded to PC_RW_MAX_PAGES, the pages
+   past it counted as uncovered. */
+static __always_inline void pc_rw_set(struct pc_range_walk *w, __u64 start, __u64 len)
+{
+	w->start = start;
+	w->npages = len >> PC_PAGE_SHIFT;
+	if (w->npages > PC_RW_MAX_PAGES) {
+		stat_add(PC_STAT_PAGES_UNCOVERED, w->npages - PC_RW_MAX_PAGES);
+		w->npages = PC_RW_MAX_PAGES;
+	}
+}
+
+/* Reads the entries of addr's page table, from addr's entry on. */
+static __always_inline void pc_rw_load_table(struct pc_range_walk *w, __u64 addr)
+{
+	__u64 pmd = 0, idx = (addr >> PC_PAGE_SHIFT) & 511, n = PC_PTRS_PER_TABLE - idx;
+
+	w->tbl_ok = 0;
+	if (pc_walk_pmd(w->pgd, addr, &pmd) != PC_WALK_TABLE)
+		return;
+	PC_BOUND(n, 1023);
+	if (n == 0 || n > PC_PTRS_PER_TABLE ||
+	    pc_read_ptes(pc_table_phys(pmd), idx, w->ptes, n * 8))
+		return;
+	w->tbl_idx = idx;
+	w->tbl_ok = 1;
+}
+
+/* Slot i's address and PTE (its table read when i is the first slot or
+   begins a table): false when the table cannot be read (none, a huge
+   PMD, a read that faulted). */
+static __always_inline bool pc_rw_pte(struct pc_range_walk *w, __u64 i, __u64 *addr,
+				      struct pc_pte *p)
+{
+	__u64 idx;
+
+	*addr = w->start + (i << PC_PAGE_SHIFT);
+	idx = (*addr >> PC_PAGE_SHIFT) & 511;
+	if (i == 0 || idx == 0)
+		pc_rw_load_table(w, *addr);
+	if (!w->tbl_ok)
+		return false;
+	*p = pc_decode_pte(w->ptes[(idx - w->tbl_idx) & 511]);
+	return true;
+}
+
+/* The page at pfn: whether its folio is anonymous, and the page exclusive
+   to its process (PG_anon_exclusive, by CO-RE); -1 when it cannot be read
+   (no vmemmap, a kernel without the flag, a folio split meanwhile). */
+static __always_inline int pc_rw_page(__u64 pfn, bool *anon, bool *exclusive)
+{
+	struct pc_page_words w = {};
+
+	if (!bpf_core_enum_value_exists(enum pageflags, PG_anon_exclusive) ||
+	    pc_page_words_at(walk_vmemmap, walk_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT,
+			     &w))
+		return -1;
+	*anon = (w.mapping & PC_PAGE_MAPPING_ANON) != 0;
+	*exclusive = w.flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));
+	return 0;
+}
+
+#endif
