@@ -99,8 +99,8 @@ __noinline int pc_mp_slot(struct mp_state *st, __u64 i)
 		return 0;
 	if (p.kind != PC_PTE_PRESENT || !p.write || pc_rw_page(p.pfn, &anon, &exclusive) || !anon)
 		return 0;
-	pc_judge(&st->c, &st->pv, &st->w, PC_CHK_MP_WRITE, pc_anon_write_exclusive(exclusive), addr,
-		 0, 1, 0);
+	pc_judge(&st->c, &st->pv, &st->w, PC_CHK_MP_WRITE, pc_anon_write_exclusive(true, exclusive),
+		 addr, 0, 1, 0);
 	return 0;
 }
 

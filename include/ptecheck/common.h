@@ -78,11 +78,11 @@ PC_INLINE int pc_batch_in_table(__u64 addr, __u32 nr)
  * that a write faults and copies.  Judged over an mprotect's range that
  * granted write (mprotect/write) and over a VMA fork copied, in the
  * parent (fork/cow): a batch that granted write, or kept it, by its first
- * page breaks it.
+ * page breaks it.  A read-only PTE keeps the rule whatever its page.
  */
-PC_INLINE int pc_anon_write_exclusive(bool exclusive)
+PC_INLINE int pc_anon_write_exclusive(bool writable, bool exclusive)
 {
-	return exclusive ? PC_OK : PC_V_WRITE_GAINED;
+	return !writable || exclusive ? PC_OK : PC_V_WRITE_GAINED;
 }
 
 /*

@@ -31,6 +31,7 @@ enum pc_sample_kind {
 				 but a page-table walk as costly as one */
 	PC_SAMPLE_MADVISE,    /* a MADV_FREE call (bpf/madvise.bpf.c, sys_enter) */
 	PC_SAMPLE_MPROTECT,   /* an mprotect that grants write (bpf/mprotect.bpf.c) */
+	PC_SAMPLE_FORK,	      /* a VMA fork copied (bpf/fork.bpf.c, copy_page_range) */
 	PC_SAMPLE__COUNT,
 };
 

@@ -57,9 +57,13 @@ int main(void)
 	CHECK_VERDICT(pc_mprotect_write_faulted(2), PC_OK, "write: two faults (swap-in): silent");
 	CHECK_VERDICT(pc_mprotect_write_faulted(0), PC_V_WRITE_GAINED,
 		      "write: no fault, so mprotect made it writable: WRITE_GAINED");
-	CHECK_VERDICT(pc_anon_write_exclusive(true), PC_OK,
+	CHECK_VERDICT(pc_anon_write_exclusive(true, true), PC_OK,
 		      "write, kernel: writable and exclusive: silent");
-	CHECK_VERDICT(pc_anon_write_exclusive(false), PC_V_WRITE_GAINED,
+	CHECK_VERDICT(pc_anon_write_exclusive(true, false), PC_V_WRITE_GAINED,
 		      "write, kernel: writable and shared: WRITE_GAINED");
+	CHECK_VERDICT(pc_anon_write_exclusive(false, false), PC_OK,
+		      "write, kernel: read-only and shared (after fork): silent");
+	CHECK_VERDICT(pc_anon_write_exclusive(false, true), PC_OK,
+		      "write, kernel: read-only and exclusive: silent");
 	return tap_finish();
 }
