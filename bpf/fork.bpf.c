@@ -30,13 +30,23 @@ struct fk_state {
 	struct pc_range_walk rw;
 };
 
-/* One per CPU: the walk runs to its end inside the fexit program. */
+/* Per thread, never per CPU: a program preempted mid-walk must not share
+   its state with another task's fork on the same CPU.  LRU: a thread
+   killed inside the walk leaves an entry the next ones push out. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
 	__type(key, __u32);
 	__type(value, struct fk_state);
 } fk_states SEC(".maps");
+
+/* Zeroed template for new entries (too large for the stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fk_state);
+} fk_template SEC(".maps");
 
 /* Slot i of the VMA.  A global function, verified once on its own. */
 __noinline int pc_fk_slot(struct fk_state *st, __u64 i)
@@ -56,13 +66,11 @@ __noinline int pc_fk_slot(struct fk_state *st, __u64 i)
 	return 0;
 }
 
-static long fk_chunk(__u32 c, void *unused)
+static long fk_chunk(__u32 c, void *key)
 {
-	__u32 zero = 0;
-	struct fk_state *st = bpf_map_lookup_elem(&fk_states, &zero);
+	struct fk_state *st = bpf_map_lookup_elem(&fk_states, key);
 	__u64 i = (__u64)c * PC_RW_CHUNK;
 
-	(void)unused;
 	if (!st)
 		return 1;
 	for (int k = 0; k < PC_RW_CHUNK; k++, i++) {
@@ -77,16 +85,24 @@ SEC("fexit/copy_page_range")
 int BPF_PROG(fork_copy_fexit, struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 	     int ret)
 {
-	__u32 zero = 0;
-	struct fk_state *st;
+	__u32 key = pc_tid(), zero = 0;
+	struct fk_state *st, *tmpl;
 	__u64 start, end;
 
 	(void)dst_vma;
 	if (ret || !fk_enabled || !target_flags() || !pc_sampled(PC_SAMPLE_FORK))
 		return 0;
-	st = bpf_map_lookup_elem(&fk_states, &zero);
-	if (!st)
-		return 0;
+	st = bpf_map_lookup_elem(&fk_states, &key);
+	if (!st) {
+		tmpl = bpf_map_lookup_elem(&fk_template, &zero);
+		if (tmpl)
+			bpf_map_update_elem(&fk_states, &key, tmpl, BPF_ANY);
+		st = bpf_map_lookup_elem(&fk_states, &key);
+		if (!st) {
+			stat_add(PC_STAT_STATE_FULL, 1);
+			return 0;
+		}
+	}
 	start = BPF_CORE_READ(src_vma, vm_start);
 	end = BPF_CORE_READ(src_vma, vm_end);
 	if (end <= start)
@@ -98,8 +114,8 @@ int BPF_PROG(fork_copy_fexit, struct vm_area_struct *dst_vma, struct vm_area_str
 	st->w.tier = PC_TIER_FEXIT;
 	st->w.gen = disturb_gen();
 	st->w.flags = PC_WIN_GEN;
-	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, fk_chunk, NULL, 0);
-	st = bpf_map_lookup_elem(&fk_states, &zero);
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, fk_chunk, &key, 0);
+	st = bpf_map_lookup_elem(&fk_states, &key);
 	if (!st)
 		return 0;
 	/* The walk itself is the window. */
