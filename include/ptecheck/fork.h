@@ -29,7 +29,8 @@
 #define PC_EVIDENCE_fork(E)                                                                        \
 	E(FORK_DIRTY, DATA_LOST, "written in the parent, lost in the child after reclaim")         \
 	E(FORK_RMAP, MAPCOUNT, "a page of a folio both processes map not counted twice")           \
-	E(FORK_COW, COW_BROKEN, "written by the parent after fork, seen so by the child")
+	E(FORK_COW, COW_BROKEN, "written by the parent after fork, seen so by the child")          \
+	E(FORK_COW, WRITE_GAINED, "writable in the parent, its page not exclusive (shared at fork)")
 
 /*
  * A page both the parent and the child map (and no one else) is mapped
