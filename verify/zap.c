@@ -9,14 +9,27 @@
  *                  half a folio there, the folios half mapped after
  *
  * SHAPE: shmem-64k (a memfd in 64 KiB mTHP folios, which the run enables:
- * RssShmem, and the mapcounts, as the page cache keeps the folios) and
- * anon-64k (RssAnon; the folios are freed, so no mapcount to read).
+ * RssShmem, and the mapcounts, as the page cache keeps the folios; its
+ * PTEs dirty, written), shmem-64k-clean (the same folios mapped again and
+ * only read: clean PTEs, whose rmap zap removes at once, where a dirty
+ * file PTE has it removed after the TLB flush by tlb_flush_rmaps: the
+ * two ways zap_present_folio_ptes takes) and anon-64k (RssAnon; the
+ * folios are freed, so no mapcount to read).
  */
 #include "zap_int.h"
 
 static const struct zap_shape shmem_64k = {
 	.what = "64 KiB shmem mTHP",
 	.shmem = true,
+	.folio_pages = 16,
+	.len = 2 * MIB,
+	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
+};
+
+static const struct zap_shape shmem_64k_clean = {
+	.what = "64 KiB shmem mTHP, clean PTEs",
+	.shmem = true,
+	.clean = true,
 	.folio_pages = 16,
 	.len = 2 * MIB,
 	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
@@ -52,6 +65,11 @@ static const struct pc_scenario scenarios[] = {
 		 "MADV_DONTNEED of whole shmem 64 KiB folios"),
 	SCENARIO("shmem-64k-dontneed-cut", shmem_64k, ZAP_DONTNEED, true,
 		 "MADV_DONTNEED from half-way into the first folio to half-way into the last"),
+	SCENARIO("shmem-64k-clean-munmap", shmem_64k_clean, ZAP_MUNMAP, false,
+		 "munmap of whole shmem 64 KiB folios mapped by clean PTEs: the rmap "
+		 "removed at once"),
+	SCENARIO("shmem-64k-clean-dontneed", shmem_64k_clean, ZAP_DONTNEED, false,
+		 "MADV_DONTNEED of whole shmem 64 KiB folios mapped by clean PTEs"),
 	SCENARIO("anon-64k-munmap", anon_64k, ZAP_MUNMAP, false,
 		 "munmap of whole anonymous 64 KiB folios: RssAnon by the pages"),
 	SCENARIO("anon-64k-munmap-cut", anon_64k, ZAP_MUNMAP, true,

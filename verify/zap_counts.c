@@ -4,7 +4,10 @@
  *
  * The state: large folios (64 KiB mTHP, anonymous or shmem), every page
  * written, the folios read back (those formed whole are the ones that
- * batch; the summary says how many of how many).  Then munmap or
+ * batch; the summary says how many of how many); for the clean shape the
+ * memfd mapped again at the same address and every page read (a read
+ * fault maps a PTE clean, and no CPU sets a dirty bit on a read), the
+ * pages read back present at the same PFNs.  Then munmap or
  * MADV_DONTNEED of the range, or of the range less half a folio at each
  * end (batches of half a folio there).  Judged:
  *  - zap/rss [oracle:status-rss]: RssAnon or RssShmem of /proc/self/status
@@ -136,6 +139,34 @@ static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
 	return 0;
 }
 
+/* The clean shape: the memfd mapped again over the range (the page cache
+   keeps its folios), every page read.  0, 1 when a page is missing or
+   moved (slots skipped, retried), or pc_skip_rest's. */
+static int zap_clean(struct pc_attempt *a, struct zap_run *r)
+{
+	size_t len = r->n * PAGE, moved = 0;
+	__u64 *pm = r->fo.pagemap;
+	int ret;
+
+	if (mmap(r->rg.base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->rg.fd, 0) ==
+	    MAP_FAILED)
+		return pc_skip_rest(a, "mmap of the memfd again", errno);
+	for (size_t i = 0; i < r->n; i++)
+		(void)((volatile char *)r->rg.base)[i * PAGE + OFF];
+	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, pm);
+	if (ret)
+		return pc_skip_rest(a, "pagemap", -ret);
+	for (size_t i = 0; i < r->n; i++)
+		moved += r->fo.whole[i / r->fp] && (pm[i] & PC_PM_PFN_MASK) != r->fo.pfns[i];
+	if (moved) {
+		pc_skip_all(a, "pages of the memfd missing or moved when mapped again (reclaim, "
+			       "migration)");
+		a->retry = true;
+		return 1;
+	}
+	return 0;
+}
+
 /* 0, 1 when the state was not made (slots skipped), or pc_skip_rest's. */
 static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
 {
@@ -145,6 +176,8 @@ static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct z
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
 	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base, r->sc->shape->no_folio);
+	if (!ret && r->sc->shape->clean)
+		ret = zap_clean(a, r);
 	if (ret)
 		return ret;
 	r->from = r->sc->cut ? r->fp / 2 : 0;

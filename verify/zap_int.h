@@ -10,8 +10,12 @@
 
 /* What a scenario maps: large folios of one size, anonymous or shmem. */
 struct zap_shape {
-	const char *what;     /* "64 KiB shmem mTHP" */
-	bool shmem;	      /* a memfd mapped shared, else private anonymous */
+	const char *what; /* "64 KiB shmem mTHP" */
+	bool shmem;	  /* a memfd mapped shared, else private anonymous */
+	/* shmem mapped again after the writes and only read through the new
+	   mapping: its PTEs clean, so zap removes their rmap at once (a
+	   dirty file PTE delays it to the TLB flush: tlb_delay_rmap). */
+	bool clean;
 	size_t folio_pages;   /* 16 */
 	size_t len;	      /* at --scale 1; divided by the scale, 4 folios at least */
 	const char *no_folio; /* why none formed, most likely */
