@@ -500,6 +500,47 @@ static __always_inline void *thread_state(void *map, const void *fresh, bool cre
 	return st;
 }
 
+/*
+ * A per-thread state too large for the stack (a page table's worth of
+ * PTEs, say): an LRU hash keyed by thread id, where a thread killed
+ * inside a call leaves an entry the next ones push out, and its zeroed
+ * template, an array of one.  Per thread, never per CPU: a tracing
+ * program may be preempted, and another task's on the same CPU would
+ * share a per-CPU value.
+ */
+#define PC_THREAD_BIG_MAP(name, value_type, entries)                                               \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_LRU_HASH);                                               \
+		__uint(max_entries, entries);                                                      \
+		__type(key, __u32);                                                                \
+		__type(value, value_type);                                                         \
+	} name SEC(".maps");                                                                       \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                                                  \
+		__uint(max_entries, 1);                                                            \
+		__type(key, __u32);                                                                \
+		__type(value, value_type);                                                         \
+	} name##_template SEC(".maps")
+
+/* The entry of key in a PC_THREAD_BIG_MAP (map, and its template tmpl),
+   made zeroed when missing; NULL, counted as state_full, when there is no
+   room. */
+static __always_inline void *pc_big_state(void *map, void *tmpl, __u32 *key)
+{
+	__u32 zero = 0;
+	void *st = bpf_map_lookup_elem(map, key), *fresh;
+
+	if (st)
+		return st;
+	fresh = bpf_map_lookup_elem(tmpl, &zero);
+	if (fresh)
+		bpf_map_update_elem(map, key, fresh, BPF_NOEXIST);
+	st = bpf_map_lookup_elem(map, key);
+	if (!st)
+		stat_add(PC_STAT_STATE_FULL, 1);
+	return st;
+}
+
 /* Other users of the current task's mm (threads, or a process sharing it). */
 static __always_inline bool mm_shared(void)
 {

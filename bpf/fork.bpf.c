@@ -30,23 +30,9 @@ struct fk_state {
 	struct pc_range_walk rw;
 };
 
-/* Per thread, never per CPU: a program preempted mid-walk must not share
-   its state with another task's fork on the same CPU.  LRU: a thread
-   killed inside the walk leaves an entry the next ones push out. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u32);
-	__type(value, struct fk_state);
-} fk_states SEC(".maps");
-
-/* Zeroed template for new entries (too large for the stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fk_state);
-} fk_template SEC(".maps");
+/* The walk's, per thread: a program preempted mid-walk must not share it
+   with another task's fork on the same CPU. */
+PC_THREAD_BIG_MAP(fk_states, struct fk_state, 256);
 
 /* Slot i of the VMA.  A global function, verified once on its own. */
 __noinline int pc_fk_slot(struct fk_state *st, __u64 i)
@@ -85,24 +71,16 @@ SEC("fexit/copy_page_range")
 int BPF_PROG(fork_copy_fexit, struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,
 	     int ret)
 {
-	__u32 key = pc_tid(), zero = 0;
-	struct fk_state *st, *tmpl;
+	__u32 key = pc_tid();
+	struct fk_state *st;
 	__u64 start, end;
 
 	(void)dst_vma;
 	if (ret || !fk_enabled || !target_flags() || !pc_sampled(PC_SAMPLE_FORK))
 		return 0;
-	st = bpf_map_lookup_elem(&fk_states, &key);
-	if (!st) {
-		tmpl = bpf_map_lookup_elem(&fk_template, &zero);
-		if (tmpl)
-			bpf_map_update_elem(&fk_states, &key, tmpl, BPF_ANY);
-		st = bpf_map_lookup_elem(&fk_states, &key);
-		if (!st) {
-			stat_add(PC_STAT_STATE_FULL, 1);
-			return 0;
-		}
-	}
+	st = pc_big_state(&fk_states, &fk_states_template, &key);
+	if (!st)
+		return 0;
 	start = BPF_CORE_READ(src_vma, vm_start);
 	end = BPF_CORE_READ(src_vma, vm_end);
 	if (end <= start)

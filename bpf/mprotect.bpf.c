@@ -29,22 +29,8 @@ struct mp_state {
 	struct pc_range_walk rw;
 };
 
-/* Per thread; LRU: a thread killed inside the call leaves an entry the
-   next ones push out. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 256);
-	__type(key, __u32);
-	__type(value, struct mp_state);
-} mp_states SEC(".maps");
-
-/* Zeroed template for new entries (too large for the stack). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct mp_state);
-} mp_template SEC(".maps");
+/* From a call's entry to its exit, per thread. */
+PC_THREAD_BIG_MAP(mp_states, struct mp_state, 256);
 
 static __always_inline bool mp_nr(long nr)
 {
@@ -56,8 +42,8 @@ static __always_inline bool mp_nr(long nr)
 __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	struct task_struct *task;
-	__u32 tid = pc_tid(), zero = 0;
-	struct mp_state *st, *tmpl;
+	__u32 tid = pc_tid();
+	struct mp_state *st;
 	__u64 start, len;
 
 	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx) ||
@@ -68,17 +54,9 @@ __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long n
 	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
 	if ((start & (PC_PAGE_SIZE - 1)) || !len || start + len < start)
 		return 0;
-	st = bpf_map_lookup_elem(&mp_states, &tid);
-	if (!st) {
-		tmpl = bpf_map_lookup_elem(&mp_template, &zero);
-		if (tmpl)
-			bpf_map_update_elem(&mp_states, &tid, tmpl, BPF_ANY);
-		st = bpf_map_lookup_elem(&mp_states, &tid);
-		if (!st) {
-			stat_add(PC_STAT_STATE_FULL, 1);
-			return 0;
-		}
-	}
+	st = pc_big_state(&mp_states, &mp_states_template, &tid);
+	if (!st)
+		return 0;
 	task = (struct task_struct *)bpf_get_current_task();
 	pc_rw_set(&st->rw, start, len);
 	st->gen = disturb_gen();
