@@ -52,20 +52,7 @@ __noinline int pc_fk_slot(struct fk_state *st, __u64 i)
 	return 0;
 }
 
-static long fk_chunk(__u32 c, void *key)
-{
-	struct fk_state *st = bpf_map_lookup_elem(&fk_states, key);
-	__u64 i = (__u64)c * PC_RW_CHUNK;
-
-	if (!st)
-		return 1;
-	for (int k = 0; k < PC_RW_CHUNK; k++, i++) {
-		if (i >= st->rw.npages || i >= PC_RW_MAX_PAGES)
-			return 1;
-		pc_fk_slot(st, i);
-	}
-	return 0;
-}
+PC_RW_LOOP_FN(fk_chunk, fk_states, struct fk_state, pc_fk_slot)
 
 SEC("fexit/copy_page_range")
 int BPF_PROG(fork_copy_fexit, struct vm_area_struct *dst_vma, struct vm_area_struct *src_vma,

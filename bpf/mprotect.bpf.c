@@ -82,20 +82,7 @@ __noinline int pc_mp_slot(struct mp_state *st, __u64 i)
 	return 0;
 }
 
-static long mp_chunk(__u32 c, void *key)
-{
-	struct mp_state *st = bpf_map_lookup_elem(&mp_states, key);
-	__u64 i = (__u64)c * PC_RW_CHUNK;
-
-	if (!st)
-		return 1;
-	for (int k = 0; k < PC_RW_CHUNK; k++, i++) {
-		if (i >= st->rw.npages || i >= PC_RW_MAX_PAGES)
-			return 1;
-		pc_mp_slot(st, i);
-	}
-	return 0;
-}
+PC_RW_LOOP_FN(mp_chunk, mp_states, struct mp_state, pc_mp_slot)
 
 /* At sys_exit, from bpf/syscalls.bpf.c. */
 __noinline int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)

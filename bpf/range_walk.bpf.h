@@ -72,6 +72,28 @@ static __always_inline bool pc_rw_pte(struct pc_range_walk *w, __u64 i, __u64 *a
 	return true;
 }
 
+/*
+ * NAME, the bpf_loop callback of a part's walk: chunk c of the range,
+ * PC_RW_CHUNK slots of it, each judged by SLOT(state, i), the state (a
+ * TYPE, whose walk is its .rw) looked up in MAP by the key bpf_loop
+ * passes.  Stops at the range's end.
+ */
+#define PC_RW_LOOP_FN(name, map, type, slot)                                                       \
+	static long name(__u32 c, void *key)                                                       \
+	{                                                                                          \
+		type *st = bpf_map_lookup_elem(&map, key);                                         \
+		__u64 i = (__u64)c * PC_RW_CHUNK;                                                  \
+                                                                                                   \
+		if (!st)                                                                           \
+			return 1;                                                                  \
+		for (int k = 0; k < PC_RW_CHUNK; k++, i++) {                                       \
+			if (i >= st->rw.npages || i >= PC_RW_MAX_PAGES)                            \
+				return 1;                                                          \
+			slot(st, i);                                                               \
+		}                                                                                  \
+		return 0;                                                                          \
+	}
+
 /* The page at pfn: whether its folio is anonymous, and the page exclusive
    to its process (PG_anon_exclusive, by CO-RE); -1 when it cannot be read
    (no vmemmap, a kernel without the flag, a folio split meanwhile). */

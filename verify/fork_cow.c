@@ -199,10 +199,8 @@ int fk_measure_cow(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 	struct cw_run r = {.rg = {.fd = -1}, .child = PC_SHARER_INIT};
 	int ret;
 
-	if (!ctx->mthp_anon_64k) {
-		pc_skip_all(a, "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
+	if (!pc_mthp_64k_on(ctx, a, false))
 		return 0;
-	}
 	r.n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, FP * PAGE) / PAGE;
 	r.p = pc_pos_index(sc->pos, FP);
 	if (cw_alloc(&r)) {

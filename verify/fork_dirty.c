@@ -202,10 +202,8 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	struct fk_seen s = {0};
 	int ret;
 
-	if (!ctx->mthp_anon_64k) {
-		pc_skip_all(a, "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
+	if (!pc_mthp_64k_on(ctx, a, false))
 		return 0;
-	}
 	/* Less than a PMD: THP would give one 2 MiB folio instead. */
 	n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, FP * PAGE) / PAGE;
 	if (pc_folios_alloc(&fo, n, FP)) {

@@ -236,10 +236,8 @@ int mv_measure_free(struct pc_scenario_ctx *ctx, const void *data, struct pc_att
 	bool pinned;
 	int ret;
 
-	if (!ctx->mthp_anon_64k) {
-		pc_skip_all(a, "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
+	if (!pc_mthp_64k_on(ctx, a, false))
 		return 0;
-	}
 	/* Less than a PMD: THP would give one 2 MiB folio instead. */
 	r.n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, 2 * FP * PAGE) / PAGE;
 	r.pairs = r.n / (2 * FP);

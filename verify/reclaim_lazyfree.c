@@ -156,10 +156,8 @@ int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc
 	const char *what;
 	int ret;
 
-	if (!ctx->mthp_anon_64k) {
-		pc_skip_all(a, "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
+	if (!pc_mthp_64k_on(ctx, a, false))
 		return 0;
-	}
 	/* Less than a PMD: THP would give one 2 MiB folio instead. */
 	r.n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, 2 * FP * PAGE) / PAGE;
 	r.p = pc_pos_index(sc->pos, FP);

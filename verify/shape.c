@@ -161,6 +161,15 @@ int pc_lazyfree_whole(struct pc_attempt *a, const void *base, size_t n)
 	return 0;
 }
 
+bool pc_mthp_64k_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem)
+{
+	if (shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k)
+		return true;
+	pc_skip_all(a, shmem ? "64 KiB shmem mTHP not enabled (hugepages-64kB/shmem_enabled)"
+			     : "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
+	return false;
+}
+
 size_t pc_pos_index(enum pc_pos pos, size_t n)
 {
 	switch (pos) {

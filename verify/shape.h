@@ -58,6 +58,13 @@ int pc_lazyfree_whole(struct pc_attempt *a, const void *base, size_t n);
  */
 enum pc_pos { PC_POS_FIRST, PC_POS_SECOND, PC_POS_MIDDLE, PC_POS_LAST };
 
+/*
+ * Whether the run enabled 64 KiB mTHP for the memory a scenario maps
+ * (anonymous, or shmem): true, or false with every slot of a skipped
+ * saying which setting is off.
+ */
+bool pc_mthp_64k_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem);
+
 /* The index of pos in a folio of n pages, and its name. */
 size_t pc_pos_index(enum pc_pos pos, size_t n);
 const char *pc_pos_name(enum pc_pos pos);

@@ -194,18 +194,11 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	int s_rss = pc_slot_add(a, ctx, PC_CHK_ZAP_RSS, TIER_RSS);
 	int s_rmap = sh->shmem ? pc_slot_add(a, ctx, PC_CHK_ZAP_RMAP, TIER_KPAGECOUNT) : -1;
 	struct zap_run r = {.sc = sc, .rg = {.fd = -1}, .fp = sh->folio_pages};
-	bool mthp = sh->shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k;
 	const char *what;
 	int ret;
 
-	if (!mthp) {
-		pc_skip_all(a,
-			    sh->shmem
-				    ? "64 KiB shmem mTHP not enabled (hugepages-64kB/"
-				      "shmem_enabled)"
-				    : "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
+	if (!pc_mthp_64k_on(ctx, a, sh->shmem))
 		return 0;
-	}
 	r.n = pc_scaled_len(ctx, sh->len, 4 * r.fp * PAGE, r.fp * PAGE) / PAGE;
 	if (pc_folios_alloc(&r.fo, r.n, r.fp)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
