@@ -18,6 +18,8 @@
 #define PC_CAPS_SCENARIO                                                                           \
 	((1ULL << 21 /* CAP_SYS_ADMIN */) | (1ULL << 14 /* CAP_IPC_LOCK */) |                      \
 	 (1ULL << 1 /* CAP_DAC_OVERRIDE */) | (1ULL << 3 /* CAP_FOWNER */))
+/* And CAP_SYS_PTRACE, for the scenarios that say so (PC_SCENARIO_CAP_PTRACE). */
+#define PC_CAP_SYS_PTRACE (1ULL << 19)
 /* Stressors need none: their own memory, and root-owned files as uid 0. */
 #define PC_CAPS_NONE 0ULL
 

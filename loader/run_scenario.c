@@ -144,7 +144,8 @@ scenario_child(const struct pc_scenario *sc, const struct pc_run *run, int repor
 		_exit(3);
 	/* Keeps what the oracles need (PFNs, kpageflags, mlock), not root's
 	   power to load BPF, modules or change settings. */
-	err = pc_caps_limit(PC_CAPS_SCENARIO);
+	err = pc_caps_limit(PC_CAPS_SCENARIO |
+			    (sc->needs & PC_SCENARIO_CAP_PTRACE ? PC_CAP_SYS_PTRACE : 0));
 	if (err) {
 		pc_err(-err, "scenario %s: cannot drop capabilities", sc->name);
 		_exit(3);

@@ -22,6 +22,11 @@
  *               parent writes every page and the child must read the
  *               bytes of before (verify/fork_cow.c)
  *
+ *   uffd-wp-POS 64 KiB folios registered for uffd-wp with
+ *               UFFD_FEATURE_EVENT_FORK, entry POS alone protected; fork:
+ *               the child's PTEs and the parent's keep the protection
+ *               (verify/fork_uffd.c)
+ *
  * A first-entry position cannot lose the bit to a batch that ignores it
  * (the batch's value is the first entry's): the control that passes on a
  * kernel whose others fail.
@@ -38,7 +43,14 @@ static int run_cow(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, fk_measure_cow, data);
 }
 
-#define FK(pos)	    (&(const struct fk_scenario){(pos), false})
+static int run_uffd(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, fk_measure_uffd, data);
+}
+
+#define FK(pos) (&(const struct fk_scenario){(pos), false})
+/* The uffd-wp scenarios' monitor takes the fork's event: CAP_SYS_PTRACE. */
+#define PTRACE	    PC_SCENARIO_CAP_PTRACE
 #define FK_MIS(pos) (&(const struct fk_scenario){(pos), true})
 
 /* clang-format off */
@@ -64,13 +76,21 @@ static const struct pc_scenario scenarios[] = {
 	{"cow-middle", "the one writable entry in the middle (8 of 16)", 0, run_cow,
 	 FK(PC_POS_MIDDLE)},
 	{"cow-last", "the one writable entry last (15 of 16)", 0, run_cow, FK(PC_POS_LAST)},
+	{"uffd-wp-first", "the one uffd-wp-protected entry first: the control", PTRACE, run_uffd,
+	 FK(PC_POS_FIRST)},
+	{"uffd-wp-second", "the one uffd-wp-protected entry second: protected in the child too",
+	 PTRACE, run_uffd, FK(PC_POS_SECOND)},
+	{"uffd-wp-middle", "the one uffd-wp-protected entry in the middle (8 of 16)", PTRACE,
+	 run_uffd, FK(PC_POS_MIDDLE)},
+	{"uffd-wp-last", "the one uffd-wp-protected entry last (15 of 16)", PTRACE, run_uffd,
+	 FK(PC_POS_LAST)},
 };
 /* clang-format on */
 
 const struct pc_suite pc_fork_suite = {
 	.name = "fork",
-	.description = "fork's large-folio batches: the child's dirty bits and mapcounts, the "
-		       "parent write-protected",
+	.description = "fork's large-folio batches: the child's dirty bits, uffd-wp and "
+		       "mapcounts, the parent write-protected",
 	.scenarios = scenarios,
 	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
 };

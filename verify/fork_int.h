@@ -16,6 +16,8 @@ struct fk_scenario {
 
 /* fork_dirty.c: one attempt (pc_measure_fn). */
 int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* fork_uffd.c: one attempt (pc_measure_fn; misaligned is not used). */
+int fk_measure_uffd(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 /* fork_cow.c: one attempt (pc_measure_fn; misaligned is not used). */
 int fk_measure_cow(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 

@@ -22,6 +22,10 @@
    BPF side observes but does not enforce it (counts it inconclusive). */
 #define PC_SCENARIO_RESIZES	   (1U << 2) /* changes a file's size while it faults */
 #define PC_SCENARIO_SHARED_MAPPERS (1U << 3) /* several processes map one file */
+/* A capability the scenario keeps beyond the usual set: CAP_SYS_PTRACE,
+   which UFFD_FEATURE_EVENT_FORK needs (userfaultfd_api() checks it: the
+   monitor gets a descriptor on the child's memory). */
+#define PC_SCENARIO_CAP_PTRACE (1U << 4)
 
 /* One oracle verdict, sent child -> parent through a pipe as is. */
 struct pc_oracle_msg {

@@ -96,7 +96,10 @@ int pc_uffd_open(struct pc_uffd *u, __u64 features, const char **what)
 	*what = features & PC_UFFD_FEATURE_WP_UNPOPULATED
 			? "UFFDIO_API with UFFD_FEATURE_WP_UNPOPULATED (v6.4+, "
 			  "CONFIG_PTE_MARKER_UFFD_WP)"
-			: "UFFDIO_API with UFFD_FEATURE_EVENT_REMAP";
+		: features & UFFD_FEATURE_EVENT_FORK
+			? "UFFDIO_API with UFFD_FEATURE_EVENT_FORK (needs CAP_SYS_PTRACE)"
+		: features ? "UFFDIO_API with UFFD_FEATURE_EVENT_REMAP"
+			   : "UFFDIO_API";
 	if (ioctl(u->fd, UFFDIO_API, &api))
 		return errno == EINVAL ? -EOPNOTSUPP : -errno;
 	/* Forked before the range exists: the reader shares none of it. */

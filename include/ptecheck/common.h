@@ -71,6 +71,20 @@ PC_INLINE int pc_batch_in_table(__u64 addr, __u32 nr)
 }
 
 /*
+ * userfaultfd write protection is kept by every path that rewrites a PTE
+ * (mprotect's commit, fork's copy into a child registered by
+ * UFFD_FEATURE_EVENT_FORK): a PTE uffd-wp-protected before is protected
+ * after (only UFFDIO_WRITEPROTECT without the WP mode, or the monitor
+ * going, takes it away), so its next write still reaches the monitor.  A
+ * batch that runs through a protected entry gives it the first's value,
+ * unprotected.  A protection that appears is not judged.
+ */
+PC_INLINE int pc_uffd_wp_kept(bool before, bool after)
+{
+	return before && !after ? PC_V_UFFD_WP_LOST : PC_OK;
+}
+
+/*
  * The kernel's own rule for anonymous memory: a writable PTE of an
  * anonymous folio maps a page exclusive to the process (PageAnonExclusive;
  * the write fault asserts as much where it reuses a page).  A page shared

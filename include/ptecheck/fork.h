@@ -24,13 +24,16 @@
 #define PC_CHECKS_fork(X)                                                                          \
 	X(FORK_DIRTY, "fork/dirty")                                                                \
 	X(FORK_RMAP, "fork/rmap")                                                                  \
-	X(FORK_COW, "fork/cow")
+	X(FORK_COW, "fork/cow")                                                                    \
+	X(FORK_UFFD_WP, "fork/uffd-wp")
 
 #define PC_EVIDENCE_fork(E)                                                                        \
 	E(FORK_DIRTY, DATA_LOST, "written in the parent, lost in the child after reclaim")         \
 	E(FORK_RMAP, MAPCOUNT, "a page of a folio both processes map not counted twice")           \
 	E(FORK_COW, COW_BROKEN, "written by the parent after fork, seen so by the child")          \
-	E(FORK_COW, WRITE_GAINED, "writable in the parent, its page not exclusive (shared at fork)")
+	E(FORK_COW, WRITE_GAINED,                                                                  \
+	  "writable in the parent, its page not exclusive (shared at fork)")                       \
+	E(FORK_UFFD_WP, UFFD_WP_LOST, "uffd-wp-protected in the parent before fork, not after")
 
 /*
  * A page both the parent and the child map (and no one else) is mapped

@@ -44,19 +44,6 @@ PC_INLINE int pc_soft_dirty_kept(bool before, bool after)
 }
 
 /*
- * mprotect keeps userfaultfd write protection: a PTE uffd-wp-protected
- * when it was called is protected when it returns (only
- * UFFDIO_WRITEPROTECT without the WP mode, or the monitor going, takes it
- * away), so its next write still reaches the monitor.  A batch that runs
- * through a protected entry gives it the first's value, unprotected, and
- * the commit may make it writable.  A bit that appears is not judged.
- */
-PC_INLINE int pc_uffd_wp_kept(bool before, bool after)
-{
-	return before && !after ? PC_V_UFFD_WP_LOST : PC_OK;
-}
-
-/*
  * A page present before mprotect is present after it, at the same PFN
  * (pfn 0 on either side: not visible, not judged).  Migration, reclaim
  * and compaction could move it: the scenarios judge in quiet windows.
