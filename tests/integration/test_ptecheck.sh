@@ -217,7 +217,9 @@ check "watch: a shrink in place is no move: nothing judged or counted as moved (
 # Descendants are followed (perf's inherit), unless --no-inherit: sh's
 # child makes the 20 mremap calls.
 for x in inherit no-inherit; do
-	"$pc" hist $([[ $x == no-inherit ]] && echo --no-inherit) --format json --output "$tmp/$x.json" \
+	opt=()
+	[[ $x == no-inherit ]] && opt=(--no-inherit)
+	"$pc" hist "${opt[@]}" --format json --output "$tmp/$x.json" \
 		-- sh -c "$build/workloads/mremap_folios --iterations 20 >/dev/null" >/dev/null 2>&1
 done
 n_calls() { python3 -c 'import json,sys; print([h["total"] for h in json.load(open(sys.argv[1]))["histograms"] if h["name"] == "mremap latency"][0])' "$1"; }

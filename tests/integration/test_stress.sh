@@ -37,14 +37,15 @@ state() {
 }
 # Stressors are reaped by ptecheck; after a SIGKILL, init reaps them.
 no_stressors() {
-	local i
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		pgrep '^ptechk-' >/dev/null || return 0
 		sleep 0.1
 	done
 	pgrep -a '^ptechk-' | sed 's/^/# left: /'
 	return 1
 }
+# Read by the checks' expressions, which check evaluates.
+# shellcheck disable=SC2034
 before=$(state)
 
 for suite in mremap filemap; do
@@ -101,7 +102,8 @@ else
 	[[ -n $old_sh ]] && echo "$old_sh" >$mthp/shmem_enabled
 	rm -f /run/ptecheck/journal."$pid"
 fi
-for d in $(ls -d /tmp/ptecheck.* 2>/dev/null); do
+for d in /tmp/ptecheck.*; do
+	[[ -d $d ]] || continue
 	grep -qxF "$d" <<<"$tmpdirs_before" || rmdir "$d" 2>/dev/null
 done
 check "after SIGKILL and the cleanup: settings as before" "[[ \"\$(state)\" == \"\$before\" ]]"

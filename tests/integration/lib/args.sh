@@ -11,7 +11,10 @@ test_args() {
 		echo "usage: bash $name BUILD_DIR" >&2
 		exit 2
 	fi
+	# For the script that sourced this one.
+	# shellcheck disable=SC2034
 	ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+	# shellcheck disable=SC2034
 	PTECHECK=$(cd "$1" 2>/dev/null && pwd)/ptecheck
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX") || exit 1
 	trap 'rm -rf "$tmp"' EXIT
