@@ -115,17 +115,13 @@ static int cw_made(struct pc_attempt *a, struct cw_run *r)
 /* The state: 0, 1 when not made (slots skipped), or pc_skip_rest's. */
 static int cw_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct cw_run *r)
 {
-	const char *what;
-	int ret = pc_range_map(&r->rg, r->n, false, OFF, &what);
+	int ret = pc_range_map_64k(ctx, a, &r->rg, &r->fo, OFF);
 
 	if (ret)
-		return pc_skip_rest(a, what, -ret);
+		return ret;
+	/* Whole pages: the sharing child compares them whole. */
 	for (size_t i = 0; i < r->n; i++)
 		memset(r->rg.base + i * PAGE, pc_page_byte(i, SALT_A), PAGE);
-	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base,
-				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
-	if (ret)
-		return ret;
 	ret = pc_fork_exit();
 	if (ret)
 		return pc_skip_rest(a, "fork", -ret);

@@ -103,26 +103,16 @@ static int fu_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct fu
 		pc_skip_all(a, "no userfaultfd with UFFD_FEATURE_EVENT_FORK in this kernel");
 		return 1;
 	}
-	if (!ret)
-		ret = pc_range_map(&r->rg, r->n, false, OFF, &what);
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
-	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base,
-				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
+	ret = pc_range_map_64k(ctx, a, &r->rg, &r->fo, OFF);
+	if (!ret)
+		ret = pc_uffd_protect_each(&r->uffd, a, r->rg.base, r->n, FP, r->p);
 	if (ret)
 		return ret;
-	ret = pc_uffd_register(&r->uffd, r->rg.base, r->n * PAGE, &what);
-	if (ret == -EOPNOTSUPP) {
-		pc_skip_all(a, "no uffd-wp for anonymous memory in this kernel "
-			       "(UFFDIO_REGISTER_MODE_WP: EINVAL)");
-		return 1;
-	}
-	for (size_t i = r->p; !ret && i < r->n; i += FP)
-		ret = pc_uffd_wp(&r->uffd, r->rg.base + i * PAGE, PAGE, &what);
-	if (!ret)
-		ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->state);
+	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->state);
 	if (ret)
-		return pc_skip_rest(a, what, -ret);
+		return pc_skip_rest(a, "pagemap", -ret);
 	if (fu_missing(r, why, sizeof(why))) {
 		pc_skip_all(a, why);
 		a->retry = true;

@@ -290,17 +290,7 @@ static int mark_soft_dirty(struct pc_attempt *a, struct mk_run *r)
    memory (every slot skipped saying so), or pc_skip_rest's -errno. */
 static int mark_uffd_wp(struct pc_attempt *a, struct mk_run *r)
 {
-	const char *what;
-	int ret = pc_uffd_register(&r->uffd, r->rg.base, r->n * PAGE, &what);
-
-	if (ret == -EOPNOTSUPP) {
-		pc_skip_all(a, "no uffd-wp for anonymous memory in this kernel "
-			       "(UFFDIO_REGISTER_MODE_WP: EINVAL)");
-		return 1;
-	}
-	for (size_t i = r->p; !ret && i < r->n; i += r->fp)
-		ret = pc_uffd_wp(&r->uffd, r->rg.base + i * PAGE, PAGE, &what);
-	return ret ? pc_skip_rest(a, what, -ret) : 0;
+	return pc_uffd_protect_each(&r->uffd, a, r->rg.base, r->n, r->fp, r->p);
 }
 
 /* The range mapped and read back: 0, 1 when no folio formed (every slot

@@ -64,13 +64,8 @@ static __u64 write_counted(const struct wr_run *r, size_t i)
    skipped), or pc_skip_rest's -errno. */
 static int wr_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct wr_run *r)
 {
-	const char *what;
-	int ret = pc_range_map(&r->rg, r->n, false, OFF, &what);
+	int ret = pc_range_map_64k(ctx, a, &r->rg, &r->fo, OFF);
 
-	if (ret)
-		return pc_skip_rest(a, what, -ret);
-	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base,
-				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
 	if (ret)
 		return ret;
 	ret = pc_fork_exit();

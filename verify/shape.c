@@ -223,17 +223,24 @@ bool pc_rss_exact(long *seen37)
 	return *seen37 == 37 && rss_anon_probe(23) == 23;
 }
 
+int pc_range_map_64k(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
+		     struct pc_folios *fo, size_t off)
+{
+	const char *what;
+	int ret = pc_range_map(r, fo->n, false, off, &what);
+
+	if (ret)
+		return pc_skip_rest(a, what, -ret);
+	return pc_folios_read_for(a, ctx, fo, r->base,
+				  "no 64 KiB folio formed whole (mTHP fell back to small folios)");
+}
+
 int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
 			struct pc_folios *fo, size_t p, size_t off, bool misaligned)
 {
 	size_t n = fo->n, fp = fo->fp;
-	const char *what;
-	int ret = pc_range_map(r, n, false, off, &what);
+	int ret = pc_range_map_64k(ctx, a, r, fo, off);
 
-	if (ret)
-		return pc_skip_rest(a, what, -ret);
-	ret = pc_folios_read_for(a, ctx, fo, r->base,
-				 "no 64 KiB folio formed whole (mTHP fell back to small folios)");
 	if (ret)
 		return ret;
 	if (misaligned) {

@@ -91,6 +91,13 @@ struct pc_range {
 
 /* Maps and fills r (r->fd -1 before): 0 or -errno, *what the step. */
 int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const char **what);
+/*
+ * pc_range_map of fo->n anonymous pages (each page's byte at off) and
+ * pc_folios_read_for them in 64 KiB folios (fo->fp 16): 0; 1 when none
+ * formed whole (every slot skipped, saying so); or pc_skip_rest's -errno.
+ */
+int pc_range_map_64k(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
+		     struct pc_folios *fo, size_t off);
 /* Unmaps r and closes its memfd (no-op on what is not there). */
 void pc_range_release(struct pc_range *r);
 /*
