@@ -25,7 +25,10 @@
  *   uffd-wp-POS 64 KiB folios registered for uffd-wp with
  *               UFFD_FEATURE_EVENT_FORK, entry POS alone protected; fork:
  *               the child's PTEs and the parent's keep the protection
- *               (verify/fork_uffd.c)
+ *               (verify/fork_marker.c)
+ *
+ *   soft-dirty-POS the same with entry POS alone soft-dirty (clear_refs 4,
+ *               then a write; x86: arm64 has no bit, a skip that says so)
  *
  * A first-entry position cannot lose the bit to a batch that ignores it
  * (the batch's value is the first entry's): the control that passes on a
@@ -43,15 +46,18 @@ static int run_cow(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, fk_measure_cow, data);
 }
 
-static int run_uffd(struct pc_scenario_ctx *ctx, const void *data)
+static int run_marker(struct pc_scenario_ctx *ctx, const void *data)
 {
-	return pc_attempts_run(ctx, fk_measure_uffd, data);
+	return pc_attempts_run(ctx, fk_measure_marker, data);
 }
 
-#define FK(pos) (&(const struct fk_scenario){(pos), false})
+#define FK(pos)		   (&(const struct fk_scenario){(pos), false, 0})
+#define FK_MARK(pos, mark) (&(const struct fk_scenario){(pos), false, (mark)})
+#define UFFD(pos)	   FK_MARK(pos, PC_MARK_UFFD_WP)
+#define SD(pos)		   FK_MARK(pos, PC_MARK_SOFT_DIRTY)
 /* The uffd-wp scenarios' monitor takes the fork's event: CAP_SYS_PTRACE. */
 #define PTRACE	    PC_SCENARIO_CAP_PTRACE
-#define FK_MIS(pos) (&(const struct fk_scenario){(pos), true})
+#define FK_MIS(pos) (&(const struct fk_scenario){(pos), true, 0})
 
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
@@ -76,21 +82,30 @@ static const struct pc_scenario scenarios[] = {
 	{"cow-middle", "the one writable entry in the middle (8 of 16)", 0, run_cow,
 	 FK(PC_POS_MIDDLE)},
 	{"cow-last", "the one writable entry last (15 of 16)", 0, run_cow, FK(PC_POS_LAST)},
-	{"uffd-wp-first", "the one uffd-wp-protected entry first: the control", PTRACE, run_uffd,
-	 FK(PC_POS_FIRST)},
+	{"uffd-wp-first", "the one uffd-wp-protected entry first: the control", PTRACE, run_marker,
+	 UFFD(PC_POS_FIRST)},
 	{"uffd-wp-second", "the one uffd-wp-protected entry second: protected in the child too",
-	 PTRACE, run_uffd, FK(PC_POS_SECOND)},
+	 PTRACE, run_marker, UFFD(PC_POS_SECOND)},
 	{"uffd-wp-middle", "the one uffd-wp-protected entry in the middle (8 of 16)", PTRACE,
-	 run_uffd, FK(PC_POS_MIDDLE)},
-	{"uffd-wp-last", "the one uffd-wp-protected entry last (15 of 16)", PTRACE, run_uffd,
-	 FK(PC_POS_LAST)},
+	 run_marker, UFFD(PC_POS_MIDDLE)},
+	{"uffd-wp-last", "the one uffd-wp-protected entry last (15 of 16)", PTRACE, run_marker,
+	 UFFD(PC_POS_LAST)},
+	{"soft-dirty-first", "the one soft-dirty entry first (after clear_refs 4): the control", 0,
+	 run_marker, SD(PC_POS_FIRST)},
+	{"soft-dirty-second", "the one soft-dirty entry second: soft-dirty in the child too", 0,
+	 run_marker, SD(PC_POS_SECOND)},
+	{"soft-dirty-middle", "the one soft-dirty entry in the middle (8 of 16)", 0, run_marker,
+	 SD(PC_POS_MIDDLE)},
+	{"soft-dirty-last", "the one soft-dirty entry last (15 of 16)", 0, run_marker,
+	 SD(PC_POS_LAST)},
 };
 /* clang-format on */
 
 const struct pc_suite pc_fork_suite = {
 	.name = "fork",
-	.description = "fork's large-folio batches: the child's dirty bits, uffd-wp and "
-		       "mapcounts, the parent write-protected",
+	.description =
+		"fork's large-folio batches: the child's dirty, soft-dirty and uffd-wp bits and "
+		"mapcounts, the parent write-protected",
 	.scenarios = scenarios,
 	.n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]),
 };

@@ -7,17 +7,19 @@
 #include <stddef.h>
 #include "attempt.h"
 #include "measure.h"
+#include "marker.h"
 #include "shape.h"
 
 struct fk_scenario {
-	enum pc_pos pos; /* where in each folio the one entry that differs lies */
-	bool misaligned; /* the range moved 4 KiB off 64 KiB (pc_range_misalign) */
+	enum pc_pos pos;   /* where in each folio the one entry that differs lies */
+	bool misaligned;   /* the range moved 4 KiB off 64 KiB (pc_range_misalign) */
+	enum pc_mark mark; /* fork_marker.c's: which marker */
 };
 
 /* fork_dirty.c: one attempt (pc_measure_fn). */
 int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
-/* fork_uffd.c: one attempt (pc_measure_fn; misaligned is not used). */
-int fk_measure_uffd(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* fork_marker.c: one attempt (pc_measure_fn; misaligned is not used). */
+int fk_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 /* fork_cow.c: one attempt (pc_measure_fn; misaligned is not used). */
 int fk_measure_cow(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 

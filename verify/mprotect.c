@@ -62,11 +62,11 @@ static int run_write(struct pc_scenario_ctx *ctx, const void *data)
 #define MK(shape, pos, mark) (&(const struct mp_marker){&(shape), (pos), (mark)})
 #define SOFT_DIRTY(name, shape, pos, what)                                                         \
 	{                                                                                          \
-		"soft-dirty-" name, what, 0, run_marker, MK(shape, pos, MP_MARK_SOFT_DIRTY)        \
+		"soft-dirty-" name, what, 0, run_marker, MK(shape, pos, PC_MARK_SOFT_DIRTY)        \
 	}
 #define UFFD_WP(name, shape, pos, what)                                                            \
 	{                                                                                          \
-		"uffd-wp-" name, what, 0, run_marker, MK(shape, pos, MP_MARK_UFFD_WP)              \
+		"uffd-wp-" name, what, 0, run_marker, MK(shape, pos, PC_MARK_UFFD_WP)              \
 	}
 
 /* clang-format off */

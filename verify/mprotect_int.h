@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "attempt.h"
 #include "measure.h"
+#include "marker.h"
 #include "shape.h"
 
 /* What a scenario maps: anonymous private large folios of one size. */
@@ -19,17 +20,12 @@ struct mp_shape {
 	const char *no_folio; /* why none formed, most likely */
 };
 
-/* What marks the one entry of each folio that differs from the others. */
-enum mp_mark {
-	MP_MARK_SOFT_DIRTY, /* clear_refs 4, the entry written again, MADV_FREE */
-	MP_MARK_UFFD_WP,    /* the range registered for uffd-wp, the entry protected */
-};
-
-/* A marker scenario: one entry per folio marked, at pos. */
+/* A marker scenario: one entry per folio marked (verify/marker.h: for
+   soft-dirty, MADV_FREE after the marking makes every PTE clean), at pos. */
 struct mp_marker {
 	const struct mp_shape *shape;
 	enum pc_pos pos; /* where in each folio the marked entry lies */
-	enum mp_mark mark;
+	enum pc_mark mark;
 };
 
 /* mprotect_marker.c: one attempt (pc_measure_fn). */

@@ -54,16 +54,10 @@
 
 static const char *const calls[2] = {"mprotect(PROT_READ)", "mprotect(PROT_READ|PROT_WRITE)"};
 
-/* Each marker: its pagemap bit, its check, its words in the summary. */
-static const struct {
-	__u64 bit;
-	int check;
-	const char *marked, *how;
-} marks[] = {
-	[MP_MARK_SOFT_DIRTY] = {PC_PM_SOFT_DIRTY, PC_CHK_MP_SOFT_DIRTY, "soft-dirty",
-				"written after clear_refs 4"},
-	[MP_MARK_UFFD_WP] = {PC_PM_UFFD_WP, PC_CHK_MP_UFFD_WP, "uffd-wp-protected",
-			     "after UFFDIO_WRITEPROTECT"},
+/* Each marker's check. */
+static const int mark_check[] = {
+	[PC_MARK_SOFT_DIRTY] = PC_CHK_MP_SOFT_DIRTY,
+	[PC_MARK_UFFD_WP] = PC_CHK_MP_UFFD_WP,
 };
 
 struct mk_run {
@@ -80,13 +74,7 @@ struct mk_run {
 
 static bool marked(const struct mk_run *r, __u64 e)
 {
-	return e & marks[r->sc->mark].bit;
-}
-
-static int kept(const struct mk_run *r, bool before, bool after)
-{
-	return r->sc->mark == MP_MARK_UFFD_WP ? pc_uffd_wp_kept(before, after)
-					      : pc_soft_dirty_kept(before, after);
+	return e & pc_mark_bit(r->sc->mark);
 }
 
 static __u64 pfn_of(__u64 e)
@@ -97,7 +85,7 @@ static __u64 pfn_of(__u64 e)
 /* soft-dirty writes the marked page again; uffd-wp writes nothing. */
 static __u8 want_byte(const struct mk_run *r, size_t i)
 {
-	bool again = r->sc->mark == MP_MARK_SOFT_DIRTY && i % r->fp == r->p;
+	bool again = r->sc->mark == PC_MARK_SOFT_DIRTY && i % r->fp == r->p;
 
 	return pc_page_byte(i, again ? SALT_B : SALT_A);
 }
@@ -134,53 +122,6 @@ static int mk_map(struct mk_run *r, const char **what)
 	return r->sc->shape->split_pmd ? pc_split_pmd_mapping(r->rg.base) : 0;
 }
 
-/*
- * After the marking, read back in r->state: NULL when every formed
- * folio's page p alone is marked, at its PFN; else why not (*retry when
- * another attempt may make it; *no_bit when no marked page reads marked
- * at all: the kernel keeps or reports no such bit, which leaves the state
- * of mprotect/mapped made all the same).
- */
-static const char *mk_state_missing(const struct mk_run *r, char *why, size_t len, bool *retry,
-				    bool *no_bit)
-{
-	size_t marked_other = 0, unmarked = 0, moved = 0, chosen = 0;
-	const char *m = marks[r->sc->mark].marked;
-
-	*retry = true;
-	*no_bit = false;
-	for (size_t i = 0; i < r->n; i++) {
-		if (!r->fo.whole[i / r->fp])
-			continue;
-		moved += pfn_of(r->state[i]) != r->fo.pfns[i];
-		if (i % r->fp == r->p) {
-			chosen++;
-			unmarked += !marked(r, r->state[i]);
-		} else {
-			marked_other += marked(r, r->state[i]);
-		}
-	}
-	if (r->sc->mark == MP_MARK_UFFD_WP)
-		unmarked = 0; /* a failure, not a state missing: judge_protected */
-	if (unmarked == chosen && !marked_other && !moved) {
-		*retry = false;
-		*no_bit = true;
-		snprintf(why, len,
-			 "no %s bit in this kernel's pagemap: none of %zu pages %s reads %s", m,
-			 chosen, marks[r->sc->mark].how, m);
-	} else if (moved) {
-		snprintf(why, len, "%zu pages changed PFN while marked (migration, reclaim)",
-			 moved);
-	} else if (marked_other) {
-		snprintf(why, len, "%zu pages not marked read %s", marked_other, m);
-	} else if (unmarked) {
-		snprintf(why, len, "%zu of %zu marked pages do not read %s", unmarked, chosen, m);
-	} else {
-		return NULL;
-	}
-	return why;
-}
-
 static void judge_marker(struct pc_attempt *a, int slot, struct mk_run *r)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
@@ -193,7 +134,7 @@ static void judge_marker(struct pc_attempt *a, int slot, struct mk_run *r)
 
 			if (!r->fo.whole[i / r->fp])
 				continue;
-			v = kept(r, marked(r, was[i]), marked(r, r->after[k][i]));
+			v = pc_mark_kept(r->sc->mark, marked(r, was[i]), marked(r, r->after[k][i]));
 			m->checked++;
 			r->gained += !marked(r, was[i]) && marked(r, r->after[k][i]);
 			if (pc_is_violation(v))
@@ -207,8 +148,8 @@ static void judge_marker(struct pc_attempt *a, int slot, struct mk_run *r)
 			  "%zu of %zu folios (%s) whole%s; page %zu (%s) of each alone %s through "
 			  "PROT_READ and PROT_READ|PROT_WRITE; %zu pages gained it (not judged)",
 			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what,
-			  r->sc->mark == MP_MARK_SOFT_DIRTY ? ", clean" : "", r->p,
-			  pc_pos_name(r->sc->pos), marks[r->sc->mark].marked, r->gained);
+			  r->sc->mark == PC_MARK_SOFT_DIRTY ? ", clean" : "", r->p,
+			  pc_pos_name(r->sc->pos), pc_mark_name(r->sc->mark), r->gained);
 }
 
 static void judge_mapped(struct pc_attempt *a, int s_pfn, int s_data, const struct mk_run *r)
@@ -269,28 +210,19 @@ static void judge_protected(struct pc_attempt *a, struct mk_run *r)
 	}
 }
 
-/* soft-dirty's marking: clear_refs 4, page p of each folio written again,
-   MADV_FREE over the range.  0 or pc_skip_rest's -errno. */
-static int mark_soft_dirty(struct pc_attempt *a, struct mk_run *r)
+/* The marking (verify/marker.c); for soft-dirty then MADV_FREE over the
+   range, every PTE clean.  0, 1 when not made (slots skipped), or
+   pc_skip_rest's -errno. */
+static int mk_mark(struct pc_attempt *a, struct mk_run *r)
 {
-	int ret = pc_write_file("/proc/self/clear_refs", "4");
+	int ret = pc_mark_each(r->sc->mark, &r->uffd, a, r->rg.base, r->n, r->fp, r->p, OFF);
 
-	if (ret)
-		return pc_skip_rest(a, "clear_refs 4", -ret);
-	for (size_t i = r->p; i < r->n; i += r->fp)
-		r->rg.base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_B);
+	if (ret || r->sc->mark != PC_MARK_SOFT_DIRTY)
+		return ret;
 	if (madvise(r->rg.base, r->n * PAGE, MADV_FREE))
 		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
 				    errno);
 	return 0;
-}
-
-/* uffd-wp's marking: the range registered, page p of each folio
-   write-protected.  0, 1 when this kernel has no uffd-wp for anonymous
-   memory (every slot skipped saying so), or pc_skip_rest's -errno. */
-static int mark_uffd_wp(struct pc_attempt *a, struct mk_run *r)
-{
-	return pc_uffd_protect_each(&r->uffd, a, r->rg.base, r->n, r->fp, r->p);
 }
 
 /* The range mapped and read back: 0, 1 when no folio formed (every slot
@@ -320,18 +252,19 @@ static int mk_map_read(struct pc_attempt *a, struct mk_run *r)
    (every slot skipped), or pc_skip_rest's -errno. */
 static int mk_make_state(struct pc_attempt *a, struct mk_run *r)
 {
-	bool uffd = r->sc->mark == MP_MARK_UFFD_WP, retry, no_bit;
+	bool uffd = r->sc->mark == PC_MARK_UFFD_WP, retry, no_bit;
 	char why[160];
 	int ret = mk_map_read(a, r);
 
 	if (!ret)
-		ret = uffd ? mark_uffd_wp(a, r) : mark_soft_dirty(a, r);
+		ret = mk_mark(a, r);
 	if (ret)
 		return ret;
 	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->state);
 	if (ret)
 		return pc_skip_rest(a, "pagemap", -ret);
-	if (mk_state_missing(r, why, sizeof(why), &retry, &no_bit)) {
+	if (pc_mark_missing(r->sc->mark, r->state, &r->fo, r->p, why, sizeof(why), &retry,
+			    &no_bit)) {
 		if (no_bit) {
 			/* Without the bit the entry still differs in write
 			   from the others: mapped is judged, and the PTEs need
@@ -388,7 +321,7 @@ static int mk_open(struct pc_attempt *a, struct mk_run *r)
 	const char *what;
 	int ret;
 
-	if (r->sc->mark != MP_MARK_UFFD_WP)
+	if (r->sc->mark != PC_MARK_UFFD_WP)
 		return 0;
 	ret = pc_uffd_open(&r->uffd, 0, &what);
 	if (ret == -EOPNOTSUPP) {
@@ -402,7 +335,7 @@ int mp_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 {
 	const struct mp_marker *sc = data;
 	const struct mp_shape *sh = sc->shape;
-	int s_mark = pc_slot_add(a, ctx, marks[sc->mark].check, TIER_PAGEMAP);
+	int s_mark = pc_slot_add(a, ctx, mark_check[sc->mark], TIER_PAGEMAP);
 	int s_pfn = pc_slot_add(a, ctx, PC_CHK_MP_MAPPED, TIER_PAGEMAP);
 	int s_data = pc_slot_add(a, ctx, PC_CHK_MP_MAPPED, TIER_DATA);
 	struct mk_run r = {.ctx = ctx,

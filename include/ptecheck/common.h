@@ -71,6 +71,18 @@ PC_INLINE int pc_batch_in_table(__u64 addr, __u32 nr)
 }
 
 /*
+ * The soft-dirty bit is kept by every path that rewrites a PTE
+ * (mprotect's commit, fork's copy into the child): a PTE soft-dirty
+ * before is soft-dirty after (clear_refs alone clears the bit).  The bit
+ * may be set meanwhile (a write racing the call), so only its loss is
+ * judged.
+ */
+PC_INLINE int pc_soft_dirty_kept(bool before, bool after)
+{
+	return before && !after ? PC_V_SOFT_DIRTY_LOST : PC_OK;
+}
+
+/*
  * userfaultfd write protection is kept by every path that rewrites a PTE
  * (mprotect's commit, fork's copy into a child registered by
  * UFFD_FEATURE_EVENT_FORK): a PTE uffd-wp-protected before is protected

@@ -25,7 +25,8 @@
 	X(FORK_DIRTY, "fork/dirty")                                                                \
 	X(FORK_RMAP, "fork/rmap")                                                                  \
 	X(FORK_COW, "fork/cow")                                                                    \
-	X(FORK_UFFD_WP, "fork/uffd-wp")
+	X(FORK_UFFD_WP, "fork/uffd-wp")                                                            \
+	X(FORK_SOFT_DIRTY, "fork/soft-dirty")
 
 #define PC_EVIDENCE_fork(E)                                                                        \
 	E(FORK_DIRTY, DATA_LOST, "written in the parent, lost in the child after reclaim")         \
@@ -33,7 +34,8 @@
 	E(FORK_COW, COW_BROKEN, "written by the parent after fork, seen so by the child")          \
 	E(FORK_COW, WRITE_GAINED,                                                                  \
 	  "writable in the parent, its page not exclusive (shared at fork)")                       \
-	E(FORK_UFFD_WP, UFFD_WP_LOST, "uffd-wp-protected in the parent before fork, not after")
+	E(FORK_UFFD_WP, UFFD_WP_LOST, "uffd-wp-protected in the parent before fork, not after")    \
+	E(FORK_SOFT_DIRTY, SOFT_DIRTY_LOST, "soft-dirty in the parent before fork, clean after")
 
 /*
  * A page both the parent and the child map (and no one else) is mapped

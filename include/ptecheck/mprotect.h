@@ -33,17 +33,6 @@
 	E(MP_UFFD_WP, UFFD_WP_LOST, "uffd-wp-protected before mprotect, not after")
 
 /*
- * mprotect changes protection only: a PTE soft-dirty when it was called
- * is soft-dirty when it returns (clear_refs alone clears the bit; nothing
- * in mprotect does).  The bit may be set meanwhile (a write racing the
- * call), so only its loss is judged.
- */
-PC_INLINE int pc_soft_dirty_kept(bool before, bool after)
-{
-	return before && !after ? PC_V_SOFT_DIRTY_LOST : PC_OK;
-}
-
-/*
  * A page present before mprotect is present after it, at the same PFN
  * (pfn 0 on either side: not visible, not judged).  Migration, reclaim
  * and compaction could move it: the scenarios judge in quiet windows.
