@@ -22,10 +22,10 @@
  * the file (PC_TRACK_ENFORCE_RMAP); elsewhere a violation is inconclusive.
  */
 #include "common.bpf.h"
+#include "folio.bpf.h"
 #include <ptecheck/tp_sec.h>
 
 #define PC_TMPFS_MAGIC	  0x01021994UL /* shmem/tmpfs and memfd */
-#define PC_MAPPING_ANON	  0x1UL	       /* folio->mapping tag of anon folios */
 #define PC_MAX_FAULT_PTES 512
 
 const volatile __u32 filemap_tier = PC_TIER_FEXIT; /* or PC_TIER_KPROBE */
@@ -290,7 +290,7 @@ static __always_inline void fm_set_end(void)
 	npages = folio_pages(folio);
 	if (npages)
 		hist_add(PC_HIST_FM_FOLIO_ORDER, PC_HIST_LINLOG, folio_order(npages));
-	if (mapping && !(mapping & PC_MAPPING_ANON))
+	if (mapping && !(mapping & PC_PAGE_MAPPING_ANON))
 		fm_bounds(st, vma, folio, npages);
 	/* An unsampled batch fed its histograms: nothing more. */
 	if (!st->sampled)

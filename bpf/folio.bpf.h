@@ -94,8 +94,11 @@ static __always_inline struct pc_folio_at pc_folio_of_page(__u64 page)
 	return r;
 }
 
+/* folio->mapping's tag of an anonymous folio (PAGE_MAPPING_ANON). */
+#define PC_PAGE_MAPPING_ANON 0x1UL
+
 /* What a check reads of one page: its own flags, and its folio's head
-   flags and mapping word (bit 0: anonymous). */
+   flags and mapping word (PC_PAGE_MAPPING_ANON: anonymous). */
 struct pc_page_words {
 	unsigned long flags, head_flags, mapping;
 };

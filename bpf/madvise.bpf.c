@@ -15,13 +15,9 @@
  * inconclusive.  Entries of file folios are left out: writeback cleans
  * their PTEs at any time.
  */
-#include "common.bpf.h"
-#include "folio.bpf.h"
-#include "ptwalk.h"
+#include "range_walk.bpf.h"
 #include <ptecheck/batch.h>
 #include <ptecheck/madvise.h>
-
-#define MV_PAGE_MAPPING_ANON 1UL
 
 /* One PTE outside the range, as read at entry. */
 struct mv_side {
@@ -63,13 +59,6 @@ static __always_inline int mv_read_pte(__u64 pgd, __u64 addr, __u64 *raw)
 	return pc_read_ptes(pc_table_phys(pmd), (addr >> PC_PAGE_SHIFT) & 511, raw, 8);
 }
 
-/* The words of the page at pfn (bpf/folio.bpf.h), or -1. */
-static __always_inline int mv_page(__u64 pfn, struct pc_page_words *w)
-{
-	return pc_page_words_at(walk_vmemmap, walk_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT,
-				w);
-}
-
 static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 addr)
 {
 	struct pc_page_words w = {};
@@ -81,10 +70,10 @@ static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 ad
 	if (mv_read_pte(pgd, addr, &raw))
 		return;
 	p = pc_decode_pte(raw);
-	if (p.kind != PC_PTE_PRESENT || !p.dirty || mv_page(p.pfn, &w))
+	if (p.kind != PC_PTE_PRESENT || !p.dirty || pc_page_words(p.pfn, &w))
 		return;
 	s->pfn = p.pfn;
-	s->judged = (w.mapping & MV_PAGE_MAPPING_ANON) != 0;
+	s->judged = (w.mapping & PC_PAGE_MAPPING_ANON) != 0;
 }
 
 /*
@@ -146,7 +135,7 @@ static __always_inline void mv_side_exit(struct mv_state *st, int k, __u64 pgd,
 		p = pc_decode_pte(raw);
 		same = p.kind == PC_PTE_PRESENT && p.pfn == s->pfn;
 	}
-	if (same && !p.dirty && !mv_page(p.pfn, &pw))
+	if (same && !p.dirty && !pc_page_words(p.pfn, &pw))
 		folio_dirty =
 			pw.head_flags & (1UL << bpf_core_enum_value(enum pageflags, PG_dirty));
 	pc_judge(c, &st->pv, w, PC_CHK_MADV_RANGE,

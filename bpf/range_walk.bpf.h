@@ -3,8 +3,9 @@
  * The walk of a range of a process's PTEs that the judging parts share
  * (bpf/mprotect.bpf.c at a syscall's exit, bpf/fork.bpf.c at fexit of
  * copy_page_range): slot i's PTE, its page table read once per table into
- * the walk's buffer, and what a page's struct page says (anonymous,
- * exclusive).  The state is the part's own (a map value: the buffer is a
+ * the walk's buffer, and what a page's struct page says through the
+ * calibrated vmemmap (pc_page_words: madvise's part reads its pages so
+ * too; anonymous, exclusive).  The state is the part's own (a map value: the buffer is a
  * page table's worth); its slot function is a global one, verified once.
  */
 #ifndef PTECHECK_RANGE_WALK_BPF_H
@@ -14,9 +15,8 @@
 #include "folio.bpf.h"
 #include "ptwalk.h"
 
-#define PC_RW_MAX_PAGES	     2048 /* pages judged per range: four page tables' worth */
-#define PC_RW_CHUNK	     8	  /* slots one callback of the loop steps through */
-#define PC_PAGE_MAPPING_ANON 1UL  /* folio->mapping's tag of an anonymous folio */
+#define PC_RW_MAX_PAGES 2048 /* pages judged per range: four page tables' worth */
+#define PC_RW_CHUNK	8    /* slots one callback of the loop steps through */
 
 struct pc_range_walk {
 	__u64 start, npages; /* the range: its first address, its pages (bounded) */
@@ -94,6 +94,14 @@ static __always_inline bool pc_rw_pte(struct pc_range_walk *w, __u64 i, __u64 *a
 		return 0;                                                                          \
 	}
 
+/* The words of the page at pfn through the calibrated vmemmap
+   (pc_page_words_at): 0, or -1 when they cannot be read. */
+static __always_inline int pc_page_words(__u64 pfn, struct pc_page_words *w)
+{
+	return pc_page_words_at(walk_vmemmap, walk_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT,
+				w);
+}
+
 /* The page at pfn: whether its folio is anonymous, and the page exclusive
    to its process (PG_anon_exclusive, by CO-RE); -1 when it cannot be read
    (no vmemmap, a kernel without the flag, a folio split meanwhile). */
@@ -102,8 +110,7 @@ static __always_inline int pc_rw_page(__u64 pfn, bool *anon, bool *exclusive)
 	struct pc_page_words w = {};
 
 	if (!bpf_core_enum_value_exists(enum pageflags, PG_anon_exclusive) ||
-	    pc_page_words_at(walk_vmemmap, walk_page_size, pfn, walk_phys_limit >> PC_PAGE_SHIFT,
-			     &w))
+	    pc_page_words(pfn, &w))
 		return -1;
 	*anon = (w.mapping & PC_PAGE_MAPPING_ANON) != 0;
 	*exclusive = w.flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));
