@@ -42,8 +42,7 @@ struct cw_run {
 	struct pc_folios fo;
 	struct pc_sharer child;
 	size_t n, p;
-	bool *made;	  /* n / FP: the folio holds the state (p reused in place) */
-	size_t n_made;	  /* of the whole folios */
+	size_t n_made;	  /* whole folios holding the state (p reused in place) */
 	size_t unfaulted; /* rewrites of p after the first fork without a fault */
 	size_t first_unfaulted;
 	__u64 *pm; /* pagemap: after the rewrites, then after the second fork */
@@ -52,13 +51,10 @@ struct cw_run {
 
 static int cw_alloc(struct cw_run *r)
 {
-	r->made = calloc(r->n / FP, sizeof(*r->made));
 	r->pm = calloc(r->n, sizeof(*r->pm));
 	r->expected = malloc(r->n);
 	r->seen = malloc(r->n);
-	return r->made && r->pm && r->expected && r->seen && !pc_folios_alloc(&r->fo, r->n, FP)
-		       ? 0
-		       : -ENOMEM;
+	return r->pm && r->expected && r->seen && !pc_folios_alloc(&r->fo, r->n, FP) ? 0 : -ENOMEM;
 }
 
 static void cw_free(struct cw_run *r)
@@ -66,19 +62,9 @@ static void cw_free(struct cw_run *r)
 	pc_sharer_stop(&r->child);
 	pc_range_release(&r->rg);
 	pc_folios_free(&r->fo);
-	free(r->made);
 	free(r->pm);
 	free(r->expected);
 	free(r->seen);
-}
-
-/* Page i's first byte written with the fill it holds; the faults taken. */
-static __u64 rewrite_counted(const struct cw_run *r, size_t i)
-{
-	__u64 before = pc_faults_self();
-
-	((volatile char *)r->rg.base)[i * PAGE] = (char)pc_page_byte(i, SALT_A);
-	return pc_faults_self() - before;
 }
 
 /* Which folios hold the state: p reused in place, no page moved.  0, or
@@ -100,7 +86,6 @@ static int cw_made(struct pc_attempt *a, struct cw_run *r)
 			else
 				moved += !same;
 		}
-		r->made[f] = !copied;
 		r->n_made += !copied;
 	}
 	if (moved) {
@@ -126,7 +111,11 @@ static int cw_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct cw
 	if (ret)
 		return pc_skip_rest(a, "fork", -ret);
 	for (size_t f = 0; f < r->n / FP; f++)
-		if (r->fo.whole[f] && !rewrite_counted(r, f * FP + r->p) && !r->unfaulted++)
+		/* The first byte written with the fill it holds. */
+		if (r->fo.whole[f] &&
+		    !pc_write_faults(r->rg.base + (f * FP + r->p) * PAGE,
+				     (char)pc_page_byte(f * FP + r->p, SALT_A)) &&
+		    !r->unfaulted++)
 			r->first_unfaulted = f * FP + r->p;
 	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->pm);
 	if (ret)

@@ -131,3 +131,11 @@ __u64 pc_faults_self(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return (__u64)ru.ru_minflt + (__u64)ru.ru_majflt;
 }
+
+__u64 pc_write_faults(char *at, char byte)
+{
+	__u64 before = pc_faults_self();
+
+	*(volatile char *)at = byte;
+	return pc_faults_self() - before;
+}

@@ -45,6 +45,8 @@ __u8 pc_page_byte(size_t page, __u8 salt);
 /* This process's page faults so far (minor and major): the write-fault
    oracles count a write's faults as the difference. */
 __u64 pc_faults_self(void);
+/* Writes byte at at, once; the page faults that write took. */
+__u64 pc_write_faults(char *at, char byte);
 /* Pins the caller to the CPU it runs on (old: the mask to restore). */
 bool pc_pin_cpu(cpu_set_t *old);
 /* full bytes divided by the context's --scale, at least min, in granules

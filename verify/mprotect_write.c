@@ -54,10 +54,7 @@ struct wr_run {
 /* Writes page i's byte; the faults that took. */
 static __u64 write_counted(const struct wr_run *r, size_t i)
 {
-	__u64 before = pc_faults_self();
-
-	((volatile char *)r->rg.base)[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_B);
-	return pc_faults_self() - before;
+	return pc_write_faults(r->rg.base + i * PAGE + OFF, (char)pc_page_byte(i, SALT_B));
 }
 
 /* The state up to the mprotect calls: 0, 1 when not made (slots
