@@ -111,6 +111,7 @@ static int fm_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, int slot,
 	const char *missing;
 	char why[200];
 	bool retry, no_bit;
+	size_t unmarked;
 	int ret = fm_open(a, r);
 
 	if (!ret)
@@ -124,11 +125,12 @@ static int fm_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, int slot,
 		return pc_skip_rest(a, "pagemap", -ret);
 	missing = pc_mark_missing(r->sc->mark, r->state, &r->fo, r->p, why, sizeof(why), &retry,
 				  &no_bit);
-	if (!missing && fm_unmarked(r)) {
+	unmarked = missing ? 0 : fm_unmarked(r);
+	if (unmarked) {
 		snprintf(why, sizeof(why),
 			 "%zu protected pages read unprotected before the fork (mprotect/uffd-wp "
 			 "judges the protection itself)",
-			 fm_unmarked(r));
+			 unmarked);
 		missing = why;
 		retry = true;
 	}
