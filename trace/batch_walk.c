@@ -3,17 +3,10 @@
 #include <stdio.h>
 #include <ptecheck/batch_walk.h>
 #include "batch_walk.h"
+#include "calib.h"
 #include "load.h"
 #include "ptecheck.skel.h"
 #include "session.h"
-
-/* The calibration's word when it found no vmemmap, or NULL. */
-static const char *calib_why(const struct pc_walk_calib *c, const char *fallback)
-{
-	if (c->valid && c->page_size)
-		return NULL;
-	return c->vmemmap_why[0] ? c->vmemmap_why : fallback;
-}
 
 const char *pc_batch_walk_why(const struct pc_session *s)
 {
@@ -21,7 +14,8 @@ const char *pc_batch_walk_why(const struct pc_session *s)
 
 	if (refused)
 		return refused;
-	return calib_why(&s->calib, s->walk_reason[0] ? s->walk_reason : "no page-table walk");
+	return pc_calib_vmemmap_why(&s->calib,
+				    s->walk_reason[0] ? s->walk_reason : "no page-table walk");
 }
 
 void pc_batch_walk_configure(struct pc_session *s)
@@ -59,8 +53,9 @@ void pc_batch_walk_note(struct pc_session *s, struct pc_report *r)
 
 void pc_batch_walk_feature(const struct pc_features *f)
 {
-	const char *why = f->session ? pc_batch_walk_why(f->session)
-				     : calib_why(f->calib, "page-table walk not calibrated");
+	const char *why =
+		f->session ? pc_batch_walk_why(f->session)
+			   : pc_calib_vmemmap_why(f->calib, "page-table walk not calibrated");
 	char detail[320];
 
 	if (!why)

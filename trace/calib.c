@@ -208,3 +208,10 @@ out:
 	munmap(page, 4096);
 	return err;
 }
+
+const char *pc_calib_vmemmap_why(const struct pc_walk_calib *c, const char *fallback)
+{
+	if (pc_calib_vmemmap_ok(c))
+		return NULL;
+	return c->vmemmap_why[0] ? c->vmemmap_why : fallback;
+}

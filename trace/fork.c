@@ -9,6 +9,7 @@
  * counts its batches (fork/batch/<source>: trace/batch.c).
  */
 #include <stdio.h>
+#include "calib.h"
 #include "load.h"
 #include "probe.h"
 #include "ptecheck.skel.h"
@@ -40,19 +41,16 @@ static const char *cow_why(const struct pc_session *s)
 {
 	const char *why = pc_session_hook_why(s, &pc_fork_trace, COW);
 
-	if (why)
-		return why;
-	if (!s->calib.valid || !s->calib.page_size)
-		return s->calib.vmemmap_why[0] ? s->calib.vmemmap_why
-					       : "no vmemmap: the pages of PTEs cannot be read";
-	return NULL;
+	return why ? why
+		   : pc_calib_vmemmap_why(&s->calib,
+					  "no vmemmap: the pages of PTEs cannot be read");
 }
 
 static void fork_configure(struct pc_session *s)
 {
 	s->skel->rodata->fk_enabled =
-		pc_session_hook(s, &pc_fork_trace, COW)->mech != PC_MECH_NONE && s->calib.valid &&
-		s->calib.page_size;
+		pc_session_hook(s, &pc_fork_trace, COW)->mech != PC_MECH_NONE &&
+		pc_calib_vmemmap_ok(&s->calib);
 }
 
 /* Tier kernel:fexit of fork/cow. */

@@ -22,6 +22,7 @@
 #include <ptecheck/lru.h>
 #include "ptecheck.skel.h"
 #include "cli.h"
+#include "calib.h"
 #include "load.h"
 #include "report.h"
 #include "session.h"
@@ -216,10 +217,7 @@ const char *pc_load_walk_part_why(const struct pc_session *s, enum pc_sys_part p
 		return refused;
 	if (!s->walk_enabled)
 		return s->walk_reason[0] ? s->walk_reason : "no page-table walk";
-	if (!s->calib.valid || !s->calib.page_size)
-		return s->calib.vmemmap_why[0] ? s->calib.vmemmap_why
-					       : "no vmemmap: the folios of PTEs cannot be read";
-	return NULL;
+	return pc_calib_vmemmap_why(&s->calib, "no vmemmap: the folios of PTEs cannot be read");
 }
 
 static struct pc_refusal *add_refusal(struct pc_session *s, const char *prog, int sys_part,
@@ -372,7 +370,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	s->skel->rodata->walk_phys_limit = s->walk_phys_limit;
 	/* And find the struct page of a PFN there (0 where not found: the
 	   parts that need it are off, with the reason). */
-	if (s->calib.valid && s->calib.page_size) {
+	if (pc_calib_vmemmap_ok(&s->calib)) {
 		s->skel->rodata->walk_vmemmap = s->calib.vmemmap;
 		s->skel->rodata->walk_page_size = s->calib.page_size;
 	}
