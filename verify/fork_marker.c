@@ -77,23 +77,6 @@ static void fm_free(struct fm_run *r)
 	free(r->child_pm);
 }
 
-/* uffd-wp's reader, before the range exists (it shares none of it): 0,
-   1 when the kernel has no EVENT_FORK (slots skipped), or -errno. */
-static int fm_open(struct pc_attempt *a, struct fm_run *r)
-{
-	const char *what;
-	int ret;
-
-	if (r->sc->mark != PC_MARK_UFFD_WP)
-		return 0;
-	ret = pc_uffd_open(&r->uffd, UFFD_FEATURE_EVENT_FORK, &what);
-	if (ret == -EOPNOTSUPP) {
-		pc_skip_all(a, "no userfaultfd with UFFD_FEATURE_EVENT_FORK in this kernel");
-		return 1;
-	}
-	return ret ? pc_skip_rest(a, what, -ret) : 0;
-}
-
 /* Marked pages that read unmarked before the fork (uffd-wp's: the ioctl
    returned 0 for them; mprotect/uffd-wp judges that protection). */
 static size_t fm_unmarked(const struct fm_run *r)
@@ -112,7 +95,7 @@ static int fm_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, int slot,
 	char why[200];
 	bool retry, no_bit;
 	size_t unmarked;
-	int ret = fm_open(a, r);
+	int ret = pc_mark_open(r->sc->mark, &r->uffd, a, UFFD_FEATURE_EVENT_FORK);
 
 	if (!ret)
 		ret = pc_range_map_64k(ctx, a, &r->rg, &r->fo, OFF);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The per-entry markers as trigger states (verify/marker.h). */
+#include <errno.h>
 #include <stdio.h>
 
 #include <ptecheck/common.h>
@@ -35,6 +36,24 @@ int pc_mark_kept(enum pc_mark m, bool before, bool after)
 {
 	return m == PC_MARK_UFFD_WP ? pc_uffd_wp_kept(before, after)
 				    : pc_soft_dirty_kept(before, after);
+}
+
+int pc_mark_open(enum pc_mark m, struct pc_uffd *u, struct pc_attempt *a, __u64 features)
+{
+	const char *what;
+	int ret;
+
+	if (m != PC_MARK_UFFD_WP)
+		return 0;
+	ret = pc_uffd_open(u, features, &what);
+	if (ret == -EOPNOTSUPP) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "not in this kernel: %s", what);
+		pc_skip_all(a, why);
+		return 1;
+	}
+	return ret ? pc_skip_rest(a, what, -ret) : 0;
 }
 
 int pc_mark_each(enum pc_mark m, struct pc_uffd *u, struct pc_attempt *a, char *base, size_t n,

@@ -30,6 +30,15 @@ const char *pc_mark_how(enum pc_mark m);
 int pc_mark_kept(enum pc_mark m, bool before, bool after);
 
 /*
+ * What the marking needs before the range exists: for uffd-wp, u opened
+ * with features (UFFD_FEATURE_*) and its reader, which shares none of the
+ * range; for soft-dirty nothing.  0; 1 when this kernel has no
+ * userfaultfd or not those features (every slot skipped: "not in this
+ * kernel: " and the step); or pc_skip_rest's -errno.
+ */
+int pc_mark_open(enum pc_mark m, struct pc_uffd *u, struct pc_attempt *a, __u64 features);
+
+/*
  * Marks page p of every fp of the n pages at base: soft-dirty by
  * clear_refs 4 and a write of pc_page_byte(i, SALT_B) at off (the page's
  * PTE alone soft-dirty and writable); uffd-wp by u's registration and

@@ -313,24 +313,6 @@ static void mk_summarize(struct pc_attempt *a, int s_pfn, int s_data, const stru
 			  r->n / r->fp, what);
 }
 
-/* Opens what the marking needs before the range exists (uffd-wp's reader
-   shares none of it): 0, 1 when this kernel has no userfaultfd (every
-   slot skipped), or pc_skip_rest's -errno. */
-static int mk_open(struct pc_attempt *a, struct mk_run *r)
-{
-	const char *what;
-	int ret;
-
-	if (r->sc->mark != PC_MARK_UFFD_WP)
-		return 0;
-	ret = pc_uffd_open(&r->uffd, 0, &what);
-	if (ret == -EOPNOTSUPP) {
-		pc_skip_all(a, "no userfaultfd in this kernel (CONFIG_USERFAULTFD)");
-		return 1;
-	}
-	return ret ? pc_skip_rest(a, what, -ret) : 0;
-}
-
 int mp_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
 	const struct mp_marker *sc = data;
@@ -354,7 +336,7 @@ int mp_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}
-	ret = mk_open(a, &r);
+	ret = pc_mark_open(sc->mark, &r.uffd, a, 0);
 	if (ret)
 		goto out;
 	pc_window_begin(ctx, &a->win, &a->disturbed);
