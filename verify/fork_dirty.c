@@ -202,10 +202,9 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	struct fk_seen s = {0};
 	int ret;
 
-	if (!pc_mthp_64k_on(ctx, a, false))
+	n = pc_anon_64k_pages(ctx, a, 1);
+	if (!n)
 		return 0;
-	/* Less than a PMD: THP would give one 2 MiB folio instead. */
-	n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, FP * PAGE) / PAGE;
 	if (pc_folios_alloc(&fo, n, FP)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;

@@ -181,9 +181,9 @@ int fk_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 			   .child = PC_SHARER_INIT};
 	int ret;
 
-	if (!pc_mthp_64k_on(ctx, a, false))
+	r.n = pc_anon_64k_pages(ctx, a, 1);
+	if (!r.n)
 		return 0;
-	r.n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, FP * PAGE) / PAGE;
 	r.p = pc_pos_index(sc->pos, FP);
 	if (fm_alloc(&r)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);

@@ -236,10 +236,9 @@ int mv_measure_free(struct pc_scenario_ctx *ctx, const void *data, struct pc_att
 	bool pinned;
 	int ret;
 
-	if (!pc_mthp_64k_on(ctx, a, false))
+	r.n = pc_anon_64k_pages(ctx, a, 2);
+	if (!r.n)
 		return 0;
-	/* Less than a PMD: THP would give one 2 MiB folio instead. */
-	r.n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, 2 * FP * PAGE) / PAGE;
 	r.pairs = r.n / (2 * FP);
 	r.p = pc_pos_index(sc->pos, FP);
 	if (pc_folios_alloc(&r.fo, r.n, FP) || pc_folios_alloc(&r.after, r.n, FP)) {

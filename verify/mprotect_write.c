@@ -170,9 +170,9 @@ int mp_measure_write(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	struct wr_run r = {.rg = {.fd = -1}};
 	int ret;
 
-	if (!pc_mthp_64k_on(ctx, a, false))
+	r.n = pc_anon_64k_pages(ctx, a, 1);
+	if (!r.n)
 		return 0;
-	r.n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, FP * PAGE) / PAGE;
 	r.p = pc_pos_index(sc->pos, FP);
 	r.pfn_end = calloc(r.n, sizeof(*r.pfn_end));
 	if (!r.pfn_end || pc_folios_alloc(&r.fo, r.n, FP)) {

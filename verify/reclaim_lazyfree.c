@@ -156,10 +156,9 @@ int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc
 	const char *what;
 	int ret;
 
-	if (!pc_mthp_64k_on(ctx, a, false))
+	r.n = pc_anon_64k_pages(ctx, a, 2);
+	if (!r.n)
 		return 0;
-	/* Less than a PMD: THP would give one 2 MiB folio instead. */
-	r.n = pc_scaled_len(ctx, 1 * MIB, 4 * FP * PAGE, 2 * FP * PAGE) / PAGE;
 	r.p = pc_pos_index(sc->pos, FP);
 	r.pm[0] = calloc(r.n, sizeof(*r.pm[0]));
 	r.pm[1] = calloc(r.n, sizeof(*r.pm[1]));

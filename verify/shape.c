@@ -170,6 +170,15 @@ bool pc_mthp_64k_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, boo
 	return false;
 }
 
+size_t pc_anon_64k_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, size_t granule)
+{
+	const size_t fp = 16;
+
+	if (!pc_mthp_64k_on(ctx, a, false))
+		return 0;
+	return pc_scaled_len(ctx, 1 * MIB, 4 * fp * PAGE, granule * fp * PAGE) / PAGE;
+}
+
 size_t pc_pos_index(enum pc_pos pos, size_t n)
 {
 	switch (pos) {

@@ -64,6 +64,14 @@ enum pc_pos { PC_POS_FIRST, PC_POS_SECOND, PC_POS_MIDDLE, PC_POS_LAST };
  * saying which setting is off.
  */
 bool pc_mthp_64k_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem);
+/*
+ * The pages of a scenario in 64 KiB anonymous folios at the run's scale:
+ * 1 MiB at scale 1 (less than a PMD, where THP would give one 2 MiB folio
+ * instead), four folios at least, a multiple of granule folios; 0 when
+ * the run has no 64 KiB anonymous mTHP (pc_mthp_64k_on: every slot
+ * skipped).
+ */
+size_t pc_anon_64k_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, size_t granule);
 
 /* The index of pos in a folio of n pages, and its name. */
 size_t pc_pos_index(enum pc_pos pos, size_t n);
