@@ -38,6 +38,24 @@ int pc_mark_kept(enum pc_mark m, bool before, bool after)
 				    : pc_soft_dirty_kept(before, after);
 }
 
+/* uffd-wp's marking: the range registered, page p of every fp
+   write-protected. */
+static int protect_each(struct pc_uffd *u, struct pc_attempt *a, char *base, size_t n, size_t fp,
+			size_t p)
+{
+	const char *what;
+	int ret = pc_uffd_register(u, base, n * PAGE, &what);
+
+	if (ret == -EOPNOTSUPP) {
+		pc_skip_all(a, "no uffd-wp for anonymous memory in this kernel "
+			       "(UFFDIO_REGISTER_MODE_WP: EINVAL)");
+		return 1;
+	}
+	for (size_t i = p; !ret && i < n; i += fp)
+		ret = pc_uffd_wp(u, base + i * PAGE, PAGE, &what);
+	return ret ? pc_skip_rest(a, what, -ret) : 0;
+}
+
 int pc_mark_open(enum pc_mark m, struct pc_uffd *u, struct pc_attempt *a, __u64 features)
 {
 	const char *what;
@@ -62,7 +80,7 @@ int pc_mark_each(enum pc_mark m, struct pc_uffd *u, struct pc_attempt *a, char *
 	int ret;
 
 	if (m == PC_MARK_UFFD_WP)
-		return pc_uffd_protect_each(u, a, base, n, fp, p);
+		return protect_each(u, a, base, n, fp, p);
 	ret = pc_write_file("/proc/self/clear_refs", "4");
 	if (ret)
 		return pc_skip_rest(a, "clear_refs 4", -ret);

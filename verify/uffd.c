@@ -4,7 +4,8 @@
  * range registered for uffd-wp (the mremap scenarios with
  * UFFD_FEATURE_EVENT_REMAP so that a move keeps the protection, or
  * without: move_ptes then drops the markers and clears the uffd-wp bits;
- * mprotect's with one page per folio protected), and a reader process
+ * the marker scenarios' with one page per folio protected:
+ * verify/marker.c), and a reader process
  * that reads the events.  It must be another process: an mremap waits
  * until its REMAP event is read, and a thread would make the mm shared,
  * which turns the in-kernel tiers' violations inconclusive.
@@ -26,7 +27,6 @@
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 
-#include "attempt.h"
 #include "measure.h"
 #include "uffd.h"
 
@@ -134,22 +134,6 @@ int pc_uffd_wp(struct pc_uffd *u, char *addr, size_t len, const char **what)
 
 	*what = "UFFDIO_WRITEPROTECT";
 	return ioctl(u->fd, UFFDIO_WRITEPROTECT, &wp) ? -errno : 0;
-}
-
-int pc_uffd_protect_each(struct pc_uffd *u, struct pc_attempt *a, char *base, size_t n, size_t fp,
-			 size_t p)
-{
-	const char *what;
-	int ret = pc_uffd_register(u, base, n * PAGE, &what);
-
-	if (ret == -EOPNOTSUPP) {
-		pc_skip_all(a, "no uffd-wp for anonymous memory in this kernel "
-			       "(UFFDIO_REGISTER_MODE_WP: EINVAL)");
-		return 1;
-	}
-	for (size_t i = p; !ret && i < n; i += fp)
-		ret = pc_uffd_wp(u, base + i * PAGE, PAGE, &what);
-	return ret ? pc_skip_rest(a, what, -ret) : 0;
 }
 
 int pc_uffd_protect(struct pc_uffd *u, char *addr, size_t len, const char **what)

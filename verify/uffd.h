@@ -30,15 +30,6 @@ int pc_uffd_open(struct pc_uffd *u, __u64 features, const char **what);
 int pc_uffd_register(struct pc_uffd *u, char *addr, size_t len, const char **what);
 /* [addr, +len), inside a registered range, write-protected: 0 or -errno. */
 int pc_uffd_wp(struct pc_uffd *u, char *addr, size_t len, const char **what);
-struct pc_attempt;
-/*
- * The uffd-wp trigger state the suites share: [base, +n pages) registered
- * and page p of every fp write-protected.  0; 1 when this kernel has no
- * uffd-wp for anonymous memory (every slot of a skipped, saying so); or
- * pc_skip_rest's -errno.
- */
-int pc_uffd_protect_each(struct pc_uffd *u, struct pc_attempt *a, char *base, size_t n, size_t fp,
-			 size_t p);
 /* pc_uffd_register and pc_uffd_wp of the whole range. */
 int pc_uffd_protect(struct pc_uffd *u, char *addr, size_t len, const char **what);
 /* Write-protect faults and REMAP events read so far; the errno of a fault
