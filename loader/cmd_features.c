@@ -149,7 +149,7 @@ static bool tracing_objects(struct pc_session *run, bool verbose)
 	return refused;
 }
 
-/* An oracle-only path's line: in this kernel when its function is (BTF). */
+/* A path's presence line from data: in this kernel when its function is (BTF). */
 static void oracle_path_line(const struct pc_oracle_features *o)
 {
 	char absent[96];
@@ -208,17 +208,17 @@ static bool kernel_sections(bool verbose)
 	}
 	printf("\nPaths this kernel has (BTF; absent = not in this kernel, or inlined):\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
-		if (pc_trace_paths[k]->oracle)
-			oracle_path_line(pc_trace_paths[k]->oracle);
-		else
+		if (pc_trace_paths[k]->feature_paths)
 			pc_trace_paths[k]->feature_paths(&f[k]);
+		else
+			oracle_path_line(pc_trace_paths[k]->oracle);
 	printf("\nChecks and the tiers each will use here:\n");
 	for (int k = 0; k < PC_N_TRACE_PATHS; k++)
-		if (pc_trace_paths[k]->oracle)
+		if (pc_trace_paths[k]->feature_tiers)
+			pc_trace_paths[k]->feature_tiers(&f[k]);
+		else
 			tiers_line(pc_trace_paths[k]->oracle->checks,
 				   pc_trace_paths[k]->oracle->tiers);
-		else
-			pc_trace_paths[k]->feature_tiers(&f[k]);
 	return refused;
 }
 

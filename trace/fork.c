@@ -73,15 +73,6 @@ static const struct pc_feature_hook feature_hooks[] = {
 	{"fork", FUNC, "fork/cow: the parent's PTEs after each VMA's copy"},
 };
 
-static void fork_feature_paths(const struct pc_features *f)
-{
-	bool have = pc_kernel_has_func(FUNC);
-
-	f->line("fork (" FUNC ")", have,
-		have ? "its large-folio batches: the batch path's fork histograms"
-		     : FUNC " absent from BTF (inlined, or not in this kernel)");
-}
-
 static void fork_feature_tiers(const struct pc_features *f)
 {
 	char tiers[400];
@@ -95,12 +86,17 @@ static void fork_feature_tiers(const struct pc_features *f)
 
 const struct pc_trace_path pc_fork_trace = {
 	.name = "fork",
+	.oracle =
+		&(const struct pc_oracle_features){
+			.func = FUNC,
+			.label = "fork (" FUNC ")",
+			.have = "its large-folio batches: the batch path's fork histograms",
+		},
 	.groups = groups,
 	.n_groups = sizeof(groups) / sizeof(groups[0]),
 	.configure = fork_configure,
 	.results = fork_results,
 	.feature_hooks = feature_hooks,
 	.n_feature_hooks = sizeof(feature_hooks) / sizeof(feature_hooks[0]),
-	.feature_paths = fork_feature_paths,
 	.feature_tiers = fork_feature_tiers,
 };

@@ -53,16 +53,6 @@ static void madvise_results(struct pc_session *s, struct pc_report *r)
 			      s->missing_disturbance);
 }
 
-static void madvise_feature_paths(const struct pc_features *f)
-{
-	bool have = pc_kernel_has_func(FUNC);
-
-	f->line("madvise FREE", have,
-		have ? FUNC ": its large-folio batches in the batch path's madvise-free "
-			    "histograms"
-		     : FUNC " absent from BTF (inlined, or not in this kernel)");
-}
-
 static void madvise_feature_tiers(const struct pc_features *f)
 {
 	const struct pc_session *s = f->session;
@@ -80,8 +70,14 @@ static void madvise_feature_tiers(const struct pc_features *f)
 
 const struct pc_trace_path pc_madvise_trace = {
 	.name = "madvise",
+	.oracle =
+		&(const struct pc_oracle_features){
+			.func = FUNC,
+			.label = "madvise FREE",
+			.have = FUNC ": its large-folio batches in the batch path's madvise-free "
+				     "histograms",
+		},
 	.configure = madvise_configure,
 	.results = madvise_results,
-	.feature_paths = madvise_feature_paths,
 	.feature_tiers = madvise_feature_tiers,
 };

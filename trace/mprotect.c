@@ -47,15 +47,6 @@ static void mprotect_results(struct pc_session *s, struct pc_report *r)
 				 "traced mprotect that granted write");
 }
 
-static void mprotect_feature_paths(const struct pc_features *f)
-{
-	bool have = pc_kernel_has_func(FUNC);
-
-	f->line("mprotect (" FUNC ")", have,
-		have ? "its large-folio batches: the batch path's mprotect histograms"
-		     : FUNC " absent from BTF (inlined, or not in this kernel)");
-}
-
 static void mprotect_feature_tiers(const struct pc_features *f)
 {
 	const struct pc_session *s = f->session;
@@ -73,8 +64,13 @@ static void mprotect_feature_tiers(const struct pc_features *f)
 
 const struct pc_trace_path pc_mprotect_trace = {
 	.name = "mprotect",
+	.oracle =
+		&(const struct pc_oracle_features){
+			.func = FUNC,
+			.label = "mprotect (" FUNC ")",
+			.have = "its large-folio batches: the batch path's mprotect histograms",
+		},
 	.configure = mprotect_configure,
 	.results = mprotect_results,
-	.feature_paths = mprotect_feature_paths,
 	.feature_tiers = mprotect_feature_tiers,
 };

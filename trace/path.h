@@ -53,10 +53,11 @@ struct pc_features {
 };
 
 /*
- * A path judged by the suite's oracles alone (no program of its own yet):
- * its `features` lines from data.  func: a kernel function whose presence
- * (BTF) says the path is in this kernel, named in the line; have: the
- * detail when it is; checks and tiers: the tiers line.
+ * A path's `features` lines from data.  func: a kernel function whose
+ * presence (BTF) says the path is in this kernel, named in the line
+ * label; have: the detail when it is.  checks and tiers: the tiers line
+ * of a path judged by the suite's oracles alone (no program of its own
+ * yet); a path with programs gives feature_tiers instead (NULL here).
  */
 struct pc_oracle_features {
 	const char *func, *label, *have, *checks, *tiers;
@@ -64,8 +65,8 @@ struct pc_oracle_features {
 
 struct pc_trace_path {
 	const char *name; /* "mremap" */
-	/* An oracle-only path gives this instead of tracepoints and the
-	   feature callbacks (which are NULL then). */
+	/* Its presence line as data (feature_paths NULL then); an
+	   oracle-only path's tiers line too (feature_tiers NULL then). */
 	const struct pc_oracle_features *oracle;
 	const struct pc_hook_group *groups;
 	int n_groups;
