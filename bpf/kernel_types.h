@@ -106,6 +106,7 @@ struct vm_userfaultfd_ctx {
 struct vm_area_struct {
 	unsigned long vm_start;
 	unsigned long vm_end;
+	unsigned long vm_flags;
 	struct mm_struct *vm_mm;
 	pgprot_t vm_page_prot;
 	unsigned long vm_pgoff;
@@ -127,6 +128,7 @@ struct vm_fault {
 enum pageflags {
 	PG_dirty = 4,
 	PG_head = 6,
+	PG_mlocked = 21,
 	PG_anon_exclusive = 29,
 };
 

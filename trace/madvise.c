@@ -7,42 +7,23 @@
  * read back after reclaim) judge both checks on every kernel; the batch
  * path counts MADV_FREE's batches (madvise-free/batch/<source>).
  */
-#include <stdio.h>
-#include "load.h"
-#include "probe.h"
-#include "ptecheck.skel.h"
 #include "report.h"
-#include "session.h"
+#include "walk_part.h"
 
 #define FUNC "madvise_free_pte_range"
 
-/* Why the syscall-walk tier cannot judge here, or NULL. */
-static const char *walk_why(const struct pc_session *s)
-{
-	return pc_load_walk_part_why(s, PC_SYS_MADVISE);
-}
-
 static void madvise_configure(struct pc_session *s)
 {
-	if (walk_why(s))
-		s->skel->rodata->sys_madvise = false;
+	pc_walk_part_configure(s, PC_SYS_MADVISE);
 }
 
 /* Tier kernel:syscall-walk of madvise/range. */
 static void madvise_results(struct pc_session *s, struct pc_report *r)
 {
 	struct pc_result *res = pc_session_result(s, r, PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK);
-	const char *why = walk_why(s);
 
-	if (!res)
+	if (!res || pc_walk_part_skipped(s, res, PC_SYS_MADVISE))
 		return;
-	if (why) {
-		if (pc_load_sys_refused(s, PC_SYS_MADVISE))
-			pc_result_set(res, PC_STATUS_SKIP, "%s", why);
-		else
-			pc_result_set(res, PC_STATUS_SKIP, "page-table walk unavailable: %s", why);
-		return;
-	}
 	pc_session_judge(s, res, PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK, "entries",
 			 "nothing to judge: no dirty PTE of an anonymous folio next to a traced "
 			 "MADV_FREE range");
@@ -55,17 +36,8 @@ static void madvise_results(struct pc_session *s, struct pc_report *r)
 
 static void madvise_feature_tiers(const struct pc_features *f)
 {
-	const struct pc_session *s = f->session;
-	const char *why = !f->walk_ok ? "page-table walk unavailable"
-			  : s && pc_load_sys_refused(s, PC_SYS_MADVISE)
-				  ? pc_load_sys_refused(s, PC_SYS_MADVISE)
-				  : NULL;
-	char tiers[320];
-
 	f->tiers("madvise/lazyfree", "oracle:smaps");
-	snprintf(tiers, sizeof(tiers), "oracle:smaps, oracle:data-loss%s%s",
-		 why ? "; kernel:syscall-walk skips: " : " + kernel:syscall-walk", why ? why : "");
-	f->tiers("madvise/range", tiers);
+	pc_walk_part_tiers(f, PC_SYS_MADVISE, "madvise/range", "oracle:smaps, oracle:data-loss");
 }
 
 const struct pc_trace_path pc_madvise_trace = {

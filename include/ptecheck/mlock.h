@@ -47,6 +47,23 @@ PC_INLINE int pc_mlock_folio(bool mlocked, bool held_whole)
 }
 
 /*
+ * The kernel form (mlock/folios [kernel:syscall-walk]) finds the folios a
+ * range holds whole in its PTEs: a run as folio_pte_batch cuts them
+ * (batch_walk.h: pc_fpb_step), that begins at the folio's first page and
+ * maps all folio_nr of them (step == folio_nr_pages in
+ * allow_mlock_munlock), where the folio's own index places it
+ * (folio_within_range: index_addr, the address the VMA gives its index,
+ * is the run's; a small folio is always allowed).
+ */
+PC_INLINE bool pc_mlock_run_whole(__u64 run_pfn, __u64 run_len, __u64 run_addr, __u64 folio_pfn,
+				  __u64 folio_nr, __u64 index_addr)
+{
+	if (run_pfn != folio_pfn || run_len != folio_nr || !folio_nr)
+		return false;
+	return folio_nr == 1 || run_addr == index_addr;
+}
+
+/*
  * mlock(2) that returned 0 made its range VM_LOCKED and faulted every page
  * in (mm/gup.c __mm_populate, whose error mlock returns), so smaps'
  * Locked over the range is at least the range's size while it is locked

@@ -19,7 +19,8 @@
 	X(WALK, walk, ENTER, "pc_walk_sys_", "pc_bw_", "the derived batch runs")                   \
 	X(CONTPTE, contpte, BOTH, "pc_contpte_sys_", NULL, "contpte's locked-syscall span")        \
 	X(MADVISE, madvise, BOTH, "pc_madvise_sys_", NULL, "madvise's syscall-walk")               \
-	X(MPROTECT, mprotect, BOTH, "pc_mprotect_sys_", "pc_mp_slot", "mprotect's syscall-walk")
+	X(MPROTECT, mprotect, BOTH, "pc_mprotect_sys_", "pc_mp_slot", "mprotect's syscall-walk")   \
+	X(MLOCK, mlock, BOTH, "pc_mlock_sys_", "pc_ml_", "mlock's syscall-walk")
 
 /* The part's hooks at sys_enter and at sys_exit, by HOOKS. */
 #define PC_SYS_AT_ENTER_BOTH(x)	 x

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user side the syscall-walk parts share (walk_part.h): one wording
+ * of why such a part cannot judge, in the report and in `features`.
+ */
+#include <stdio.h>
+#include "load.h"
+#include "ptecheck.skel.h"
+#include "report.h"
+#include "walk_part.h"
+
+void pc_walk_part_configure(struct pc_session *s, enum pc_sys_part part)
+{
+	if (!pc_load_walk_part_why(s, part))
+		return;
+#define PC_SYS_OFF(NAME, name, HOOKS, prefix, prefix2, what)                                       \
+	if (part == PC_SYS_##NAME)                                                                 \
+		s->skel->rodata->sys_##name = false;
+	PC_SYS_PARTS(PC_SYS_OFF)
+#undef PC_SYS_OFF
+}
+
+bool pc_walk_part_skipped(const struct pc_session *s, struct pc_result *res, enum pc_sys_part part)
+{
+	const char *why = pc_load_walk_part_why(s, part);
+
+	if (!why)
+		return false;
+	if (pc_load_sys_refused(s, part))
+		pc_result_set(res, PC_STATUS_SKIP, "%s", why);
+	else
+		pc_result_set(res, PC_STATUS_SKIP, "page-table walk unavailable: %s", why);
+	return true;
+}
+
+void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, const char *check,
+			const char *oracles)
+{
+	const char *refused = f->session ? pc_load_sys_refused(f->session, part) : NULL;
+	const char *why = !f->walk_ok ? "page-table walk unavailable" : refused;
+	char tiers[320];
+
+	snprintf(tiers, sizeof(tiers), "%s%s%s", oracles,
+		 why ? "; kernel:syscall-walk skips: " : " + kernel:syscall-walk", why ? why : "");
+	f->tiers(check, tiers);
+}
