@@ -84,8 +84,24 @@ struct inode {
 	struct super_block *i_sb;
 };
 
+struct rb_node {
+	unsigned long __rb_parent_color;
+	struct rb_node *rb_right;
+	struct rb_node *rb_left;
+};
+
+struct rb_root {
+	struct rb_node *rb_node;
+};
+
+struct rb_root_cached {
+	struct rb_root rb_root;
+	struct rb_node *rb_leftmost;
+};
+
 struct address_space {
 	struct inode *host;
+	struct rb_root_cached i_mmap;
 };
 
 struct file {
@@ -112,6 +128,10 @@ struct vm_area_struct {
 	unsigned long vm_pgoff;
 	struct file *vm_file;
 	struct vm_userfaultfd_ctx vm_userfaultfd_ctx;
+	struct {
+		struct rb_node rb;
+		unsigned long rb_subtree_last;
+	} shared;
 };
 
 enum fault_flag {

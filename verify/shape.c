@@ -63,10 +63,10 @@ int pc_folios_read(struct pc_folios *f, const void *base)
 	return 0;
 }
 
-int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const char **what)
+/* r's n pages mapped, nothing touched: 0 or -errno, *what the step. */
+static int range_mmap(struct pc_range *r, size_t n, bool shmem, const char **what)
 {
 	size_t len = n * PAGE;
-	int ret;
 
 	r->n = n;
 	*what = "mmap";
@@ -80,11 +80,28 @@ int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const cha
 			return -errno;
 	}
 	*what = "mmap";
-	ret = pc_map_fixed(r->base, len, r->fd, r->fd < 0 ? MADV_HUGEPAGE : 0);
+	return pc_map_fixed(r->base, len, r->fd, r->fd < 0 ? MADV_HUGEPAGE : 0);
+}
+
+int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const char **what)
+{
+	int ret = range_mmap(r, n, shmem, what);
+
 	if (ret)
 		return ret;
 	for (size_t i = 0; i < n; i++)
 		r->base[i * PAGE + off] = (char)pc_page_byte(i, SALT_A);
+	return 0;
+}
+
+int pc_range_map_clean(struct pc_range *r, size_t n, const char **what)
+{
+	int ret = range_mmap(r, n, true, what);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++)
+		(void)((volatile char *)r->base)[i * PAGE];
 	return 0;
 }
 

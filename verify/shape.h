@@ -100,6 +100,14 @@ struct pc_range {
 /* Maps and fills r (r->fd -1 before): 0 or -errno, *what the step. */
 int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const char **what);
 /*
+ * The shmem form of r, read instead (r->fd -1 before): every page read
+ * in, so its folios are in the page cache clean (a read fault of a hole
+ * allocates them so) and mapped by PTEs writable and clean (a shared
+ * mapping without write-notify): a write through them marks only the
+ * PTE dirty.  0 or -errno, *what the step.
+ */
+int pc_range_map_clean(struct pc_range *r, size_t n, const char **what);
+/*
  * pc_range_map of fo->n anonymous pages (each page's byte at off) and
  * pc_folios_read_for them in 64 KiB folios (fo->fp 16): 0; 1 when none
  * formed whole (every slot skipped, saying so); or pc_skip_rest's -errno.

@@ -15,6 +15,10 @@
  * file PTE has it removed after the TLB flush by tlb_flush_rmaps: the
  * two ways zap_present_folio_ptes takes) and anon-64k (RssAnon; the
  * folios are freed, so no mapcount to read).
+ *
+ *   shmem-64k-pte-dirty-OP   clean shmem folios, one page of each written
+ *                            through its clean PTE alone: zap/dirty
+ *                            (zap_dirty.c)
  */
 #include "zap_int.h"
 
@@ -44,9 +48,24 @@ static const struct zap_shape anon_64k = {
 	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
 };
 
+/* Read in (clean folios, clean PTEs), then one page of each folio
+   written through its PTE alone (zap_dirty.c). */
+static const struct zap_shape shmem_64k_pte_dirty = {
+	.what = "64 KiB shmem mTHP, 4 KiB off alignment",
+	.shmem = true,
+	.folio_pages = 16,
+	.len = 2 * MIB,
+	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
+};
+
 static int run_counts(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, zap_measure_counts, data);
+}
+
+static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, zap_measure_dirty, data);
 }
 
 #define ZAP(shape, op, cut) (&(const struct zap_scenario){&(shape), (op), (cut)})
@@ -70,6 +89,11 @@ static const struct pc_scenario scenarios[] = {
 		 "removed at once"),
 	SCENARIO("shmem-64k-clean-dontneed", shmem_64k_clean, ZAP_DONTNEED, false,
 		 "MADV_DONTNEED of whole shmem 64 KiB folios mapped by clean PTEs"),
+	{"shmem-64k-pte-dirty-munmap", "munmap of shmem 64 KiB folios whose one written page only "
+	 "its PTE knows dirty: the folio dirty after", 0, run_dirty,
+	 ZAP(shmem_64k_pte_dirty, ZAP_MUNMAP, false)},
+	{"shmem-64k-pte-dirty-dontneed", "MADV_DONTNEED of the same", 0, run_dirty,
+	 ZAP(shmem_64k_pte_dirty, ZAP_DONTNEED, false)},
 	SCENARIO("anon-64k-munmap", anon_64k, ZAP_MUNMAP, false,
 		 "munmap of whole anonymous 64 KiB folios: RssAnon by the pages"),
 	SCENARIO("anon-64k-munmap-cut", anon_64k, ZAP_MUNMAP, true,

@@ -33,5 +33,8 @@ struct zap_scenario {
 
 /* zap_counts.c: one attempt (pc_measure_fn). */
 int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* zap_dirty.c: one attempt of the clean shmem shape written through its
+   PTEs (pc_measure_fn). */
+int zap_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
 #endif

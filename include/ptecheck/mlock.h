@@ -20,8 +20,8 @@
 	X(MLOCK_LOCKED, "mlock/locked")
 
 #define PC_EVIDENCE_mlock(E)                                                                       \
-	E(MLOCK_FOLIOS, MLOCKED, "folio mlocked (kpageflags) that no locked range holds whole")    \
-	E(MLOCK_FOLIOS, NOT_MLOCKED, "folio a locked range holds whole not mlocked (kpageflags)")
+	E(MLOCK_FOLIOS, MLOCKED, "folio mlocked that no locked range holds whole")                 \
+	E(MLOCK_FOLIOS, NOT_MLOCKED, "folio a locked range holds whole not mlocked")
 
 /*
  * A folio may be mlocked only while a locked range holds it whole (a small

@@ -33,6 +33,7 @@ enum pc_sample_kind {
 	PC_SAMPLE_MPROTECT,   /* an mprotect that grants write (bpf/mprotect.bpf.c) */
 	PC_SAMPLE_FORK,	      /* a VMA fork copied (bpf/fork.bpf.c, copy_page_range) */
 	PC_SAMPLE_MLOCK,      /* an mlock of one unlocked VMA (bpf/mlock.bpf.c) */
+	PC_SAMPLE_ZAP,	      /* a munmap or MADV_DONTNEED (bpf/zap.bpf.c) */
 	PC_SAMPLE__COUNT,
 };
 

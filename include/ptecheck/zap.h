@@ -19,11 +19,13 @@
 
 #define PC_CHECKS_zap(X)                                                                           \
 	X(ZAP_RSS, "zap/rss")                                                                      \
-	X(ZAP_RMAP, "zap/rmap")
+	X(ZAP_RMAP, "zap/rmap")                                                                    \
+	X(ZAP_DIRTY, "zap/dirty")
 
 #define PC_EVIDENCE_zap(E)                                                                         \
 	E(ZAP_RSS, RSS, "RSS counter fell by other than the pages unmapped")                       \
-	E(ZAP_RMAP, MAPCOUNT, "a page of a folio unmapped whole still counted mapped")
+	E(ZAP_RMAP, MAPCOUNT, "a folio's mapcount fell by other than its PTEs unmapped")           \
+	E(ZAP_DIRTY, DIRTY_LOST, "a folio only a zapped PTE held dirty is clean after the zap")
 
 /*
  * A page of a folio whose every PTE the zap took, mapped by no one else,
@@ -34,6 +36,25 @@
 PC_INLINE int pc_zap_unmapped(__u64 mapcount_after)
 {
 	return mapcount_after ? PC_V_MAPCOUNT : PC_OK;
+}
+
+/*
+ * Its kernel form (zap/rmap [kernel:syscall-walk]) is common.h's
+ * pc_count_delta: a large page-cache folio's mapcount falls by exactly
+ * the PTEs of the zapped range that mapped it.
+ */
+
+/*
+ * zap/dirty: zap_present_folio_ptes takes a file folio's batch with
+ * get_and_clear_full_ptes, which gathers the dirty bits of all nr PTEs,
+ * and marks the folio dirty when any was.  A folio that a zapped PTE held
+ * dirty while the folio was clean (the PTE's bit the only record of a
+ * write: a shared mapping without write-notify, written after a read
+ * fault) is dirty after the zap, or its data is lost at reclaim.
+ */
+PC_INLINE int pc_zap_dirty_reached(bool pte_dirty, bool folio_dirty_after)
+{
+	return pte_dirty && !folio_dirty_after ? PC_V_DIRTY_LOST : PC_OK;
 }
 
 #endif

@@ -3,7 +3,9 @@
  * The zap predicates (include/ptecheck/zap.h) on crafted data: an RSS
  * counter that fell by other than the pages unmapped fires (one per batch
  * of 16: 15 short), the exact fall does not; a page of a folio unmapped
- * whole that still counts a mapping fires, 0 does not.
+ * whole that still counts a mapping fires, 0 does not; in the kernel's
+ * form, a mapcount that fell by other than the PTEs zapped fires; a folio
+ * whose only dirty PTE was zapped and is clean after fires.
  */
 #include <ptecheck/zap.h>
 #include "pte_craft.h"
@@ -21,5 +23,17 @@ int main(void)
 	CHECK_VERDICT(pc_zap_unmapped(0), PC_OK, "a page of a folio unmapped whole: 0: silent");
 	CHECK_VERDICT(pc_zap_unmapped(1), PC_V_MAPCOUNT,
 		      "still mapped once (the rmap of one page removed per batch): MAPCOUNT");
+	CHECK_VERDICT(pc_count_delta(16, 0, -16), PC_OK,
+		      "kernel: a folio's mapcount fell by its 16 zapped PTEs: silent");
+	CHECK_VERDICT(pc_count_delta(16, 8, -8), PC_OK,
+		      "kernel: half a folio zapped (a cut range), fell by 8: silent");
+	CHECK_VERDICT(pc_count_delta(16, 15, -16), PC_V_MAPCOUNT,
+		      "kernel: fell by 1 for a batch of 16 (one rmap per batch): MAPCOUNT");
+	CHECK_VERDICT(pc_zap_dirty_reached(true, true), PC_OK,
+		      "dirty: a zapped PTE's dirty bit on the folio: silent");
+	CHECK_VERDICT(pc_zap_dirty_reached(true, false), PC_V_DIRTY_LOST,
+		      "dirty: the only dirty PTE zapped, the folio clean after: DIRTY_LOST");
+	CHECK_VERDICT(pc_zap_dirty_reached(false, false), PC_OK,
+		      "dirty: no dirty PTE, the folio clean: silent");
 	return tap_finish();
 }
