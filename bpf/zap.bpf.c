@@ -9,7 +9,7 @@
  * is dirty while the folio is not.  At sys_exit of a call that returned
  * 0, each such folio, still the same one (head, order, mapping, index):
  *  - zap/rmap: its mapcount fell by exactly those PTEs
- *    (folio_remove_rmap_ptes by the batch's nr, pc_count_delta);
+ *    (folio_remove_rmap_ptes by the batch's nr, pc_zap_rmap_fell);
  *  - zap/dirty: where a zapped PTE held the only dirty bit, the folio is
  *    dirty (get_and_clear_full_ptes gathers the batch's bits and
  *    zap_present_folio_ptes marks the folio: pc_zap_dirty_reached).
@@ -117,6 +117,14 @@ static __always_inline bool zp_file_ours(__u64 mapping, __u64 mm)
 	return true;
 }
 
+/* Entry idx of st's folios, the index masked where the verifier sees it
+   (an older one loses a bound the compiler proved). */
+static __always_inline struct zp_folio *zp_at(struct zp_state *st, __u64 idx)
+{
+	PC_BOUND(idx, 63); /* ZP_MAX_FOLIOS - 1 */
+	return &st->f[idx];
+}
+
 /* Slot i of the range at entry.  A global function, verified once. */
 __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 {
@@ -143,7 +151,7 @@ __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 	   are one stretch, most often the last entry's. */
 	k = st->n;
 	if (k > 0 && k <= ZP_MAX_FOLIOS) {
-		f = &st->f[(k - 1) & (ZP_MAX_FOLIOS - 1)];
+		f = zp_at(st, k - 1);
 		if (f->head == at.head) {
 			f->ptes++;
 			f->dirty |= p.dirty && !folio_dirty;
@@ -155,7 +163,7 @@ __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 	for (__u32 j = 0; j < ZP_MAX_FOLIOS; j++) {
 		if (j >= k)
 			break;
-		f = &st->f[j & (ZP_MAX_FOLIOS - 1)];
+		f = zp_at(st, j);
 		if (f->head == at.head) {
 			f->ptes++;
 			f->dirty |= p.dirty && !folio_dirty;
@@ -166,7 +174,7 @@ __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 		stat_add(PC_STAT_PAGES_UNCOVERED, 1);
 		return 0;
 	}
-	f = &st->f[k & (ZP_MAX_FOLIOS - 1)];
+	f = zp_at(st, k);
 	f->head = at.head;
 	f->pages = at.pages;
 	f->mapping = w.mapping;
@@ -194,8 +202,7 @@ __noinline int pc_zp_judge(struct zp_state *st, __u32 k)
 
 	if (!st || !sys_zap || k >= ZP_MAX_FOLIOS)
 		return 0;
-	PC_BOUND(k, 63); /* ZP_MAX_FOLIOS - 1: the test above, kept for the verifier */
-	f = &st->f[k];
+	f = zp_at(st, k);
 	if (!f->judged)
 		return 0;
 	/* Still the folio read at entry: a head of the same order in the same
@@ -210,7 +217,7 @@ __noinline int pc_zp_judge(struct zp_state *st, __u32 k)
 	after = zp_mapcount(f->head);
 	if (f->mapcount >= 0 && after >= 0)
 		pc_judge(&st->c[0], &st->pv, &st->w, PC_CHK_ZAP_RMAP,
-			 pc_count_delta(f->mapcount, after, -(__s64)f->ptes), f->addr, 0,
+			 pc_zap_rmap_fell(f->mapcount, after, f->ptes), f->addr, 0,
 			 f->mapcount - f->ptes, after);
 	if (f->dirty) {
 		dirty = flags & (1UL << bpf_core_enum_value(enum pageflags, PG_dirty));

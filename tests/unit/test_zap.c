@@ -23,12 +23,17 @@ int main(void)
 	CHECK_VERDICT(pc_zap_unmapped(0), PC_OK, "a page of a folio unmapped whole: 0: silent");
 	CHECK_VERDICT(pc_zap_unmapped(1), PC_V_MAPCOUNT,
 		      "still mapped once (the rmap of one page removed per batch): MAPCOUNT");
-	CHECK_VERDICT(pc_count_delta(16, 0, -16), PC_OK,
+	CHECK_VERDICT(pc_zap_rmap_fell(16, 0, 16), PC_OK,
 		      "kernel: a folio's mapcount fell by its 16 zapped PTEs: silent");
-	CHECK_VERDICT(pc_count_delta(16, 8, -8), PC_OK,
+	CHECK_VERDICT(pc_zap_rmap_fell(16, 8, 8), PC_OK,
 		      "kernel: half a folio zapped (a cut range), fell by 8: silent");
-	CHECK_VERDICT(pc_count_delta(16, 15, -16), PC_V_MAPCOUNT,
+	CHECK_VERDICT(pc_zap_rmap_fell(16, 15, 16), PC_V_MAPCOUNT,
 		      "kernel: fell by 1 for a batch of 16 (one rmap per batch): MAPCOUNT");
+	CHECK_VERDICT(pc_zap_rmap_fell(20, 19, 16), PC_V_MAPCOUNT,
+		      "kernel: mapped elsewhere too (20), fell by 1 for 16: MAPCOUNT");
+	CHECK_VERDICT(pc_zap_rmap_fell(7, 0, 16), PC_NOT_APPLICABLE,
+		      "kernel: counted 7 times while 16 PTEs were read mapping it: torn, "
+		      "not compared");
 	CHECK_VERDICT(pc_zap_dirty_reached(true, true), PC_OK,
 		      "dirty: a zapped PTE's dirty bit on the folio: silent");
 	CHECK_VERDICT(pc_zap_dirty_reached(true, false), PC_V_DIRTY_LOST,
