@@ -44,6 +44,7 @@ typedef struct {
 struct signal_struct {
 	atomic_t live; /* threads not yet in do_exit() */
 	int nr_threads;
+	unsigned int flags; /* SIGNAL_* */
 };
 
 typedef struct {
@@ -149,6 +150,7 @@ enum pageflags {
 	PG_dirty = 4,
 	PG_head = 6,
 	PG_mlocked = 21,
+	PG_swapbacked = 19,
 	PG_anon_exclusive = 29,
 };
 

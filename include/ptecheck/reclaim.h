@@ -10,9 +10,10 @@
  * loses a dirty bit discards what the process wrote after MADV_FREE; one
  * that takes one page off the counter for nr leaves RSS too high.
  *
- * The checks are judged by the suite's oracles (verify/reclaim*.c) with
- * the shared predicates: pc_written_survives for the data, pc_rss_fell_by
- * for the counter (include/ptecheck/common.h).
+ * The suite's oracles (verify/reclaim*.c) judge the checks with the
+ * shared predicates: pc_written_survives for the data, pc_rss_fell_by
+ * for the counter (include/ptecheck/common.h); the kernel tier of
+ * reclaim/dirty with pc_reclaim_dirty_kept.
  */
 #ifndef PTECHECK_RECLAIM_H
 #define PTECHECK_RECLAIM_H
@@ -26,5 +27,17 @@
 #define PC_EVIDENCE_reclaim(E)                                                                     \
 	E(RECLAIM_DIRTY, DATA_LOST, "written after MADV_FREE, discarded by reclaim")               \
 	E(RECLAIM_RSS, RSS, "RssAnon fell by other than the pages reclaim took")
+
+/*
+ * reclaim/dirty in the kernel (bpf/reclaim.bpf.c): a PTE dirty at the
+ * entry of MADV_PAGEOUT that mapped a lazyfree folio still maps something
+ * at its exit (the page put back, or a swap entry): reclaim discards a
+ * lazyfree batch only when none of its PTEs was dirty.  An empty slot is
+ * the write discarded.
+ */
+PC_INLINE int pc_reclaim_dirty_kept(bool dirty_lazyfree_before, bool mapped_after)
+{
+	return dirty_lazyfree_before && !mapped_after ? PC_V_DATA_LOST : PC_OK;
+}
 
 #endif

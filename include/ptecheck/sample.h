@@ -34,6 +34,7 @@ enum pc_sample_kind {
 	PC_SAMPLE_FORK,	      /* a VMA fork copied (bpf/fork.bpf.c, copy_page_range) */
 	PC_SAMPLE_MLOCK,      /* an mlock of one unlocked VMA (bpf/mlock.bpf.c) */
 	PC_SAMPLE_ZAP,	      /* a munmap or MADV_DONTNEED (bpf/zap.bpf.c) */
+	PC_SAMPLE_RECLAIM,    /* an MADV_PAGEOUT of a scenario (bpf/reclaim.bpf.c) */
 	PC_SAMPLE__COUNT,
 };
 

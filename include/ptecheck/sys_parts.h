@@ -21,7 +21,8 @@
 	X(MADVISE, madvise, BOTH, "pc_madvise_sys_", NULL, "madvise's syscall-walk")               \
 	X(MPROTECT, mprotect, BOTH, "pc_mprotect_sys_", "pc_mp_slot", "mprotect's syscall-walk")   \
 	X(MLOCK, mlock, BOTH, "pc_mlock_sys_", "pc_ml_", "mlock's syscall-walk")                   \
-	X(ZAP, zap, BOTH, "pc_zap_sys_", "pc_zp_", "zap's syscall-walk")
+	X(ZAP, zap, BOTH, "pc_zap_sys_", "pc_zp_", "zap's syscall-walk")                           \
+	X(RECLAIM, reclaim, BOTH, "pc_reclaim_sys_", "pc_rc_", "reclaim's syscall-walk")
 
 /* The part's hooks at sys_enter and at sys_exit, by HOOKS. */
 #define PC_SYS_AT_ENTER_BOTH(x)	 x

@@ -20,5 +20,11 @@ int main(void)
 	CHECK_VERDICT(pc_written_survives(0x77, 0x77), PC_OK, "dirty: the written byte: silent");
 	CHECK_VERDICT(pc_written_survives(0x77, 0), PC_V_DATA_LOST,
 		      "dirty: the folio discarded, the page reads 0: DATA_LOST");
+	CHECK_VERDICT(pc_reclaim_dirty_kept(true, true), PC_OK,
+		      "kernel: a dirty lazyfree PTE still maps its page (put back): silent");
+	CHECK_VERDICT(pc_reclaim_dirty_kept(true, false), PC_V_DATA_LOST,
+		      "kernel: a dirty lazyfree PTE empty after MADV_PAGEOUT: DATA_LOST");
+	CHECK_VERDICT(pc_reclaim_dirty_kept(false, false), PC_OK,
+		      "kernel: a clean lazyfree PTE discarded: silent");
 	return tap_finish();
 }
