@@ -14,20 +14,28 @@
  *    dirty (get_and_clear_full_ptes gathers the batch's bits and
  *    zap_present_folio_ptes marks the folio: pc_zap_dirty_reached).
  *
- * A folio is judged only while every VMA mapping its file is this mm's
- * (its address_space's i_mmap: three at most, read at both ends), so no
- * other process maps or unmaps it meanwhile.  A window that overlapped
+ * A folio is judged only in ptecheck's own scenarios that neither resize
+ * their files nor share them (a truncation or hole punch by a process
+ * that maps nothing unmaps the folio everywhere: the filemap trunc-race
+ * scenarios did, in a full run) and while every VMA mapping its file is
+ * this mm's (its address_space's i_mmap: three at most, read at both
+ * ends); elsewhere its verdicts are inconclusive.  A window that overlapped
  * reclaim, migration, compaction, collapse, KSM or writeback (the
  * disturbance generation) or a task whose mm others share is
  * inconclusive.  The folios past ZP_MAX_FOLIOS of a call are counted as
  * uncovered pages.
  */
 #include "range_walk.bpf.h"
+#include <ptecheck/events.h>
 #include <ptecheck/zap.h>
 
 #define ZP_MADV_DONTNEED	4  /* include/uapi/asm-generic/mman-common.h */
 #define ZP_MADV_DONTNEED_LOCKED 24 /* likewise */
 #define ZP_MAX_FOLIOS		64
+/* A truncation or hole punch by a process that maps nothing unmaps the
+   folio from every mapping (unmap_mapping_range, unmap_mapping_folio):
+   judged only where the run rules that out and one process maps the file. */
+#define ZP_ENFORCED (PC_TRACK_ENFORCE_EOF | PC_TRACK_ENFORCE_RMAP)
 
 /* One large page-cache folio the range maps, as read at entry. */
 struct zp_folio {
@@ -36,6 +44,7 @@ struct zp_folio {
 	__u64 mapping;	/* folio->mapping */
 	__u64 index;	/* folio->index */
 	__u64 addr;	/* the first PTE of the range mapping it */
+	__u64 last;	/* where its last page is mapped (a file folio: in order) */
 	__s64 mapcount; /* folio_mapcount() at entry; -1: not readable here */
 	__u32 ptes;	/* PTEs of the range mapping it */
 	__u32 dirty;	/* one of them dirty, the folio clean */
@@ -46,7 +55,8 @@ struct zp_folio {
 struct zp_state {
 	__u64 gen;
 	__u32 active, shared;
-	__u32 n, pad;
+	__u32 n, truncated;   /* the range was longer than the walk */
+	__u32 enforced, pad2; /* a scenario whose files no one resizes or shares */
 	__u64 mm;
 	struct pc_check_counts c[2]; /* zap/rmap, zap/dirty */
 	struct pc_window w;
@@ -181,6 +191,8 @@ __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 	head = (struct folio *)at.head; /* not at.head inside the CO-RE read */
 	f->index = BPF_CORE_READ(head, index);
 	f->addr = addr;
+	f->last = addr + ((at.pages - 1 - (p.pfn - (at.head - walk_vmemmap) / walk_page_size))
+			  << PC_PAGE_SHIFT);
 	f->mapcount = zp_mapcount(at.head);
 	f->ptes = 1;
 	f->dirty = p.dirty && !folio_dirty;
@@ -205,6 +217,11 @@ __noinline int pc_zp_judge(struct zp_state *st, __u32 k)
 	f = zp_at(st, k);
 	if (!f->judged)
 		return 0;
+	/* Past a walk cut short, PTEs of the folio went uncounted. */
+	if (st->truncated && f->last >= st->rw.start + (st->rw.npages << PC_PAGE_SHIFT)) {
+		st->c[0].not_applicable++;
+		return 0;
+	}
 	/* Still the folio read at entry: a head of the same order in the same
 	   file at the same index (not truncated, split, freed or reused). */
 	at = pc_folio_of_page(f->head);
@@ -245,7 +262,12 @@ __noinline int pc_zap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 	struct zp_state *st;
 	__u64 start, len;
 
-	if (!sys_zap || !zp_call(ctx, nr) || !target_flags() || !pc_sampled(PC_SAMPLE_ZAP))
+	__u32 track;
+
+	if (!sys_zap || !zp_call(ctx, nr))
+		return 0;
+	track = target_flags();
+	if (!track || !pc_sampled(PC_SAMPLE_ZAP))
 		return 0;
 	start = pc_sys_arg(ctx, 0);
 	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
@@ -257,11 +279,13 @@ __noinline int pc_zap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 		return 0;
 	st->active = 0;
 	st->n = 0;
+	st->enforced = ((track - 1) & ZP_ENFORCED) == ZP_ENFORCED;
 	st->gen = disturb_gen();
 	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
 	st->mm = (__u64)BPF_CORE_READ(task, mm);
 	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	pc_rw_set(&st->rw, start, len);
+	st->truncated = (len >> PC_PAGE_SHIFT) > st->rw.npages;
 	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, zp_chunk, &tid, 0);
 	st = bpf_map_lookup_elem(&zp_states, &tid);
 	if (st)
@@ -288,7 +312,7 @@ __noinline int pc_zap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	st->pv.events_sent = 0;
 	st->w.tier = PC_TIER_SYSCALL_WALK;
 	st->w.gen = st->gen;
-	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
+	st->w.flags = PC_WIN_GEN | (st->shared || !st->enforced ? PC_WIN_UNRELIABLE : 0);
 	bpf_loop(ZP_MAX_FOLIOS, zp_judge_cb, &key, 0);
 	st = bpf_map_lookup_elem(&zp_states, &key);
 	if (!st)
