@@ -707,18 +707,38 @@ void pc_settings_install_handlers(void)
 	}
 }
 
-int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode)
+/* The file of size_kb's mTHP mode into path: 0 or -ENAMETOOLONG. */
+static int mthp_path(char *path, size_t size, unsigned int size_kb, int shmem)
 {
 	const char *root = getenv("PTECHECK_SYSFS_ROOT");
-	char path[PC_SETTING_PATH_MAX];
-	int n;
+	int n = snprintf(path, size, "%s/kernel/mm/transparent_hugepage/hugepages-%ukB/%s",
+			 root && *root ? root : "/sys", size_kb,
+			 shmem ? "shmem_enabled" : "enabled");
 
-	n = snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/hugepages-%ukB/%s",
-		     root && *root ? root : "/sys", size_kb, shmem ? "shmem_enabled" : "enabled");
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode)
+{
+	char path[PC_SETTING_PATH_MAX];
+	int err = mthp_path(path, sizeof(path), size_kb, shmem);
+
+	if (err)
+		return err;
 	/* An absent file means the kernel lacks this size; say so before recording. */
 	if (access(path, F_OK))
 		return -errno;
 	return setting_set(path, mode);
+}
+
+int pc_mthp_reset(unsigned int size_kb, int shmem)
+{
+	char path[PC_SETTING_PATH_MAX];
+	int err = mthp_path(path, sizeof(path), size_kb, shmem), i;
+
+	if (err)
+		return err;
+	i = find_setting(path, getpid());
+	/* Still recorded: the exit restores it again, whatever it is then. */
+	return i < 0 ? 0 : pc_write_file(path, settings[i].old);
 }

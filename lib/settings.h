@@ -46,6 +46,10 @@ int pc_sysfs_choice(const char *path, char *buf, size_t len);
  * tests).  0, or -ENOENT when the kernel has no such size, or another -errno.
  */
 int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode);
+/* size_kb's mTHP mode (enabled, or shmem_enabled) back to what it was
+   before this process first set it (no-op when it never did), the record
+   kept for the exit's restore.  0 or -errno. */
+int pc_mthp_reset(unsigned int size_kb, int shmem);
 
 /*
  * Crash-safe journal (docs/robustness.md).  Before each change a record

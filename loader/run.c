@@ -206,8 +206,8 @@ static int prepare(struct pc_run *run)
 	struct pc_report *r = run->r;
 	int err;
 
-	ctx->mthp_anon_64k = pc_mthp_set(64, 0, "madvise") == 0;
-	ctx->mthp_shmem_64k = pc_mthp_set(64, 1, "always") == 0;
+	ctx->mthp_anon_64k = pc_mthp_set(64, 0, PC_MTHP_ANON_MODE) == 0;
+	ctx->mthp_shmem_64k = pc_mthp_set(64, 1, PC_MTHP_SHMEM_MODE) == 0;
 	if (!ctx->mthp_anon_64k)
 		pc_report_note(r, "64 KiB anonymous mTHP unavailable: large-folio scenarios skip");
 	ctx->have_kpageflags = access("/proc/kpageflags", R_OK) == 0;

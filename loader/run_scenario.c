@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check_text.h"
+#include "settings.h"
 #include "cli.h"
 #include "paths.h"
 #include "privilege.h"
@@ -229,6 +230,30 @@ static void keep_scenario_hists(struct pc_run *run, const struct pc_suite *su,
 	pc_report_free(before);
 }
 
+/*
+ * Around a scenario of 16 KiB folios (PC_NEEDS_MTHP_16K): 16 KiB mTHP on
+ * in the run's modes and its 64 KiB off, then back (begin false: the end).
+ * Every change is recorded for the exit's restore (lib/settings.c).
+ */
+static void mthp_16k(struct pc_scenario_ctx *ctx, bool begin)
+{
+	for (int shmem = 0; shmem < 2; shmem++) {
+		bool on64 = shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k;
+		const char *mode = shmem ? PC_MTHP_SHMEM_MODE : PC_MTHP_ANON_MODE;
+		bool *on16 = shmem ? &ctx->mthp_shmem_16k : &ctx->mthp_anon_16k;
+
+		if (begin) {
+			*on16 = pc_mthp_set(16, shmem, mode) == 0 &&
+				(!on64 || pc_mthp_set(64, shmem, "never") == 0);
+			continue;
+		}
+		if (on64)
+			pc_mthp_set(64, shmem, mode);
+		pc_mthp_reset(16, shmem);
+		*on16 = false;
+	}
+}
+
 int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct pc_scenario *sc)
 {
 	struct scenario_seen seen = {.judged = false};
@@ -246,10 +271,14 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 		close(report_pipe[1]);
 		return status;
 	}
+	if (sc->needs & PC_NEEDS_MTHP_16K)
+		mthp_16k(&run->ctx, true);
 	pid = fork();
 	if (pid == 0)
 		scenario_child(sc, run, report_pipe, go_pipe);
 	if (pid < 0) {
+		if (sc->needs & PC_NEEDS_MTHP_16K)
+			mthp_16k(&run->ctx, false);
 		status = -errno;
 		for (int i = 0; i < 2; i++) {
 			close(report_pipe[i]);
@@ -270,6 +299,8 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 	close(report_pipe[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	if (sc->needs & PC_NEEDS_MTHP_16K)
+		mthp_16k(&run->ctx, false);
 	if (s->loaded)
 		pc_session_untrack(s, pid);
 	keep_scenario_hists(run, su, sc, &seen, before);

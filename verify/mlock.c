@@ -8,9 +8,9 @@
  *   SHAPE-cut   the range starts a page into the first folio and ends a
  *               page before the last one's end: those two never mlocked
  *
- * SHAPE: anon-64k (64 KiB mTHP), shmem-64k (a memfd in 64 KiB folios) and
- * anon-2m-pte (a 2 MiB THP whose mapping is split into 512 PTEs: the
- * largest batch mlock steps over).
+ * SHAPE: anon-64k (64 KiB mTHP), anon-16k (16 KiB: the run's 64 KiB off
+ * around it), shmem-64k (a memfd in 64 KiB folios) and anon-2m-pte (a 2 MiB THP whose mapping is
+ * split into 512 PTEs: the largest batch mlock steps over).
  */
 #include "mlock_int.h"
 
@@ -31,6 +31,16 @@ static const struct ml_shape shmem_64k = {
 	.min_folios = 4,
 	.demand = true,
 	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
+};
+
+/* The same in 16 KiB folios (PC_NEEDS_MTHP_16K): mTHP, so demanded. */
+static const struct ml_shape anon_16k = {
+	.what = "16 KiB anon mTHP",
+	.folio_pages = 4,
+	.len = 1 * MIB,
+	.min_folios = 4,
+	.demand = true,
+	.no_folio = "no 16 KiB folio formed whole (mTHP fell back to small folios)",
 };
 
 static const struct ml_shape anon_2m_pte = {
@@ -58,6 +68,10 @@ static const struct pc_scenario scenarios[] = {
 	 ML(anon_64k, false)},
 	{"anon-64k-cut", "the range a page into the first folio to a page before the last's "
 	 "end", 0, run_folios, ML(anon_64k, true)},
+	{"anon-16k", "mlock and munlock of whole anonymous 16 KiB folios", PC_NEEDS_MTHP_16K,
+	 run_folios, ML(anon_16k, false)},
+	{"anon-16k-cut", "the same, cutting the first and last folio", PC_NEEDS_MTHP_16K,
+	 run_folios, ML(anon_16k, true)},
 	{"shmem-64k", "mlock and munlock of whole shmem 64 KiB folios", 0, run_folios,
 	 ML(shmem_64k, false)},
 	{"shmem-64k-cut", "the same, cutting the first and last folio", 0, run_folios,

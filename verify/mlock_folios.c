@@ -189,17 +189,16 @@ int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	int s_folios = pc_slot_add(a, ctx, PC_CHK_MLOCK_FOLIOS, TIER_KPAGEFLAGS);
 	int s_locked = pc_slot_add(a, ctx, PC_CHK_MLOCK_LOCKED, TIER_SMAPS);
 	struct ml_run r = {.sc = sc, .rg = {.fd = -1}, .fp = sh->folio_pages};
-	bool mthp = sh->folio_pages != 16 || (sh->shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k);
 	cpu_set_t oldmask;
 	bool pinned = false;
 	const char *what;
 	size_t moved = 0;
 	int ret;
 
-	if (!mthp) {
-		pc_skip_all(a, "64 KiB mTHP not enabled (hugepages-64kB)");
+	/* mTHP sizes (a PMD THP is the run's THP setting, its own skip). */
+	if (sh->folio_pages < PMD / PAGE &&
+	    !pc_mthp_on(ctx, a, sh->shmem, (unsigned int)(sh->folio_pages * PAGE / KIB)))
 		return 0;
-	}
 	r.n = pc_scaled_len(ctx, sh->len, sh->min_folios * r.fp * PAGE, r.fp * PAGE) / PAGE;
 	r.from = sc->cut ? 1 : 0;
 	r.to = r.n - r.from;

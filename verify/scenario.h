@@ -26,6 +26,15 @@
    which UFFD_FEATURE_EVENT_FORK needs (userfaultfd_api() checks it: the
    monitor gets a descriptor on the child's memory). */
 #define PC_SCENARIO_CAP_PTRACE (1U << 4)
+/* Folios of 16 KiB: around the scenario the parent turns the run's 64 KiB
+   mTHP off and 16 KiB on (the kernel picks the largest enabled size that
+   fits), and back after (ctx->mthp_*_16k say what took). */
+#define PC_NEEDS_MTHP_16K (1U << 5)
+
+/* The modes the run sets its mTHP sizes to: anonymous folios where a
+   mapping asks (MADV_HUGEPAGE), shmem ones always. */
+#define PC_MTHP_ANON_MODE  "madvise"
+#define PC_MTHP_SHMEM_MODE "always"
 
 /* One oracle verdict, sent child -> parent through a pipe as is. */
 struct pc_oracle_msg {
@@ -58,6 +67,8 @@ struct pc_scenario_ctx {
 	int disturb_map_fd;
 	bool mthp_anon_64k;   /* parent enabled 64 KiB anon mTHP */
 	bool mthp_shmem_64k;  /* parent enabled 64 KiB shmem mTHP */
+	bool mthp_anon_16k;   /* ... 16 KiB anon mTHP, 64 KiB off (PC_NEEDS_MTHP_16K) */
+	bool mthp_shmem_16k;  /* ... 16 KiB shmem mTHP, 64 KiB off (likewise) */
 	bool have_kpageflags; /* /proc/kpageflags readable */
 	unsigned int scale;   /* 1 = full size; larger divides sizes (TCG) */
 	const char *tmpdir;   /* private directory for files (file scenarios) */

@@ -178,13 +178,24 @@ int pc_lazyfree_whole(struct pc_attempt *a, const void *base, size_t n)
 	return 0;
 }
 
+bool pc_mthp_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem,
+		unsigned int kb)
+{
+	bool on = kb == 16 ? (shmem ? ctx->mthp_shmem_16k : ctx->mthp_anon_16k)
+			   : (shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k);
+	char why[128];
+
+	if (on)
+		return true;
+	snprintf(why, sizeof(why), "%u KiB %s mTHP not enabled (hugepages-%ukB/%s)", kb,
+		 shmem ? "shmem" : "anonymous", kb, shmem ? "shmem_enabled" : "enabled");
+	pc_skip_all(a, why);
+	return false;
+}
+
 bool pc_mthp_64k_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem)
 {
-	if (shmem ? ctx->mthp_shmem_64k : ctx->mthp_anon_64k)
-		return true;
-	pc_skip_all(a, shmem ? "64 KiB shmem mTHP not enabled (hugepages-64kB/shmem_enabled)"
-			     : "64 KiB anonymous mTHP not enabled (hugepages-64kB/enabled)");
-	return false;
+	return pc_mthp_on(ctx, a, shmem, 64);
 }
 
 size_t pc_anon_64k_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, size_t granule)

@@ -64,6 +64,9 @@ enum pc_pos { PC_POS_FIRST, PC_POS_SECOND, PC_POS_MIDDLE, PC_POS_LAST };
  * saying which setting is off.
  */
 bool pc_mthp_64k_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem);
+/* The same for folios of kb KiB, 16 (PC_NEEDS_MTHP_16K) or 64. */
+bool pc_mthp_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem,
+		unsigned int kb);
 /*
  * The pages of a scenario in 64 KiB anonymous folios at the run's scale:
  * 1 MiB at scale 1 (less than a PMD, where THP would give one 2 MiB folio

@@ -16,6 +16,9 @@
  * two ways zap_present_folio_ptes takes) and anon-64k (RssAnon; the
  * folios are freed, so no mapcount to read).
  *
+ * SHAPE also shmem-16k and anon-16k (the run's 64 KiB mTHP off, 16 KiB on
+ * around them: PC_NEEDS_MTHP_16K), batches of 4.
+ *
  *   shmem-64k-pte-dirty-OP   clean shmem folios, one page of each written
  *                            through its clean PTE alone: zap/dirty
  *                            (zap_dirty.c)
@@ -48,6 +51,23 @@ static const struct zap_shape anon_64k = {
 	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
 };
 
+/* The same of 16 KiB folios (PC_NEEDS_MTHP_16K: the run's 64 KiB off
+   around them): batches of 4. */
+static const struct zap_shape shmem_16k = {
+	.what = "16 KiB shmem mTHP",
+	.shmem = true,
+	.folio_pages = 4,
+	.len = 1 * MIB,
+	.no_folio = "no 16 KiB shmem folio formed whole (fell back to small folios)",
+};
+
+static const struct zap_shape anon_16k = {
+	.what = "16 KiB anon mTHP",
+	.folio_pages = 4,
+	.len = 1 * MIB,
+	.no_folio = "no 16 KiB folio formed whole (mTHP fell back to small folios)",
+};
+
 /* Read in (clean folios, clean PTEs), then one page of each folio
    written through its PTE alone (zap_dirty.c). */
 static const struct zap_shape shmem_64k_pte_dirty = {
@@ -72,6 +92,10 @@ static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
 #define SCENARIO(name, shape, op, cut, what)                                                       \
 	{                                                                                          \
 		name, what, 0, run_counts, ZAP(shape, op, cut)                                     \
+	}
+#define SCENARIO_16K(name, shape, op, cut, what)                                                   \
+	{                                                                                          \
+		name, what, PC_NEEDS_MTHP_16K, run_counts, ZAP(shape, op, cut)                     \
 	}
 
 /* clang-format off */
@@ -102,6 +126,15 @@ static const struct pc_scenario scenarios[] = {
 		 "MADV_DONTNEED of whole anonymous 64 KiB folios"),
 	SCENARIO("anon-64k-dontneed-cut", anon_64k, ZAP_DONTNEED, true,
 		 "MADV_DONTNEED from half-way into the first folio to half-way into the last"),
+	SCENARIO_16K("shmem-16k-munmap", shmem_16k, ZAP_MUNMAP, false,
+		     "munmap of whole shmem 16 KiB folios: batches of 4"),
+	SCENARIO_16K("shmem-16k-dontneed-cut", shmem_16k, ZAP_DONTNEED, true,
+		     "MADV_DONTNEED of shmem 16 KiB folios from half-way into the first to "
+		     "half-way into the last"),
+	SCENARIO_16K("anon-16k-munmap", anon_16k, ZAP_MUNMAP, false,
+		     "munmap of whole anonymous 16 KiB folios"),
+	SCENARIO_16K("anon-16k-dontneed-cut", anon_16k, ZAP_DONTNEED, true,
+		     "MADV_DONTNEED of anonymous 16 KiB folios, cut at both ends"),
 };
 /* clang-format on */
 

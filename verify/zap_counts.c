@@ -197,7 +197,7 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	const char *what;
 	int ret;
 
-	if (!pc_mthp_64k_on(ctx, a, sh->shmem))
+	if (!pc_mthp_on(ctx, a, sh->shmem, (unsigned int)(sh->folio_pages * PAGE / KIB)))
 		return 0;
 	r.n = pc_scaled_len(ctx, sh->len, 4 * r.fp * PAGE, r.fp * PAGE) / PAGE;
 	if (pc_folios_alloc(&r.fo, r.n, r.fp)) {
