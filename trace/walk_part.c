@@ -40,12 +40,7 @@ void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, cons
 	const char *why = !f->walk_ok ? "page-table walk unavailable" : refused;
 	char tiers[320];
 
-	if (!*oracles) /* the tier alone */
-		snprintf(tiers, sizeof(tiers), "kernel:syscall-walk%s%s", why ? " skips: " : "",
-			 why ? why : "");
-	else
-		snprintf(tiers, sizeof(tiers), "%s%s%s", oracles,
-			 why ? "; kernel:syscall-walk skips: " : " + kernel:syscall-walk",
-			 why ? why : "");
+	snprintf(tiers, sizeof(tiers), "%s%s%s", oracles,
+		 why ? "; kernel:syscall-walk skips: " : " + kernel:syscall-walk", why ? why : "");
 	f->tiers(check, tiers);
 }

@@ -4,8 +4,8 @@
  * (bpf/zap.bpf.c: zap/rmap and zap/dirty, the large page-cache folios a
  * munmap or MADV_DONTNEED unmaps, read at the call's entry and exit), its
  * results and its `features` lines.  The suite's oracles (verify/zap*.c:
- * RssAnon/RssShmem, kpagecount after the zap) judge zap/rss and zap/rmap
- * on every kernel; the batch path counts its batches (munmap/batch/<source>,
+ * RssAnon/RssShmem, kpagecount and kpageflags after the zap) judge every
+ * zap check on every kernel; the batch path counts its batches (munmap/batch/<source>,
  * madvise-dontneed/batch/<source>, exit/batch/<source>: trace/batch.c).
  */
 #include "report.h"
@@ -45,7 +45,7 @@ static void zap_feature_tiers(const struct pc_features *f)
 {
 	f->tiers("zap/rss", "oracle:status-rss");
 	pc_walk_part_tiers(f, PC_SYS_ZAP, "zap/rmap", "oracle:kpagecount");
-	pc_walk_part_tiers(f, PC_SYS_ZAP, "zap/dirty", "");
+	pc_walk_part_tiers(f, PC_SYS_ZAP, "zap/dirty", "oracle:kpageflags");
 }
 
 const struct pc_trace_path pc_zap_trace = {
