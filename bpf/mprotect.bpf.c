@@ -1,54 +1,124 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mprotect path's syscall-walk tier (mprotect/write
- * [kernel:syscall-walk], include/ptecheck/mprotect.h): at sys_exit of a
- * traced task's mprotect or pkey_mprotect that granted PROT_WRITE, every
- * present PTE of the range (PC_RW_MAX_PAGES at most) that is writable and
- * maps a page of an anonymous folio must map a page exclusive to the
- * process (PageAnonExclusive, read through the vmemmap): the kernel maps
- * a shared anonymous page writable nowhere, and mprotect's batch commit
- * must grant write page by page (commit_anon_folio_batch).
+ * The mprotect path's syscall-walk tier (include/ptecheck/mprotect.h), at
+ * raw_syscalls:sys_enter and sys_exit of a traced task's mprotect or
+ * pkey_mprotect (PC_RW_MAX_PAGES of its range at most):
+ *  - mprotect/write: when the call granted PROT_WRITE and returned 0,
+ *    every present PTE of the range that is writable and maps a page of
+ *    an anonymous folio must map a page exclusive to the process
+ *    (PageAnonExclusive, read through the vmemmap): the kernel maps a
+ *    shared anonymous page writable nowhere, and mprotect's batch commit
+ *    must grant write page by page (commit_anon_folio_batch).  No state
+ *    of the entry is compared.
+ *  - mprotect/soft-dirty and mprotect/uffd-wp: a present PTE soft-dirty
+ *    (x86) or uffd-wp-protected at the entry, present at the same PFN at
+ *    the exit, keeps the bit: change_pte_range's batch respects soft-dirty
+ *    and rewrites each entry from its own old value, and pte_modify keeps
+ *    both.  Hardware never clears either; clear_refs and UFFDIO_
+ *    WRITEPROTECT from another process could, so only ptecheck's own
+ *    scenarios are judged (elsewhere: inconclusive).
  *
- * No state from the entry is compared, so nothing hardware does between
- * the two matters; the range is read without the page-table lock, so a
- * window that overlapped reclaim, migration, compaction, collapse or KSM
- * (the disturbance generation) or a task whose mm others share is
+ * The range is read without the page-table lock, so a window that
+ * overlapped reclaim, migration, compaction, collapse or KSM (the
+ * disturbance generation) or a task whose mm others share is
  * inconclusive.
  */
 #include "range_walk.bpf.h"
+#include <ptecheck/events.h>
 #include <ptecheck/mprotect.h>
 
 #define MP_PROT_WRITE 2 /* include/uapi/asm-generic/mman-common.h */
 
+/* In marks[]: the PFN + 1 of a present entry and its bits at the entry. */
+#define MP_MARK_SD   (1ULL << 62)
+#define MP_MARK_UFFD (1ULL << 61)
+#define MP_MARK_PFN  (MP_MARK_UFFD - 1)
+
 struct mp_state {
 	__u64 gen;
 	__u32 active, shared;
-	struct pc_check_counts c;
-	struct pc_window w;
+	__u32 write, enforced;	     /* granted write; one of ptecheck's scenarios */
+	__u32 exit, pad;	     /* the walk at sys_exit (else at sys_enter) */
+	struct pc_check_counts c[3]; /* mprotect/write, soft-dirty, uffd-wp */
+	struct pc_window w, w_marks;
 	struct pc_pending pv;
 	struct pc_range_walk rw;
+	__u64 marks[PC_RW_MAX_PAGES];
 };
 
 /* From a call's entry to its exit, per thread. */
-PC_THREAD_BIG_MAP(mp_states, struct mp_state, 256);
+PC_THREAD_BIG_MAP(mp_states, struct mp_state, 128);
 
 static __always_inline bool mp_nr(long nr)
 {
 	return nr == PC_NR_mprotect || nr == PC_NR_pkey_mprotect;
 }
 
-/* At sys_enter, from bpf/syscalls.bpf.c: the range of a call that grants
-   write, kept for its exit. */
+/* Slot i's bits at the exit, against what the entry saw there. */
+static __always_inline void mp_marks_exit(struct mp_state *st, __u64 i, __u64 addr,
+					  const struct pc_pte *p)
+{
+	__u64 m = st->marks[i & (PC_RW_MAX_PAGES - 1)];
+	bool sd, uffd;
+
+	if (!m || p->kind != PC_PTE_PRESENT || p->pfn + 1 != (m & MP_MARK_PFN))
+		return;
+	sd = pc_pte_soft_dirty(p->raw);
+	uffd = pc_pte_uffd_wp(p->raw);
+	if (m & MP_MARK_SD)
+		pc_judge(&st->c[1], &st->pv, &st->w_marks, PC_CHK_MP_SOFT_DIRTY,
+			 pc_soft_dirty_kept(true, sd), addr, 0, 1, sd);
+	if (m & MP_MARK_UFFD)
+		pc_judge(&st->c[2], &st->pv, &st->w_marks, PC_CHK_MP_UFFD_WP,
+			 pc_uffd_wp_kept(true, uffd), addr, 0, 1, uffd);
+}
+
+/* Slot i of the range, at either walk.  A global function, verified once
+   on its own (as bpf/batch_walk.bpf.c's slot, for the same reason). */
+__noinline int pc_mp_slot(struct mp_state *st, __u64 i)
+{
+	bool anon = false, exclusive = false, readable;
+	struct pc_pte p = {};
+	__u64 addr, m = 0;
+
+	if (!st || !sys_mprotect)
+		return 0;
+	readable = pc_rw_pte(&st->rw, i, &addr, &p);
+	if (!st->exit) {
+		if (readable && p.kind == PC_PTE_PRESENT &&
+		    (pc_pte_soft_dirty(p.raw) || pc_pte_uffd_wp(p.raw)))
+			m = ((p.pfn + 1) & MP_MARK_PFN) |
+			    (pc_pte_soft_dirty(p.raw) ? MP_MARK_SD : 0) |
+			    (pc_pte_uffd_wp(p.raw) ? MP_MARK_UFFD : 0);
+		st->marks[i & (PC_RW_MAX_PAGES - 1)] = m;
+		return 0;
+	}
+	if (!readable)
+		return 0;
+	mp_marks_exit(st, i, addr, &p);
+	if (!st->write || p.kind != PC_PTE_PRESENT || !p.write ||
+	    pc_rw_page(p.pfn, &anon, &exclusive) || !anon)
+		return 0;
+	pc_judge(&st->c[0], &st->pv, &st->w, PC_CHK_MP_WRITE,
+		 pc_anon_write_exclusive(true, exclusive), addr, 0, 1, 0);
+	return 0;
+}
+
+PC_RW_LOOP_FN(mp_chunk, mp_states, struct mp_state, pc_mp_slot)
+
+/* At sys_enter, from bpf/syscalls.bpf.c: the range, and the marked
+   entries of it. */
 __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	struct task_struct *task;
-	__u32 tid = pc_tid();
+	__u32 tid = pc_tid(), track;
 	struct mp_state *st;
 	__u64 start, len;
 
-	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx) ||
-	    !(pc_sys_arg(ctx, 2) & MP_PROT_WRITE) || !target_flags() ||
-	    !pc_sampled(PC_SAMPLE_MPROTECT))
+	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx))
+		return 0;
+	track = target_flags();
+	if (!track || !pc_sampled(PC_SAMPLE_MPROTECT))
 		return 0;
 	start = pc_sys_arg(ctx, 0);
 	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
@@ -59,30 +129,19 @@ __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long n
 		return 0;
 	task = (struct task_struct *)bpf_get_current_task();
 	pc_rw_set(&st->rw, start, len);
+	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	st->gen = disturb_gen();
 	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
-	st->active = 1;
+	st->write = !!(pc_sys_arg(ctx, 2) & MP_PROT_WRITE);
+	st->enforced = !!((track - 1) & PC_TRACK_ENFORCE_PMD);
+	st->exit = 0;
+	st->active = 0;
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, mp_chunk, &tid, 0);
+	st = bpf_map_lookup_elem(&mp_states, &tid);
+	if (st)
+		st->active = 1;
 	return 0;
 }
-
-/* Slot i of the range.  A global function, verified once on its own (as
-   bpf/batch_walk.bpf.c's slot, for the same reason). */
-__noinline int pc_mp_slot(struct mp_state *st, __u64 i)
-{
-	bool anon = false, exclusive = false;
-	struct pc_pte p;
-	__u64 addr;
-
-	if (!st || !sys_mprotect || !pc_rw_pte(&st->rw, i, &addr, &p))
-		return 0;
-	if (p.kind != PC_PTE_PRESENT || !p.write || pc_rw_page(p.pfn, &anon, &exclusive) || !anon)
-		return 0;
-	pc_judge(&st->c, &st->pv, &st->w, PC_CHK_MP_WRITE, pc_anon_write_exclusive(true, exclusive),
-		 addr, 0, 1, 0);
-	return 0;
-}
-
-PC_RW_LOOP_FN(mp_chunk, mp_states, struct mp_state, pc_mp_slot)
 
 /* At sys_exit, from bpf/syscalls.bpf.c. */
 __noinline int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
@@ -100,19 +159,28 @@ __noinline int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr
 	/* A call that failed may have changed part of the range: not judged. */
 	if ((long)ctx->args[1] != 0)
 		return 0;
-	__builtin_memset(&st->c, 0, sizeof(st->c));
+	__builtin_memset(st->c, 0, sizeof(st->c));
 	st->pv.events_sent = 0;
+	st->exit = 1;
 	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	st->w.tier = PC_TIER_SYSCALL_WALK;
 	st->w.gen = st->gen;
 	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
+	st->w_marks = st->w;
+	if (!st->enforced)
+		st->w_marks.flags |= PC_WIN_UNRELIABLE;
 	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, mp_chunk, &key, 0);
 	st = bpf_map_lookup_elem(&mp_states, &key);
 	if (!st)
 		return 0;
 	/* The walk itself is part of the window. */
-	if (!st->shared && disturb_gen() != st->gen)
-		pc_count_window_disturbed(&st->c);
-	add_counts(PC_CHK_MP_WRITE, PC_TIER_SYSCALL_WALK, &st->c);
+	if (!st->shared && disturb_gen() != st->gen) {
+		for (int k = 0; k < 3; k++)
+			pc_count_window_disturbed(&st->c[k]);
+	}
+	if (st->write)
+		add_counts(PC_CHK_MP_WRITE, PC_TIER_SYSCALL_WALK, &st->c[0]);
+	add_counts(PC_CHK_MP_SOFT_DIRTY, PC_TIER_SYSCALL_WALK, &st->c[1]);
+	add_counts(PC_CHK_MP_UFFD_WP, PC_TIER_SYSCALL_WALK, &st->c[2]);
 	return 0;
 }

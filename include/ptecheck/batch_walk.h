@@ -24,15 +24,13 @@
  * respects them (FPB_RESPECT_SOFT_DIRTY, FPB_RESPECT_WRITE: mprotect's
  * change_pte_range; zap, mlock and madvise pass neither), and the PFN,
  * which a run advances instead.  x86: ACCESSED, DIRTY, SAVED_DIRTY; RW and
- * SOFT_DIRTY (bit 11).  arm64 (no soft-dirty): AF, PTE_DIRTY, PTE_RDONLY
+ * SOFT_DIRTY (pte.h).  arm64 (no soft-dirty): AF, PTE_DIRTY, PTE_RDONLY
  * (mkclean sets it); PTE_WRITE (DBM).
  */
-#define PC_X86_SOFT_DIRTY (1ULL << 11)
-
 PC_INLINE __u64 pc_fpb_ignored_x86(bool respect_write)
 {
 	return PC_X86_PFN_MASK | PC_X86_ACCESSED | PC_X86_DIRTY | PC_X86_SAVED_DIRTY |
-	       (respect_write ? 0 : PC_X86_RW | PC_X86_SOFT_DIRTY);
+	       (respect_write ? 0 : PC_X86_RW | PC_X86_PTE_SOFT_DIRTY);
 }
 
 PC_INLINE __u64 pc_fpb_ignored_arm64(bool respect_write)

@@ -156,15 +156,50 @@ static inline __u64 pc_arm64_table_phys(__u64 entry)
 	return entry & PC_ARM64_ADDR_MASK;
 }
 
+/*
+ * The software bits of a present PTE that mark it for userspace trackers:
+ * soft-dirty (x86 _PAGE_SOFT_DIRTY, bit 11; arm64 has none) and uffd-wp
+ * (x86 _PAGE_UFFD_WP, bit 10; arm64 PTE_UFFD_WP, bit 58, where the kernel
+ * has HAVE_ARCH_USERFAULTFD_WP).  Meaningless for other entries.
+ */
+#define PC_X86_PTE_UFFD_WP    (1ULL << 10)
+#define PC_X86_PTE_SOFT_DIRTY (1ULL << 11)
+#define PC_ARM64_PTE_UFFD_WP  (1ULL << 58)
+
+static inline bool pc_pte_soft_dirty_x86(__u64 raw)
+{
+	return raw & PC_X86_PTE_SOFT_DIRTY;
+}
+
+static inline bool pc_pte_uffd_wp_x86(__u64 raw)
+{
+	return raw & PC_X86_PTE_UFFD_WP;
+}
+
+static inline bool pc_pte_soft_dirty_arm64(__u64 raw)
+{
+	(void)raw;
+	return false;
+}
+
+static inline bool pc_pte_uffd_wp_arm64(__u64 raw)
+{
+	return raw & PC_ARM64_PTE_UFFD_WP;
+}
+
 /* Build-time choice for the BPF objects: the target arch is a parameter. */
 #if defined(__TARGET_ARCH_arm64)
-#define pc_decode_pte	pc_decode_pte_arm64
-#define pc_pmd_is_table pc_arm64_pmd_is_table
-#define pc_table_phys	pc_arm64_table_phys
+#define pc_decode_pte	  pc_decode_pte_arm64
+#define pc_pte_soft_dirty pc_pte_soft_dirty_arm64
+#define pc_pte_uffd_wp	  pc_pte_uffd_wp_arm64
+#define pc_pmd_is_table	  pc_arm64_pmd_is_table
+#define pc_table_phys	  pc_arm64_table_phys
 #elif defined(__TARGET_ARCH_x86)
-#define pc_decode_pte	pc_decode_pte_x86
-#define pc_pmd_is_table pc_x86_pmd_is_table
-#define pc_table_phys	pc_x86_table_phys
+#define pc_decode_pte	  pc_decode_pte_x86
+#define pc_pte_soft_dirty pc_pte_soft_dirty_x86
+#define pc_pte_uffd_wp	  pc_pte_uffd_wp_x86
+#define pc_pmd_is_table	  pc_x86_pmd_is_table
+#define pc_table_phys	  pc_x86_table_phys
 #endif
 
 #endif

@@ -30,7 +30,7 @@ enum pc_sample_kind {
 	PC_SAMPLE_WALK,	      /* a derived batch walk (bpf/batch_walk.bpf.c): no check,
 				 but a page-table walk as costly as one */
 	PC_SAMPLE_MADVISE,    /* a MADV_FREE call (bpf/madvise.bpf.c, sys_enter) */
-	PC_SAMPLE_MPROTECT,   /* an mprotect that grants write (bpf/mprotect.bpf.c) */
+	PC_SAMPLE_MPROTECT,   /* an mprotect call (bpf/mprotect.bpf.c) */
 	PC_SAMPLE_FORK,	      /* a VMA fork copied (bpf/fork.bpf.c, copy_page_range) */
 	PC_SAMPLE_MLOCK,      /* an mlock of one unlocked VMA (bpf/mlock.bpf.c) */
 	PC_SAMPLE_ZAP,	      /* a munmap or MADV_DONTNEED (bpf/zap.bpf.c) */

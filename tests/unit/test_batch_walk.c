@@ -124,7 +124,7 @@ static void test_arch(enum arch a)
 	fill(&t, a, FOLIO_PFN, 16);
 	if (a == X86) {
 		t.raw[3] &= ~(PC_X86_DIRTY | PC_X86_ACCESSED);
-		t.raw[4] |= PC_X86_SAVED_DIRTY | PC_X86_SOFT_DIRTY;
+		t.raw[4] |= PC_X86_SAVED_DIRTY | PC_X86_PTE_SOFT_DIRTY;
 		t.raw[4] &= ~PC_X86_RW;
 	} else {
 		t.raw[3] &= ~PC_ARM64_AF;

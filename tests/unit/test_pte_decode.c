@@ -213,11 +213,31 @@ static void check_pmds(void)
 		     "arm64 PMD: table address without PXNTable");
 }
 
+/* The trackers' bits: soft-dirty (x86 only) and uffd-wp, alone. */
+static void check_tracker_bits(void)
+{
+	__u64 x86 = (0x1234ULL << PC_PAGE_SHIFT) | PC_X86_PRESENT | PC_X86_RW | PC_X86_DIRTY;
+	__u64 arm = (0x1234ULL << PC_PAGE_SHIFT) | PC_ARM64_VALID | PC_ARM64_AF | PC_ARM64_DBM;
+
+	TAP_CHECK(!pc_pte_soft_dirty_x86(x86) && !pc_pte_uffd_wp_x86(x86),
+		  "x86: a dirty writable PTE is neither soft-dirty nor uffd-wp");
+	TAP_CHECK(pc_pte_soft_dirty_x86(x86 | PC_X86_PTE_SOFT_DIRTY) &&
+			  !pc_pte_uffd_wp_x86(x86 | PC_X86_PTE_SOFT_DIRTY),
+		  "x86: bit 11 is soft-dirty, not uffd-wp");
+	TAP_CHECK(pc_pte_uffd_wp_x86(x86 | PC_X86_PTE_UFFD_WP) &&
+			  !pc_pte_soft_dirty_x86(x86 | PC_X86_PTE_UFFD_WP),
+		  "x86: bit 10 is uffd-wp, not soft-dirty");
+	TAP_CHECK(pc_pte_uffd_wp_arm64(arm | PC_ARM64_PTE_UFFD_WP) && !pc_pte_uffd_wp_arm64(arm),
+		  "arm64: bit 58 is uffd-wp");
+	TAP_CHECK(!pc_pte_soft_dirty_arm64(~0ULL), "arm64: no soft-dirty bit, whatever is set");
+}
+
 int main(void)
 {
 	tap_plan(0);
 	check_x86();
 	check_arm64();
 	check_pmds();
+	check_tracker_bits();
 	return tap_finish();
 }
