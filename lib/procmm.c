@@ -538,6 +538,8 @@ int pc_status_rss_read(pid_t pid, struct pc_status_rss *out)
 		ret = status_field(buf, "RssFile", &out->file_kb);
 	if (!ret)
 		ret = status_field(buf, "RssShmem", &out->shmem_kb);
+	if (!ret)
+		ret = status_field(buf, "VmSwap", &out->swap_kb);
 	return ret;
 }
 

@@ -118,10 +118,11 @@ struct pc_status_rss {
 	__u64 anon_kb;	/* RssAnon */
 	__u64 file_kb;	/* RssFile */
 	__u64 shmem_kb; /* RssShmem */
+	__u64 swap_kb;	/* VmSwap: the swap entries of its page tables */
 };
 
 /*
- * RssAnon, RssFile and RssShmem of pid (0: self).  Reads with one read(2)
+ * RssAnon, RssFile, RssShmem and VmSwap of pid (0: self).  Reads with one read(2)
  * into a stack buffer, so that measuring RSS allocates no memory.  -ENODATA
  * when a field is missing.
  */

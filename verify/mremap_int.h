@@ -77,8 +77,6 @@ int mr_measure_shape(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 /* The shape's attempts with a swap to page out to: the one on, else a zram
    swap added for the scenario and removed after it (mremap_swap.c). */
 int mr_run_swapped(struct pc_scenario_ctx *ctx, const void *data);
-/* Swap devices on (/proc/swaps), or -errno. */
-int mr_swaps_on(void);
 
 /* ---- placement (mremap_place.c) ---------------------------------------- */
 

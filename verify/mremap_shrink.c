@@ -25,6 +25,7 @@
 #include "mremap_int.h"
 #include "report.h"
 #include "settings.h"
+#include "swap.h"
 
 #define DROP_CACHES "/proc/sys/vm/drop_caches"
 
@@ -43,7 +44,7 @@ static bool same_pages(const struct snap *a, const struct snap *b)
 static int shrink_and_snap(const struct pc_scenario_ctx *ctx, struct snap *s, const char *at,
 			   const char **what)
 {
-	int swaps = mr_swaps_on(), err;
+	int swaps = pc_swaps_on(), err;
 
 	*what = "/proc/swaps";
 	if (swaps)

@@ -4,8 +4,8 @@
  * other 64 KiB of it paged out to swap, moved, read back.  move_ptes must
  * carry a swap entry along as it carries a present PTE: an entry it leaves
  * in the old range is zapped with it, and the page reads back as zeros.
- * The swap is a zram device added for the scenario (stress_zram.c, the one
- * --stress swaps to, with its janitor), unless some swap is on already.
+ * The swap is the scenario's (swap.c: a zram device added for it, unless
+ * some swap is on already).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,35 +16,7 @@
 #include <sys/mman.h>
 
 #include "mremap_int.h"
-#include "cli.h"
-#include "report.h"
-#include "stress_zram.h"
-
-/* Room for the 1 MiB source many times over (same-filled pages cost
-   zram nothing anyway). */
-#define SWAP_ZRAM_BYTES (16 * MIB)
-
-/* The scenario's swap, set up by mr_run_swapped (the scenario child runs
-   one scenario). */
-static struct {
-	bool added;    /* the zram swap is ours to remove */
-	int others;    /* swap devices on before, or -errno */
-	char why[240]; /* why there is no swap to page out to ("": there is) */
-} swap;
-
-int mr_swaps_on(void)
-{
-	char line[512];
-	int n = -1;
-	FILE *f = fopen("/proc/swaps", "re");
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		n++; /* the first line is the header */
-	fclose(f);
-	return n < 0 ? 0 : n;
-}
+#include "swap.h"
 
 /* Every other 64 KiB block is paged out: the move meets swap entries and
    present PTEs in turn, whole folios of each. */
@@ -103,11 +75,6 @@ static void window_restart(struct pc_scenario_ctx *ctx, struct pc_attempt *a)
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 }
 
-static const char *swap_text(void)
-{
-	return swap.added ? "to a zram swap added for the scenario" : "to the swap already on";
-}
-
 int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, struct pc_attempt *a)
 {
 	int s_moved = pc_slot_add(a, ctx, PC_CHK_MOVED, TIER_PAGEMAP);
@@ -119,8 +86,8 @@ int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, stru
 	bool moved;
 	int ret;
 
-	if (swap.why[0]) {
-		pc_skip_all(a, swap.why);
+	if (pc_swap_why()[0]) {
+		pc_skip_all(a, pc_swap_why());
 		return -ENOENT;
 	}
 	if (mr_move_snaps_alloc(&ms, npages)) {
@@ -154,7 +121,7 @@ int mr_measure_swapped(struct pc_scenario_ctx *ctx, const struct shape *sh, stru
 	for (int i = 0; !ret && i < a->n; i++)
 		pc_oracle_appendf(&a->msg[i],
 				  " (%zu of %zu pages in swap at the move, paged out %s)", swapped,
-				  npages, swap_text());
+				  npages, pc_swap_text());
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	mr_place_release(&pl);
@@ -162,37 +129,12 @@ out:
 	return ret;
 }
 
-/* The swap to page out to: some already on, else a zram one of ours. */
-static void swap_begin(void)
-{
-	int err;
-
-	memset(&swap, 0, sizeof(swap));
-	if (mr_swaps_on() > 0)
-		return;
-	err = stress_zram_start(SWAP_ZRAM_BYTES);
-	if (!err) {
-		swap.added = true;
-		return;
-	}
-	snprintf(swap.why, sizeof(swap.why), "no swap to page out to: %s",
-		 stress_zram_why()[0] ? stress_zram_why() : strerror(-err));
-}
-
 int mr_run_swapped(struct pc_scenario_ctx *ctx, const void *data)
 {
-	int ret, err;
+	int ret;
 
-	swap_begin();
+	pc_swap_begin();
 	ret = pc_attempts_run(ctx, mr_measure_shape, data);
-	if (swap.added) {
-		err = stress_zram_stop();
-		if (err)
-			pc_err(err,
-			       "%s: removing the zram swap failed (its janitor is dismissed; "
-			       "swapoff it by hand)",
-			       ctx->scenario);
-		swap.added = false;
-	}
+	pc_swap_end(ctx);
 	return ret;
 }

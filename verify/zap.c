@@ -16,13 +16,15 @@
  * two ways zap_present_folio_ptes takes) and anon-64k (RssAnon; the
  * folios are freed, so no mapcount to read).
  *
- * SHAPE also shmem-16k and anon-16k (the run's 64 KiB mTHP off, 16 KiB on
+ * SHAPE also anon-64k-swapped (every other folio paged out first, swap.c:
+ * VmSwap falls by the swap entries), shmem-16k and anon-16k (the run's 64 KiB mTHP off, 16 KiB on
  * around them: PC_NEEDS_MTHP_16K), batches of 4.
  *
  *   shmem-64k-pte-dirty-OP   clean shmem folios, one page of each written
  *                            through its clean PTE alone: zap/dirty
  *                            (zap_dirty.c)
  */
+#include "swap.h"
 #include "zap_int.h"
 
 static const struct zap_shape shmem_64k = {
@@ -47,6 +49,15 @@ static const struct zap_shape anon_64k = {
 	.folio_pages = 16,
 	/* Less than a PMD: a 2 MiB aligned range of MADV_HUGEPAGE would get a
 	   PMD THP where THP is on. */
+	.len = 1 * MIB,
+	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
+};
+
+/* Every other folio paged out before the zap: swap entries in batches. */
+static const struct zap_shape anon_64k_swapped = {
+	.what = "64 KiB anon mTHP, every other folio in swap",
+	.swapped = true,
+	.folio_pages = 16,
 	.len = 1 * MIB,
 	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
 };
@@ -81,6 +92,17 @@ static const struct zap_shape shmem_64k_pte_dirty = {
 static int run_counts(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, zap_measure_counts, data);
+}
+
+/* With a swap to page out to (swap.c), the scenario's own if none is on. */
+static int run_swapped(struct pc_scenario_ctx *ctx, const void *data)
+{
+	int ret;
+
+	pc_swap_begin();
+	ret = pc_attempts_run(ctx, zap_measure_counts, data);
+	pc_swap_end(ctx);
+	return ret;
 }
 
 static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
@@ -126,6 +148,10 @@ static const struct pc_scenario scenarios[] = {
 		 "MADV_DONTNEED of whole anonymous 64 KiB folios"),
 	SCENARIO("anon-64k-dontneed-cut", anon_64k, ZAP_DONTNEED, true,
 		 "MADV_DONTNEED from half-way into the first folio to half-way into the last"),
+	{"anon-64k-swapped-munmap", "munmap of 64 KiB folios, every other one in swap: RssAnon "
+	 "and VmSwap by the entries", 0, run_swapped, ZAP(anon_64k_swapped, ZAP_MUNMAP, false)},
+	{"anon-64k-swapped-dontneed-cut", "MADV_DONTNEED of the same, cut at both ends", 0,
+	 run_swapped, ZAP(anon_64k_swapped, ZAP_DONTNEED, true)},
 	SCENARIO_16K("shmem-16k-munmap", shmem_16k, ZAP_MUNMAP, false,
 		     "munmap of whole shmem 16 KiB folios: batches of 4"),
 	SCENARIO_16K("shmem-16k-dontneed-cut", shmem_16k, ZAP_DONTNEED, true,

@@ -11,7 +11,9 @@
  * MADV_DONTNEED of the range, or of the range less half a folio at each
  * end (batches of half a folio there).  Judged:
  *  - zap/rss [oracle:status-rss]: RssAnon or RssShmem of /proc/self/status
- *    fell by exactly the pages present in the range (pc_rss_fell_by), where
+ *    fell by exactly the pages present in the range (pc_rss_fell_by), and
+ *    for the swapped shape (every other folio paged out first) VmSwap by
+ *    exactly the swap entries in it, where
  *    the counters read exactly (pc_rss_exact; skip saying so otherwise).
  *    Between the two reads the process does the zap alone, at one call
  *    depth, so that no page of its own (stack, heap) enters the count;
@@ -31,6 +33,7 @@
 #include <ptecheck/zap.h>
 #include "procmm.h"
 #include "shape.h"
+#include "swap.h"
 #include "zap_int.h"
 
 #define OFF 200
@@ -41,6 +44,7 @@ struct zap_run {
 	size_t n, fp;
 	size_t from, to; /* the zapped pages: [from, to) */
 	size_t zapped;	 /* of them, present before */
+	size_t swapped;	 /* of them, swap entries before */
 	struct pc_folios fo;
 	struct pc_status_rss rss[2];
 	long calib37;
@@ -74,6 +78,25 @@ static __u64 rss_pages(const struct zap_run *r, int k)
 	return (r->sc->shape->shmem ? r->rss[k].shmem_kb : r->rss[k].anon_kb) / (PAGE / KIB);
 }
 
+/* VmSwap: MM_SWAPENTS, which zap_nonpresent_ptes lowers by each batch's nr. */
+static void judge_swap(struct pc_attempt *a, int slot, const struct zap_run *r)
+{
+	struct pc_oracle_msg *m = &a->msg[slot];
+	__s64 before = (__s64)(r->rss[0].swap_kb / (PAGE / KIB)),
+	      after = (__s64)(r->rss[1].swap_kb / (PAGE / KIB));
+	int v = pc_rss_fell_by(before, after, (__s64)r->swapped);
+
+	m->checked++;
+	if (pc_is_violation(v))
+		pc_oracle_add_evidence(
+			m, v, (__u64)(uintptr_t)(r->rg.base + r->from * PAGE), 0, r->swapped,
+			(__u64)(before - after),
+			"VmSwap of /proc/self/status after %s, swap entries by pagemap",
+			op_names[r->sc->op]);
+	pc_oracle_appendf(m, "; VmSwap -%lld pages, %zu swap entries in the range (paged out %s)",
+			  (long long)(before - after), r->swapped, pc_swap_text());
+}
+
 static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
@@ -92,12 +115,14 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 				       r->zapped, (__u64)(before - after),
 				       "%s of /proc/self/status after %s, pages present by pagemap",
 				       counter, op_names[r->sc->op]);
-	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m,
 			  "%s: %s -%lld pages, %zu present in the range; %zu of %zu folios "
 			  "(%s) whole",
 			  op_names[r->sc->op], counter, (long long)(before - after), r->zapped,
 			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what);
+	if (r->sc->shape->swapped)
+		judge_swap(a, slot, r);
+	pc_slot_judge(a, slot);
 }
 
 /* Whole folios the range held entirely: every page mapped 0 times. */
@@ -167,6 +192,35 @@ static int zap_clean(struct pc_attempt *a, struct zap_run *r)
 	return 0;
 }
 
+/* The swapped shape: every other whole folio paged out, and the range's
+   pagemap read again.  The page-out is reclaim: the measured window
+   restarts after it.  0, 1 when nothing went to swap (slots skipped,
+   retried), or pc_skip_rest's. */
+static int zap_swap_out(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
+{
+	bool paging = false;
+	size_t swapped = 0;
+	int ret;
+
+	for (size_t f = 0; f < r->n / r->fp; f += 2)
+		if (r->fo.whole[f] &&
+		    madvise(r->rg.base + f * r->fp * PAGE, r->fp * PAGE, MADV_PAGEOUT))
+			return pc_skip_rest(a, "madvise(MADV_PAGEOUT)", errno);
+	pc_window_end(ctx, &a->win, &paging);
+	a->disturbed = false;
+	pc_window_begin(ctx, &a->win, &a->disturbed);
+	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->fo.pagemap);
+	if (ret)
+		return pc_skip_rest(a, "pagemap", -ret);
+	for (size_t i = 0; i < r->n; i++)
+		swapped += !!(r->fo.pagemap[i] & PC_PM_SWAP);
+	if (swapped)
+		return 0;
+	pc_skip_all(a, "MADV_PAGEOUT swapped out no page although swap is on");
+	a->retry = true;
+	return 1;
+}
+
 /* 0, 1 when the state was not made (slots skipped), or pc_skip_rest's. */
 static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
 {
@@ -178,12 +232,16 @@ static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct z
 	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base, r->sc->shape->no_folio);
 	if (!ret && r->sc->shape->clean)
 		ret = zap_clean(a, r);
+	if (!ret && r->sc->shape->swapped)
+		ret = zap_swap_out(ctx, a, r);
 	if (ret)
 		return ret;
 	r->from = r->sc->cut ? r->fp / 2 : 0;
 	r->to = r->n - r->from;
-	for (size_t i = r->from; i < r->to; i++)
+	for (size_t i = r->from; i < r->to; i++) {
 		r->zapped += !!(r->fo.pagemap[i] & PC_PM_PRESENT);
+		r->swapped += !!(r->fo.pagemap[i] & PC_PM_SWAP);
+	}
 	return 0;
 }
 
@@ -199,6 +257,10 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 
 	if (!pc_mthp_on(ctx, a, sh->shmem, (unsigned int)(sh->folio_pages * PAGE / KIB)))
 		return 0;
+	if (sh->swapped && pc_swap_why()[0]) {
+		pc_skip_all(a, pc_swap_why());
+		return 0;
+	}
 	r.n = pc_scaled_len(ctx, sh->len, 4 * r.fp * PAGE, r.fp * PAGE) / PAGE;
 	if (pc_folios_alloc(&r.fo, r.n, r.fp)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);

@@ -16,6 +16,9 @@ struct zap_shape {
 	   mapping: its PTEs clean, so zap removes their rmap at once (a
 	   dirty file PTE delays it to the TLB flush: tlb_delay_rmap). */
 	bool clean;
+	/* Anonymous, every other folio paged out before the zap (swap.c):
+	   swap entries in batches (swap_pte_batch), VmSwap by them. */
+	bool swapped;
 	size_t folio_pages;   /* 16 */
 	size_t len;	      /* at --scale 1; divided by the scale, 4 folios at least */
 	const char *no_folio; /* why none formed, most likely */
