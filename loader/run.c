@@ -195,6 +195,8 @@ static void open_session(struct pc_run *run)
 	pc_session_tell_refused(s);
 	pc_session_notes(s, r);
 	s->report = r;
+	/* A kernel tier's evidence names the scenario whose pid it saw. */
+	s->who_is = pc_run_who_is;
 	run->ctx.disturb_map_fd = s->loaded ? pc_session_disturb_fd(s) : -1;
 }
 

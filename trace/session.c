@@ -48,8 +48,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct pc_session *s = ctx;
 	const struct pc_violation_event *ev = data;
-	const char *check, *tier;
+	const char *check, *tier, *who;
 	struct pc_evidence *kept;
+	char what[sizeof(kept->what)];
 	struct pc_result *res;
 
 	if (size < sizeof(*ev) || !s->report)
@@ -61,8 +62,11 @@ static int handle_event(void *ctx, void *data, size_t size)
 		res = pc_report_add_result(s->report, check, tier, true);
 	if (!res)
 		return 0;
+	who = s->who_is ? s->who_is((int)ev->tgid, NULL) : NULL;
+	snprintf(what, sizeof(what), "%s%s%s", pc_evidence_text(ev->check, ev->verdict),
+		 who ? "; " : "", who ? who : "");
 	kept = pc_result_add_evidence(res, ev->tgid, ev->old_addr, ev->new_addr, ev->expected,
-				      ev->seen, pc_evidence_text(ev->check, ev->verdict));
+				      ev->seen, what);
 	/* Only kept evidence is shown: kallsyms is read for nothing else. */
 	if (kept)
 		pc_stack_evidence(&s->stack_syms, ev, kept);

@@ -92,6 +92,9 @@ struct pc_session {
 	void (*on_violation)(void *ctx, const char *check, const char *tier,
 			     const struct pc_evidence *e);
 	void *on_violation_ctx;
+	/* Who a violation's pid is ("scenario X of suite Y"), added to its
+	   evidence; NULL, or a NULL answer: nothing added. */
+	const char *(*who_is)(int pid, void *ctx);
 	struct pc_stack_syms stack_syms; /* names their stacks' frames */
 };
 
