@@ -65,7 +65,12 @@ struct zp_state {
 	struct zp_folio f[ZP_MAX_FOLIOS];
 };
 
+/* The syscall tier's windows, and the hook tier's (nested in them). */
 PC_THREAD_BIG_MAP(zp_states, struct zp_state, 128);
+PC_THREAD_BIG_MAP(zp_hook_states, struct zp_state, 128);
+
+/* Whether the hook tier judges here (trace/zap.c: attached, vmemmap). */
+const volatile bool zp_hook_enabled = false;
 
 static __always_inline bool zp_call(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
@@ -147,8 +152,8 @@ __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 	__u64 addr;
 	__u32 k;
 
-	if (!st || !sys_zap || !pc_rw_pte(&st->rw, i, &addr, &p) || p.kind != PC_PTE_PRESENT ||
-	    !walk_page_size || pc_page_words(p.pfn, &w))
+	if (!st || (!sys_zap && !zp_hook_enabled) || !pc_rw_pte(&st->rw, i, &addr, &p) ||
+	    p.kind != PC_PTE_PRESENT || !walk_page_size || pc_page_words(p.pfn, &w))
 		return 0;
 	/* Page-cache folios only: not anonymous (nor KSM), not unmapped. */
 	if (!w.mapping || (w.mapping & PC_PAGE_MAPPING_ANON))
@@ -202,6 +207,7 @@ __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 }
 
 PC_RW_LOOP_FN(zp_chunk, zp_states, struct zp_state, pc_zp_slot)
+PC_RW_LOOP_FN(zp_hook_chunk, zp_hook_states, struct zp_state, pc_zp_slot)
 
 /* Folio k at exit.  A global function, verified once. */
 __noinline int pc_zp_judge(struct zp_state *st, __u32 k)
@@ -212,7 +218,7 @@ __noinline int pc_zp_judge(struct zp_state *st, __u32 k)
 	__s64 after;
 	bool dirty;
 
-	if (!st || !sys_zap || k >= ZP_MAX_FOLIOS)
+	if (!st || (!sys_zap && !zp_hook_enabled) || k >= ZP_MAX_FOLIOS)
 		return 0;
 	f = zp_at(st, k);
 	if (!f->judged)
@@ -244,6 +250,7 @@ __noinline int pc_zp_judge(struct zp_state *st, __u32 k)
 	return 0;
 }
 
+/* bpf_loop callbacks over folio k of the state under key in each map. */
 static long zp_judge_cb(__u32 k, void *key)
 {
 	struct zp_state *st = bpf_map_lookup_elem(&zp_states, key);
@@ -254,15 +261,79 @@ static long zp_judge_cb(__u32 k, void *key)
 	return 0;
 }
 
+static long zp_hook_judge_cb(__u32 k, void *key)
+{
+	struct zp_state *st = bpf_map_lookup_elem(&zp_hook_states, key);
+
+	if (!st || k >= st->n)
+		return 1;
+	pc_zp_judge(st, k);
+	return 0;
+}
+
+/*
+ * Begins a window over [start, start + len) of mm (pgd its table): the
+ * state under tid in map (its template tmpl) filled by the entry walk.
+ * hook: the fentry/fexit pair's map, else the syscalls'.
+ */
+static __always_inline void zp_begin(bool hook, __u32 *tid, __u32 track, __u64 start, __u64 len,
+				     __u64 mm, __u64 pgd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct zp_state *st = hook ? pc_big_state(&zp_hook_states, &zp_hook_states_template, tid)
+				   : pc_big_state(&zp_states, &zp_states_template, tid);
+
+	if (!st)
+		return;
+	st->active = 0;
+	st->n = 0;
+	st->enforced = ((track - 1) & ZP_ENFORCED) == ZP_ENFORCED;
+	st->gen = disturb_gen();
+	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->mm = mm;
+	st->rw.pgd = pgd;
+	pc_rw_set(&st->rw, start, len);
+	st->truncated = (len >> PC_PAGE_SHIFT) > st->rw.npages;
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, hook ? zp_hook_chunk : zp_chunk,
+		 tid, 0);
+	st = bpf_map_lookup_elem(hook ? (void *)&zp_hook_states : (void *)&zp_states, tid);
+	if (st)
+		st->active = st->n > 0;
+}
+
+/* Ends the window under tid: its folios judged at tier. */
+static __always_inline void zp_end(bool hook, __u32 *tid, __u32 tier)
+{
+	void *map = hook ? (void *)&zp_hook_states : (void *)&zp_states;
+	struct zp_state *st = bpf_map_lookup_elem(map, tid);
+
+	if (!st || !st->active)
+		return;
+	st->active = 0;
+	__builtin_memset(st->c, 0, sizeof(st->c));
+	st->pv.events_sent = 0;
+	st->w.tier = tier;
+	st->w.gen = st->gen;
+	st->w.flags = PC_WIN_GEN | (st->shared || !st->enforced ? PC_WIN_UNRELIABLE : 0);
+	bpf_loop(ZP_MAX_FOLIOS, hook ? zp_hook_judge_cb : zp_judge_cb, tid, 0);
+	st = bpf_map_lookup_elem(map, tid);
+	if (!st)
+		return;
+	/* The reads at the end are part of the window. */
+	if (!st->shared && disturb_gen() != st->gen) {
+		pc_count_window_disturbed(&st->c[0]);
+		pc_count_window_disturbed(&st->c[1]);
+	}
+	add_counts(PC_CHK_ZAP_RMAP, tier, &st->c[0]);
+	add_counts(PC_CHK_ZAP_DIRTY, tier, &st->c[1]);
+}
+
 /* At sys_enter, from bpf/syscalls.bpf.c. */
 __noinline int pc_zap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u32 tid = pc_tid();
-	struct zp_state *st;
+	__u32 tid = pc_tid(), track;
 	__u64 start, len;
-
-	__u32 track;
 
 	if (!sys_zap || !zp_call(ctx, nr))
 		return 0;
@@ -274,26 +345,13 @@ __noinline int pc_zap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 	/* The kernel refuses these (EINVAL) or does nothing. */
 	if ((start & (PC_PAGE_SIZE - 1)) || !len || start + len < start)
 		return 0;
-	st = pc_big_state(&zp_states, &zp_states_template, &tid);
-	if (!st)
-		return 0;
-	st->active = 0;
-	st->n = 0;
-	st->enforced = ((track - 1) & ZP_ENFORCED) == ZP_ENFORCED;
-	st->gen = disturb_gen();
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
-	st->mm = (__u64)BPF_CORE_READ(task, mm);
-	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
-	pc_rw_set(&st->rw, start, len);
-	st->truncated = (len >> PC_PAGE_SHIFT) > st->rw.npages;
-	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, zp_chunk, &tid, 0);
-	st = bpf_map_lookup_elem(&zp_states, &tid);
-	if (st)
-		st->active = st->n > 0;
+	zp_begin(false, &tid, track, start, len, (__u64)BPF_CORE_READ(task, mm),
+		 (__u64)BPF_CORE_READ(task, mm, pgd));
 	return 0;
 }
 
-/* At sys_exit, from bpf/syscalls.bpf.c. */
+/* At sys_exit, from bpf/syscalls.bpf.c: a call that failed may have
+   stopped anywhere, nothing is judged then. */
 __noinline int pc_zap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	__u32 key = pc_tid();
@@ -301,28 +359,49 @@ __noinline int pc_zap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 
 	if (!sys_zap || !zp_call(ctx, nr))
 		return 0;
-	st = bpf_map_lookup_elem(&zp_states, &key);
-	if (!st || !st->active)
+	if ((long)ctx->args[1] != 0) {
+		st = bpf_map_lookup_elem(&zp_states, &key);
+		if (st)
+			st->active = 0;
 		return 0;
-	st->active = 0;
-	/* A call that failed may have stopped anywhere: nothing to judge. */
-	if ((long)ctx->args[1] != 0)
-		return 0;
-	__builtin_memset(st->c, 0, sizeof(st->c));
-	st->pv.events_sent = 0;
-	st->w.tier = PC_TIER_SYSCALL_WALK;
-	st->w.gen = st->gen;
-	st->w.flags = PC_WIN_GEN | (st->shared || !st->enforced ? PC_WIN_UNRELIABLE : 0);
-	bpf_loop(ZP_MAX_FOLIOS, zp_judge_cb, &key, 0);
-	st = bpf_map_lookup_elem(&zp_states, &key);
-	if (!st)
-		return 0;
-	/* The reads at exit are part of the window. */
-	if (!st->shared && disturb_gen() != st->gen) {
-		pc_count_window_disturbed(&st->c[0]);
-		pc_count_window_disturbed(&st->c[1]);
 	}
-	add_counts(PC_CHK_ZAP_RMAP, PC_TIER_SYSCALL_WALK, &st->c[0]);
-	add_counts(PC_CHK_ZAP_DIRTY, PC_TIER_SYSCALL_WALK, &st->c[1]);
+	zp_end(false, &key, PC_TIER_SYSCALL_WALK);
+	return 0;
+}
+
+/*
+ * The hook tier (guests: fentry and fexit): every unmap_page_range of a
+ * traced task's own mm, whatever called it: munmap, MADV_DONTNEED, a
+ * mapping placed over another, and the exit's exit_mmap, which no
+ * syscall's range shows.  A truncation unmapping another mm's VMA runs
+ * it in the truncating task: not this mm, not judged.
+ */
+SEC("fentry/unmap_page_range")
+int BPF_PROG(zap_range_fentry, void *tlb, struct vm_area_struct *vma, unsigned long addr,
+	     unsigned long end)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 mm = (__u64)BPF_CORE_READ(vma, vm_mm);
+	__u32 tid = pc_tid(), track;
+
+	(void)tlb;
+	if (!zp_hook_enabled || end <= addr || mm != (__u64)BPF_CORE_READ(task, mm))
+		return 0;
+	track = target_flags();
+	if (!track || !pc_sampled(PC_SAMPLE_ZAP))
+		return 0;
+	zp_begin(true, &tid, track, addr, end - addr, mm, (__u64)BPF_CORE_READ(vma, vm_mm, pgd));
+	return 0;
+}
+
+SEC("fexit/unmap_page_range")
+int BPF_PROG(zap_range_fexit, void *tlb, struct vm_area_struct *vma, unsigned long addr,
+	     unsigned long end)
+{
+	__u32 tid = pc_tid();
+
+	(void)tlb, (void)vma, (void)addr, (void)end;
+	if (zp_hook_enabled)
+		zp_end(true, &tid, PC_TIER_FEXIT);
 	return 0;
 }

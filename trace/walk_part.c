@@ -33,14 +33,21 @@ bool pc_walk_part_skipped(const struct pc_session *s, struct pc_result *res, enu
 	return true;
 }
 
-void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, const char *check,
-			const char *oracles)
+const char *pc_walk_part_tiers_text(const struct pc_features *f, enum pc_sys_part part,
+				    const char *oracles, char *buf, size_t size)
 {
 	const char *refused = f->session ? pc_load_sys_refused(f->session, part) : NULL;
 	const char *why = !f->walk_ok ? "page-table walk unavailable" : refused;
+
+	snprintf(buf, size, "%s%s%s", oracles,
+		 why ? "; kernel:syscall-walk skips: " : " + kernel:syscall-walk", why ? why : "");
+	return buf;
+}
+
+void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, const char *check,
+			const char *oracles)
+{
 	char tiers[320];
 
-	snprintf(tiers, sizeof(tiers), "%s%s%s", oracles,
-		 why ? "; kernel:syscall-walk skips: " : " + kernel:syscall-walk", why ? why : "");
-	f->tiers(check, tiers);
+	f->tiers(check, pc_walk_part_tiers_text(f, part, oracles, tiers, sizeof(tiers)));
 }

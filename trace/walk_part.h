@@ -21,6 +21,10 @@ void pc_walk_part_configure(struct pc_session *s, enum pc_sys_part part);
    did, false when the part can judge (res untouched). */
 bool pc_walk_part_skipped(const struct pc_session *s, struct pc_result *res, enum pc_sys_part part);
 
+/* The tiers of a check judged by oracles and by the part: its tier or why
+   it skips, into buf (returned). */
+const char *pc_walk_part_tiers_text(const struct pc_features *f, enum pc_sys_part part,
+				    const char *oracles, char *buf, size_t size);
 /* The tiers line of check: oracles, and the part's tier or why it skips. */
 void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, const char *check,
 			const char *oracles);

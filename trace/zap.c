@@ -1,63 +1,136 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The zap path's part of a tracing session: its syscall-walk tier
- * (bpf/zap.bpf.c: zap/rmap and zap/dirty, the large page-cache folios a
- * munmap or MADV_DONTNEED unmaps, read at the call's entry and exit), its
- * results and its `features` lines.  The suite's oracles (verify/zap*.c:
- * RssAnon/RssShmem, kpagecount and kpageflags after the zap) judge every
- * zap check on every kernel; the batch path counts its batches (munmap/batch/<source>,
- * madvise-dontneed/batch/<source>, exit/batch/<source>: trace/batch.c).
+ * The zap path's part of a tracing session: its tiers (bpf/zap.bpf.c:
+ * zap/rmap and zap/dirty, the large page-cache folios a zap unmaps, read
+ * before and after it: at a munmap's or MADV_DONTNEED's entry and exit,
+ * the syscall-walk tier; at fentry and fexit of unmap_page_range, the hook
+ * tier, which sees the exit's zap too), their results and the path's
+ * `features` lines.  The suite's oracles (verify/zap*.c: RssAnon/RssShmem
+ * and VmSwap, kpagecount and kpageflags after the zap) judge every zap
+ * check on every kernel; the batch path counts its batches
+ * (munmap/batch/<source>, madvise-dontneed/batch/<source>,
+ * exit/batch/<source>: trace/batch.c).
  */
+#include <stdio.h>
+#include "calib.h"
+#include "probe.h"
+#include "ptecheck.skel.h"
 #include "report.h"
 #include "walk_part.h"
+
+#define FUNC "unmap_page_range"
+
+enum { RANGE };
+
+static void range_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
+{
+	*p = (struct pc_hook_progs){
+		.fentry = {skel->progs.zap_range_fentry, skel->progs.zap_range_fexit}};
+}
+
+/* fentry and fexit only: the fexit reads the folios the fentry noted, by
+   the arguments a kretprobe does not have. */
+static const struct pc_hook_group groups[] = {
+	[RANGE] = {.name = "zap per range (" FUNC ")",
+		   .funcs = {FUNC},
+		   .needs_fexit = {true},
+		   .needs_walk = true,
+		   .programs = range_programs},
+};
+
+/* Why the hook tier cannot judge here, or NULL. */
+static const char *hook_why(const struct pc_session *s)
+{
+	const char *why = pc_session_hook_why(s, &pc_zap_trace, RANGE);
+
+	return why ? why
+		   : pc_calib_vmemmap_why(&s->calib,
+					  "no vmemmap: the folios of PTEs cannot be read");
+}
 
 static void zap_configure(struct pc_session *s)
 {
 	pc_walk_part_configure(s, PC_SYS_ZAP);
+	s->skel->rodata->zp_hook_enabled =
+		pc_session_hook(s, &pc_zap_trace, RANGE)->mech != PC_MECH_NONE &&
+		pc_calib_vmemmap_ok(&s->calib);
 }
 
-/* Tier kernel:syscall-walk of zap/rmap and zap/dirty. */
-static void zap_results(struct pc_session *s, struct pc_report *r)
+/* Tier tier of check; the syscall-walk tier's skip is walk_part's, the
+   hook tier's hook_why. */
+static void zap_result(struct pc_session *s, struct pc_report *r, __u32 check, __u32 tier,
+		       const char *none)
 {
-	/* One result at a time: adding one may move the others. */
-	struct pc_result *rmap = pc_session_result(s, r, PC_CHK_ZAP_RMAP, PC_TIER_SYSCALL_WALK),
-			 *dirty;
+	struct pc_result *res = pc_session_result(s, r, check, tier);
+	const char *why = tier == PC_TIER_FEXIT ? hook_why(s) : NULL;
 
-	if (rmap && !pc_walk_part_skipped(s, rmap, PC_SYS_ZAP))
-		pc_session_judge(s, rmap, PC_CHK_ZAP_RMAP, PC_TIER_SYSCALL_WALK, "folios",
-				 "nothing to judge: no large page-cache folio, mapped by this "
-				 "process alone, in a traced munmap or MADV_DONTNEED (or no "
-				 "_large_mapcount: before v6.11)");
-	dirty = pc_session_result(s, r, PC_CHK_ZAP_DIRTY, PC_TIER_SYSCALL_WALK);
-	if (!dirty || pc_walk_part_skipped(s, dirty, PC_SYS_ZAP))
+	if (!res)
 		return;
-	pc_session_judge(s, dirty, PC_CHK_ZAP_DIRTY, PC_TIER_SYSCALL_WALK, "folios",
-			 "nothing to judge: no clean page-cache folio whose zapped PTE was "
-			 "dirty in a traced munmap or MADV_DONTNEED");
+	if (tier == PC_TIER_FEXIT && why) {
+		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC ": %s", why);
+		return;
+	}
+	if (tier != PC_TIER_FEXIT && pc_walk_part_skipped(s, res, PC_SYS_ZAP))
+		return;
+	pc_session_judge(s, res, check, tier, "folios", none);
 	/* A folio cleaned by writeback unseen proves nothing. */
-	if (dirty->status != PC_STATUS_FAIL && !s->disturbance_complete)
-		pc_result_set(dirty, PC_STATUS_SKIP,
+	if (check == PC_CHK_ZAP_DIRTY && res->status != PC_STATUS_FAIL && !s->disturbance_complete)
+		pc_result_set(res, PC_STATUS_SKIP,
 			      "cannot observe concurrent reclaim/writeback (%s missing)",
 			      s->missing_disturbance);
 }
 
+/* Both tiers of zap/rmap and zap/dirty (one result at a time: adding one
+   may move the others). */
+static void zap_results(struct pc_session *s, struct pc_report *r)
+{
+	static const __u32 tiers[] = {PC_TIER_SYSCALL_WALK, PC_TIER_FEXIT};
+
+	for (size_t t = 0; t < sizeof(tiers) / sizeof(tiers[0]); t++) {
+		zap_result(s, r, PC_CHK_ZAP_RMAP, tiers[t],
+			   "nothing to judge: no large page-cache folio, its file mapped by this "
+			   "process alone, in a traced zap of one of ptecheck's scenarios (or no "
+			   "_large_mapcount: before v6.11)");
+		zap_result(s, r, PC_CHK_ZAP_DIRTY, tiers[t],
+			   "nothing to judge: no clean page-cache folio whose zapped PTE was dirty "
+			   "in a traced zap of one of ptecheck's scenarios");
+	}
+}
+
+static const struct pc_feature_hook feature_hooks[] = {
+	{"zap", FUNC, "zap/rmap, dirty: each range a zap unmaps, the exit's included"},
+};
+
 static void zap_feature_tiers(const struct pc_features *f)
 {
+	char walk[320], tiers[480];
+
 	f->tiers("zap/rss", "oracle:status-rss");
-	pc_walk_part_tiers(f, PC_SYS_ZAP, "zap/rmap", "oracle:kpagecount");
-	pc_walk_part_tiers(f, PC_SYS_ZAP, "zap/dirty", "oracle:kpageflags");
+	for (int k = 0; k < 2; k++) {
+		pc_walk_part_tiers_text(f, PC_SYS_ZAP,
+					k ? "oracle:kpageflags" : "oracle:kpagecount", walk,
+					sizeof(walk));
+		snprintf(tiers, sizeof(tiers), "%s%s%s", walk,
+			 f->hooks[RANGE].mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
+			 f->hooks[RANGE].mech ? "" : f->hooks[RANGE].reason);
+		f->tiers(k ? "zap/dirty" : "zap/rmap", tiers);
+	}
 }
 
 const struct pc_trace_path pc_zap_trace = {
 	.name = "zap",
 	.oracle =
 		&(const struct pc_oracle_features){
-			.func = "unmap_page_range",
-			.label = "zap (unmap_page_range)",
+			.func = FUNC,
+			.label = "zap (" FUNC ")",
 			.have = "its large-folio batches: the batch path's munmap, "
 				"madvise-dontneed and exit histograms",
 		},
+	.groups = groups,
+	.n_groups = sizeof(groups) / sizeof(groups[0]),
 	.configure = zap_configure,
 	.results = zap_results,
+	.feature_hooks = feature_hooks,
+	.n_feature_hooks = sizeof(feature_hooks) / sizeof(feature_hooks[0]),
 	.feature_tiers = zap_feature_tiers,
 };
