@@ -370,38 +370,65 @@ __noinline int pc_zap_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 }
 
 /*
- * The hook tier (guests: fentry and fexit): every unmap_page_range of a
- * traced task's own mm, whatever called it: munmap, MADV_DONTNEED, a
- * mapping placed over another, and the exit's exit_mmap, which no
- * syscall's range shows.  A truncation unmapping another mm's VMA runs
- * it in the truncating task: not this mm, not judged.
+ * The hook tier (guests: fentry and fexit): every range of a traced
+ * task's own mm that the zap walks, whatever called it: munmap,
+ * MADV_DONTNEED, a mapping placed over another, and the exit's
+ * exit_mmap, which no syscall's range shows.  A truncation unmapping
+ * another mm's VMA runs in the truncating task: not its mm, not judged.
+ * The function is unmap_page_range(tlb, vma, addr, end, details) until
+ * v7.1 and __zap_vma_range, with the same arguments, in v7.2 (BTF says
+ * which: trace/zap.c tries both).
  */
-SEC("fentry/unmap_page_range")
-int BPF_PROG(zap_range_fentry, void *tlb, struct vm_area_struct *vma, unsigned long addr,
-	     unsigned long end)
+static __always_inline void zp_hook_begin(struct vm_area_struct *vma, __u64 addr, __u64 end)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 mm = (__u64)BPF_CORE_READ(vma, vm_mm);
 	__u32 tid = pc_tid(), track;
 
-	(void)tlb;
 	if (!zp_hook_enabled || end <= addr || mm != (__u64)BPF_CORE_READ(task, mm))
-		return 0;
+		return;
 	track = target_flags();
 	if (!track || !pc_sampled(PC_SAMPLE_ZAP))
-		return 0;
+		return;
 	zp_begin(true, &tid, track, addr, end - addr, mm, (__u64)BPF_CORE_READ(vma, vm_mm, pgd));
+}
+
+static __always_inline void zp_hook_end(void)
+{
+	__u32 tid = pc_tid();
+
+	if (zp_hook_enabled)
+		zp_end(true, &tid, PC_TIER_FEXIT);
+}
+
+SEC("fentry/unmap_page_range")
+int BPF_PROG(zap_range_fentry, void *tlb, struct vm_area_struct *vma, unsigned long addr,
+	     unsigned long end)
+{
+	(void)tlb;
+	zp_hook_begin(vma, addr, end);
 	return 0;
 }
 
 SEC("fexit/unmap_page_range")
-int BPF_PROG(zap_range_fexit, void *tlb, struct vm_area_struct *vma, unsigned long addr,
+int BPF_PROG(zap_range_fexit)
+{
+	zp_hook_end();
+	return 0;
+}
+
+SEC("fentry/__zap_vma_range")
+int BPF_PROG(zap_vrange_fentry, void *tlb, struct vm_area_struct *vma, unsigned long start,
 	     unsigned long end)
 {
-	__u32 tid = pc_tid();
+	(void)tlb;
+	zp_hook_begin(vma, start, end);
+	return 0;
+}
 
-	(void)tlb, (void)vma, (void)addr, (void)end;
-	if (zp_hook_enabled)
-		zp_end(true, &tid, PC_TIER_FEXIT);
+SEC("fexit/__zap_vma_range")
+int BPF_PROG(zap_vrange_fexit)
+{
+	zp_hook_end();
 	return 0;
 }

@@ -18,14 +18,22 @@
 #include "report.h"
 #include "walk_part.h"
 
-#define FUNC "unmap_page_range"
+#define FUNC   "unmap_page_range"
+#define FUNC_7 "__zap_vma_range" /* its name in v7.2 (linux-source-7.2), same arguments */
 
-enum { RANGE };
+/* One function or the other is in a kernel: each its own group, tried. */
+enum { RANGE, RANGE_7 };
 
 static void range_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
 {
 	*p = (struct pc_hook_progs){
 		.fentry = {skel->progs.zap_range_fentry, skel->progs.zap_range_fexit}};
+}
+
+static void range_7_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
+{
+	*p = (struct pc_hook_progs){
+		.fentry = {skel->progs.zap_vrange_fentry, skel->progs.zap_vrange_fexit}};
 }
 
 /* fentry and fexit only: the fexit reads the folios the fentry noted, by
@@ -36,24 +44,39 @@ static const struct pc_hook_group groups[] = {
 		   .needs_fexit = {true},
 		   .needs_walk = true,
 		   .programs = range_programs},
+	[RANGE_7] = {.name = "zap per range (" FUNC_7 ")",
+		     .funcs = {FUNC_7},
+		     .needs_fexit = {true},
+		     .needs_walk = true,
+		     .programs = range_7_programs},
 };
+
+/* The group that attached, or -1. */
+static int live_group(const struct pc_session *s)
+{
+	for (int g = RANGE; g <= RANGE_7; g++)
+		if (pc_session_hook(s, &pc_zap_trace, g)->mech != PC_MECH_NONE)
+			return g;
+	return -1;
+}
 
 /* Why the hook tier cannot judge here, or NULL. */
 static const char *hook_why(const struct pc_session *s)
 {
-	const char *why = pc_session_hook_why(s, &pc_zap_trace, RANGE);
+	static char why[700];
 
-	return why ? why
-		   : pc_calib_vmemmap_why(&s->calib,
-					  "no vmemmap: the folios of PTEs cannot be read");
+	if (live_group(s) < 0) {
+		snprintf(why, sizeof(why), "%s; %s", pc_session_hook_why(s, &pc_zap_trace, RANGE),
+			 pc_session_hook_why(s, &pc_zap_trace, RANGE_7));
+		return why;
+	}
+	return pc_calib_vmemmap_why(&s->calib, "no vmemmap: the folios of PTEs cannot be read");
 }
 
 static void zap_configure(struct pc_session *s)
 {
 	pc_walk_part_configure(s, PC_SYS_ZAP);
-	s->skel->rodata->zp_hook_enabled =
-		pc_session_hook(s, &pc_zap_trace, RANGE)->mech != PC_MECH_NONE &&
-		pc_calib_vmemmap_ok(&s->calib);
+	s->skel->rodata->zp_hook_enabled = live_group(s) >= 0 && pc_calib_vmemmap_ok(&s->calib);
 }
 
 /* Tier tier of check; the syscall-walk tier's skip is walk_part's, the
@@ -67,7 +90,8 @@ static void zap_result(struct pc_session *s, struct pc_report *r, __u32 check, _
 	if (!res)
 		return;
 	if (tier == PC_TIER_FEXIT && why) {
-		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC ": %s", why);
+		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC " or " FUNC_7 ": %s",
+			      why);
 		return;
 	}
 	if (tier != PC_TIER_FEXIT && pc_walk_part_skipped(s, res, PC_SYS_ZAP))
@@ -99,6 +123,7 @@ static void zap_results(struct pc_session *s, struct pc_report *r)
 
 static const struct pc_feature_hook feature_hooks[] = {
 	{"zap", FUNC, "zap/rmap, dirty: each range a zap unmaps, the exit's included"},
+	{"zap", FUNC_7, "the same, by its v7.2 name"},
 };
 
 static void zap_feature_tiers(const struct pc_features *f)
@@ -111,8 +136,10 @@ static void zap_feature_tiers(const struct pc_features *f)
 					k ? "oracle:kpageflags" : "oracle:kpagecount", walk,
 					sizeof(walk));
 		snprintf(tiers, sizeof(tiers), "%s%s%s", walk,
-			 f->hooks[RANGE].mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
-			 f->hooks[RANGE].mech ? "" : f->hooks[RANGE].reason);
+			 f->hooks[RANGE].mech || f->hooks[RANGE_7].mech ? " + kernel:fexit"
+									: "; kernel:fexit skips: ",
+			 f->hooks[RANGE].mech || f->hooks[RANGE_7].mech ? ""
+									: f->hooks[RANGE].reason);
 		f->tiers(k ? "zap/dirty" : "zap/rmap", tiers);
 	}
 }
@@ -121,8 +148,9 @@ const struct pc_trace_path pc_zap_trace = {
 	.name = "zap",
 	.oracle =
 		&(const struct pc_oracle_features){
-			.func = FUNC,
-			.label = "zap (" FUNC ")",
+			/* In every kernel's BTF; unmap_page_range left in v7.2. */
+			.func = "unmap_vmas",
+			.label = "zap (unmap_vmas)",
 			.have = "its large-folio batches: the batch path's munmap, "
 				"madvise-dontneed and exit histograms",
 		},
