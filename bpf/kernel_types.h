@@ -135,6 +135,12 @@ struct vm_area_struct {
 	} shared;
 };
 
+/* include/linux/pagewalk.h: a page-table walk's state. */
+struct mm_walk {
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+};
+
 enum fault_flag {
 	FAULT_FLAG_WRITE = 1,
 };

@@ -50,6 +50,11 @@ struct ml_state {
 };
 
 PC_THREAD_BIG_MAP(ml_states, struct ml_state, 64);
+/* The hook tier's, whose windows nest in the syscall's. */
+PC_THREAD_BIG_MAP(ml_hook_states, struct ml_state, 64);
+
+/* Whether the hook tier judges here (trace/mlock.c: attached, vmemmap). */
+const volatile bool ml_hook_enabled = false;
 
 /* Set once this kernel mlocked a PMD-sized folio mapped by PTEs in a
    traced mlock (not mlocked at its entry, mlocked at its exit). */
@@ -104,7 +109,7 @@ __noinline int pc_ml_run_end(struct ml_state *st, __u64 len)
 	bool mlocked, exclusive;
 	__u32 zero = 0, *rule;
 
-	if (!st || !sys_mlock || !st->run_nr || st->run_addr < st->rw.start)
+	if (!st || (!sys_mlock && !ml_hook_enabled) || !st->run_nr || st->run_addr < st->rw.start)
 		return 0;
 	slot = (st->run_addr - st->rw.start) >> PC_PAGE_SHIFT;
 	if (slot >= PC_RW_MAX_PAGES || pc_page_words(st->run_pfn, &w))
@@ -157,7 +162,7 @@ __noinline int pc_ml_slot(struct ml_state *st, __u64 i)
 	struct pc_pte p = {};
 	__u64 addr, bits = 0, ended, head_pfn;
 
-	if (!st || !sys_mlock)
+	if (!st || (!sys_mlock && !ml_hook_enabled))
 		return 0;
 	/* The entry walk visits every slot first: what an earlier call kept
 	   there is gone before a run could end past it. */
@@ -191,18 +196,21 @@ __noinline int pc_ml_slot(struct ml_state *st, __u64 i)
 }
 
 PC_RW_LOOP_FN(ml_chunk, ml_states, struct ml_state, pc_ml_slot)
+PC_RW_LOOP_FN(ml_hook_chunk, ml_hook_states, struct ml_state, pc_ml_slot)
 
-/* Walks the range of the state under key, the run open at its end ended
-   there.  The state, looked up again, or NULL. */
-static __always_inline struct ml_state *ml_walk(struct ml_state *st, __u32 *key)
+/* Walks the range of the state under key (hook: in the hook tier's map),
+   the run open at its end ended there.  The state, looked up again, or
+   NULL. */
+static __always_inline struct ml_state *ml_walk(struct ml_state *st, __u32 *key, bool hook)
 {
 	__u64 ended;
 
 	__builtin_memset(&st->run, 0, sizeof(st->run));
 	st->run_nr = 0;
 	st->rw.pgd = (__u64)BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), mm, pgd);
-	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, ml_chunk, key, 0);
-	st = bpf_map_lookup_elem(&ml_states, key);
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, hook ? ml_hook_chunk : ml_chunk,
+		 key, 0);
+	st = bpf_map_lookup_elem(hook ? (void *)&ml_hook_states : (void *)&ml_states, key);
 	if (!st)
 		return NULL;
 	ended = pc_fpb_close(&st->run);
@@ -241,7 +249,7 @@ __noinline int pc_mlock_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
 	st->exit = 0;
 	pc_rw_set(&st->rw, start, len);
-	st = ml_walk(st, &tid);
+	st = ml_walk(st, &tid, false);
 	if (st)
 		st->active = 1;
 	return 0;
@@ -273,12 +281,80 @@ __noinline int pc_mlock_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	st->w.tier = PC_TIER_SYSCALL_WALK;
 	st->w.gen = st->gen;
 	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
-	st = ml_walk(st, &key);
+	st = ml_walk(st, &key, false);
 	if (!st)
 		return 0;
 	/* The walk itself is part of the window. */
 	if (!st->shared && disturb_gen() != st->gen)
 		pc_count_window_disturbed(&st->c);
 	add_counts(PC_CHK_MLOCK_FOLIOS, PC_TIER_SYSCALL_WALK, &st->c);
+	return 0;
+}
+
+/*
+ * The hook tier (guests: fentry and fexit of mlock_pte_range, the batched
+ * helper itself, one PMD's range of a VMA being locked): the range's
+ * whole folios at its entry must be mlocked at its exit.  Here the walk
+ * is the mlock: no VMA locked already, no folio made whole later, is in
+ * question; a munlock (the VMA not VM_LOCKED) is not judged, its bit is
+ * cleared in a batch drained later.  The other exclusions are the
+ * syscall tier's.
+ */
+SEC("fentry/mlock_pte_range")
+int BPF_PROG(mlock_range_fentry, void *pmd, unsigned long addr, unsigned long end,
+	     struct mm_walk *walk)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct vm_area_struct *vma = BPF_CORE_READ(walk, vma);
+	__u32 tid = pc_tid();
+	struct ml_state *st;
+
+	(void)pmd;
+	if (!ml_hook_enabled || end <= addr || !vma ||
+	    !(BPF_CORE_READ(vma, vm_flags) & ML_VM_LOCKED) ||
+	    BPF_CORE_READ(vma, vm_mm) != BPF_CORE_READ(task, mm) || !target_flags() ||
+	    !pc_sampled(PC_SAMPLE_MLOCK))
+		return 0;
+	st = pc_big_state(&ml_hook_states, &ml_hook_states_template, &tid);
+	if (!st)
+		return 0;
+	st->active = 0;
+	st->vma.start = BPF_CORE_READ(vma, vm_start);
+	st->vma.end = BPF_CORE_READ(vma, vm_end);
+	st->vma.pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	st->gen = disturb_gen();
+	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->exit = 0;
+	pc_rw_set(&st->rw, addr, end - addr);
+	st = ml_walk(st, &tid, true);
+	if (st)
+		st->active = 1;
+	return 0;
+}
+
+SEC("fexit/mlock_pte_range")
+int BPF_PROG(mlock_range_fexit)
+{
+	__u32 key = pc_tid();
+	struct ml_state *st;
+
+	if (!ml_hook_enabled)
+		return 0;
+	st = bpf_map_lookup_elem(&ml_hook_states, &key);
+	if (!st || !st->active)
+		return 0;
+	st->active = 0;
+	__builtin_memset(&st->c, 0, sizeof(st->c));
+	st->pv.events_sent = 0;
+	st->exit = 1;
+	st->w.tier = PC_TIER_FEXIT;
+	st->w.gen = st->gen;
+	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
+	st = ml_walk(st, &key, true);
+	if (!st)
+		return 0;
+	if (!st->shared && disturb_gen() != st->gen)
+		pc_count_window_disturbed(&st->c);
+	add_counts(PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT, &st->c);
 	return 0;
 }

@@ -1,35 +1,94 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mlock path's part of a tracing session: its syscall-walk tier
- * (bpf/mlock.bpf.c: mlock/folios, every anonymous folio an mlock's range
- * held whole before and after the call is mlocked when it returns), its
- * results and its `features` lines.  The suite's oracles (verify/mlock*.c:
+ * The mlock path's part of a tracing session: its tiers (bpf/mlock.bpf.c:
+ * mlock/folios, every anonymous folio an mlock's range held whole before
+ * and after is mlocked: at the syscall's entry and exit, and in guests at
+ * fentry and fexit of mlock_pte_range), their results and the path's
+ * `features` lines.  The suite's oracles (verify/mlock*.c:
  * kpageflags' KPF_MLOCKED, smaps Locked) judge both checks on every
  * kernel; the batch path counts its steps (mlock/batch/<source>,
  * munlock/batch/<source>: trace/batch.c).
  */
+#include <stdio.h>
+#include "calib.h"
+#include "probe.h"
+#include "ptecheck.skel.h"
 #include "report.h"
 #include "walk_part.h"
+
+#define FUNC "mlock_pte_range"
+
+enum { RANGE };
+
+static void range_programs(const struct ptecheck_bpf *skel, struct pc_hook_progs *p)
+{
+	*p = (struct pc_hook_progs){
+		.fentry = {skel->progs.mlock_range_fentry, skel->progs.mlock_range_fexit}};
+}
+
+/* fentry and fexit: the fexit reads again what the fentry read. */
+static const struct pc_hook_group groups[] = {
+	[RANGE] = {.name = "mlock per range (" FUNC ")",
+		   .funcs = {FUNC},
+		   .needs_fexit = {true},
+		   .needs_walk = true,
+		   .programs = range_programs},
+};
+
+/* Why the hook tier cannot judge here, or NULL. */
+static const char *hook_why(const struct pc_session *s)
+{
+	const char *why = pc_session_hook_why(s, &pc_mlock_trace, RANGE);
+
+	return why ? why
+		   : pc_calib_vmemmap_why(&s->calib,
+					  "no vmemmap: the folios of PTEs cannot be read");
+}
 
 static void mlock_configure(struct pc_session *s)
 {
 	pc_walk_part_configure(s, PC_SYS_MLOCK);
+	s->skel->rodata->ml_hook_enabled =
+		pc_session_hook(s, &pc_mlock_trace, RANGE)->mech != PC_MECH_NONE &&
+		pc_calib_vmemmap_ok(&s->calib);
 }
 
-/* Tier kernel:syscall-walk of mlock/folios. */
+#define NONE "nothing to judge: no anonymous folio held whole by a traced mlock"
+
+/* Tiers kernel:syscall-walk and kernel:fexit of mlock/folios (one result
+   at a time: adding one may move the others). */
 static void mlock_results(struct pc_session *s, struct pc_report *r)
 {
 	struct pc_result *res = pc_session_result(s, r, PC_CHK_MLOCK_FOLIOS, PC_TIER_SYSCALL_WALK);
+	const char *why;
 
 	if (res && !pc_walk_part_skipped(s, res, PC_SYS_MLOCK))
 		pc_session_judge(s, res, PC_CHK_MLOCK_FOLIOS, PC_TIER_SYSCALL_WALK, "folios",
-				 "nothing to judge: no anonymous folio held whole by a traced "
-				 "mlock of one unlocked VMA");
+				 NONE " of one unlocked VMA");
+	res = pc_session_result(s, r, PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT);
+	if (!res)
+		return;
+	why = hook_why(s);
+	if (why)
+		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC ": %s", why);
+	else
+		pc_session_judge(s, res, PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT, "folios",
+				 NONE "'s " FUNC);
 }
+
+static const struct pc_feature_hook feature_hooks[] = {
+	{"mlock", FUNC, "mlock/folios: each PMD's range mlock_pte_range locks"},
+};
 
 static void mlock_feature_tiers(const struct pc_features *f)
 {
-	pc_walk_part_tiers(f, PC_SYS_MLOCK, "mlock/folios", "oracle:kpageflags");
+	char walk[320], tiers[480];
+
+	pc_walk_part_tiers_text(f, PC_SYS_MLOCK, "oracle:kpageflags", walk, sizeof(walk));
+	snprintf(tiers, sizeof(tiers), "%s%s%s", walk,
+		 f->hooks[RANGE].mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
+		 f->hooks[RANGE].mech ? "" : f->hooks[RANGE].reason);
+	f->tiers("mlock/folios", tiers);
 	f->tiers("mlock/locked", "oracle:smaps");
 }
 
@@ -42,7 +101,11 @@ const struct pc_trace_path pc_mlock_trace = {
 			.have = "its large-folio steps: the batch path's mlock and munlock "
 				"histograms",
 		},
+	.groups = groups,
+	.n_groups = sizeof(groups) / sizeof(groups[0]),
 	.configure = mlock_configure,
 	.results = mlock_results,
+	.feature_hooks = feature_hooks,
+	.n_feature_hooks = sizeof(feature_hooks) / sizeof(feature_hooks[0]),
 	.feature_tiers = mlock_feature_tiers,
 };
