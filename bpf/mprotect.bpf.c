@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The mprotect path's syscall-walk tier (include/ptecheck/mprotect.h), at
- * raw_syscalls:sys_enter and sys_exit of a traced task's mprotect or
- * pkey_mprotect (PC_RW_MAX_PAGES of its range at most):
+ * The mprotect path's kernel tiers (include/ptecheck/mprotect.h): the
+ * syscall walk at raw_syscalls:sys_enter and sys_exit of a traced task's
+ * mprotect or pkey_mprotect, and the hook tier at fentry and fexit of
+ * change_protection (below), over PC_RW_MAX_PAGES of the range at most:
  *  - mprotect/write: when the call granted PROT_WRITE and returned 0,
  *    every present PTE of the range that is writable and maps a page of
  *    an anonymous folio must map a page exclusive to the process
@@ -38,7 +39,8 @@ struct mp_state {
 	__u64 gen;
 	__u32 active, shared;
 	__u32 write, enforced;	     /* granted write; one of ptecheck's scenarios */
-	__u32 exit, pad;	     /* the walk at sys_exit (else at sys_enter) */
+	__u32 exit;		     /* the walk at the end (else at the beginning) */
+	__u32 uffd_changes;	     /* the call sets or resolves uffd-wp: not judged */
 	struct pc_check_counts c[3]; /* mprotect/write, soft-dirty, uffd-wp */
 	struct pc_window w, w_marks;
 	struct pc_pending pv;
@@ -46,8 +48,15 @@ struct mp_state {
 	__u64 marks[PC_RW_MAX_PAGES];
 };
 
-/* From a call's entry to its exit, per thread. */
+/* From a call's entry to its exit, per thread; the hook tier's windows
+   (nested in the syscall's) in their own map. */
 PC_THREAD_BIG_MAP(mp_states, struct mp_state, 128);
+PC_THREAD_BIG_MAP(mp_hook_states, struct mp_state, 64);
+
+/* Whether the hook tier judges here (trace/mprotect.c: attached, vmemmap). */
+const volatile bool mp_hook_enabled = false;
+
+#define MP_CP_UFFD_WP_ALL (0x4 | 0x8) /* include/linux/mm.h: MM_CP_UFFD_WP, _RESOLVE */
 
 static __always_inline bool mp_nr(long nr)
 {
@@ -68,7 +77,7 @@ static __always_inline void mp_marks_exit(struct mp_state *st, __u64 i, __u64 ad
 	if (m & MP_MARK_SD)
 		pc_judge(&st->c[1], &st->pv, &st->w_marks, PC_CHK_MP_SOFT_DIRTY,
 			 pc_soft_dirty_kept(true, sd), addr, 0, 1, sd);
-	if (m & MP_MARK_UFFD)
+	if ((m & MP_MARK_UFFD) && !st->uffd_changes)
 		pc_judge(&st->c[2], &st->pv, &st->w_marks, PC_CHK_MP_UFFD_WP,
 			 pc_uffd_wp_kept(true, uffd), addr, 0, 1, uffd);
 }
@@ -81,7 +90,7 @@ __noinline int pc_mp_slot(struct mp_state *st, __u64 i)
 	struct pc_pte p = {};
 	__u64 addr, m = 0;
 
-	if (!st || !sys_mprotect)
+	if (!st || (!sys_mprotect && !mp_hook_enabled))
 		return 0;
 	readable = pc_rw_pte(&st->rw, i, &addr, &p);
 	if (!st->exit) {
@@ -105,14 +114,80 @@ __noinline int pc_mp_slot(struct mp_state *st, __u64 i)
 }
 
 PC_RW_LOOP_FN(mp_chunk, mp_states, struct mp_state, pc_mp_slot)
+PC_RW_LOOP_FN(mp_hook_chunk, mp_hook_states, struct mp_state, pc_mp_slot)
+
+/*
+ * Begins a window over [start, start + len) of the current mm in the
+ * state under tid (hook: the hook tier's map): write granted, the uffd-wp
+ * bits left alone (mp_begin's caller says), the marks walked.
+ */
+static __always_inline void mp_begin(bool hook, __u32 *tid, __u32 track, __u64 start, __u64 len,
+				     bool write, bool uffd_changes)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct mp_state *st = hook ? pc_big_state(&mp_hook_states, &mp_hook_states_template, tid)
+				   : pc_big_state(&mp_states, &mp_states_template, tid);
+
+	if (!st)
+		return;
+	pc_rw_set(&st->rw, start, len);
+	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
+	st->gen = disturb_gen();
+	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->write = write;
+	st->enforced = !!((track - 1) & PC_TRACK_ENFORCE_PMD);
+	st->uffd_changes = uffd_changes;
+	st->exit = 0;
+	st->active = 0;
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, hook ? mp_hook_chunk : mp_chunk,
+		 tid, 0);
+	st = bpf_map_lookup_elem(hook ? (void *)&mp_hook_states : (void *)&mp_states, tid);
+	if (st)
+		st->active = 1;
+}
+
+/* Ends the window under tid: its slots judged at tier. */
+static __always_inline void mp_end(bool hook, __u32 *tid, __u32 tier)
+{
+	void *map = hook ? (void *)&mp_hook_states : (void *)&mp_states;
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct mp_state *st = bpf_map_lookup_elem(map, tid);
+
+	if (!st || !st->active)
+		return;
+	st->active = 0;
+	__builtin_memset(st->c, 0, sizeof(st->c));
+	st->pv.events_sent = 0;
+	st->exit = 1;
+	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
+	st->w.tier = tier;
+	st->w.gen = st->gen;
+	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
+	st->w_marks = st->w;
+	if (!st->enforced)
+		st->w_marks.flags |= PC_WIN_UNRELIABLE;
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, hook ? mp_hook_chunk : mp_chunk,
+		 tid, 0);
+	st = bpf_map_lookup_elem(map, tid);
+	if (!st)
+		return;
+	/* The walk itself is part of the window. */
+	if (!st->shared && disturb_gen() != st->gen) {
+		for (int k = 0; k < 3; k++)
+			pc_count_window_disturbed(&st->c[k]);
+	}
+	if (st->write)
+		add_counts(PC_CHK_MP_WRITE, tier, &st->c[0]);
+	add_counts(PC_CHK_MP_SOFT_DIRTY, tier, &st->c[1]);
+	if (!st->uffd_changes)
+		add_counts(PC_CHK_MP_UFFD_WP, tier, &st->c[2]);
+}
 
 /* At sys_enter, from bpf/syscalls.bpf.c: the range, and the marked
    entries of it. */
 __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	struct task_struct *task;
 	__u32 tid = pc_tid(), track;
-	struct mp_state *st;
 	__u64 start, len;
 
 	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx))
@@ -124,63 +199,60 @@ __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long n
 	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
 	if ((start & (PC_PAGE_SIZE - 1)) || !len || start + len < start)
 		return 0;
-	st = pc_big_state(&mp_states, &mp_states_template, &tid);
-	if (!st)
-		return 0;
-	task = (struct task_struct *)bpf_get_current_task();
-	pc_rw_set(&st->rw, start, len);
-	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
-	st->gen = disturb_gen();
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
-	st->write = !!(pc_sys_arg(ctx, 2) & MP_PROT_WRITE);
-	st->enforced = !!((track - 1) & PC_TRACK_ENFORCE_PMD);
-	st->exit = 0;
-	st->active = 0;
-	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, mp_chunk, &tid, 0);
-	st = bpf_map_lookup_elem(&mp_states, &tid);
-	if (st)
-		st->active = 1;
+	mp_begin(false, &tid, track, start, len, pc_sys_arg(ctx, 2) & MP_PROT_WRITE, false);
 	return 0;
 }
 
-/* At sys_exit, from bpf/syscalls.bpf.c. */
+/* At sys_exit, from bpf/syscalls.bpf.c: a call that failed may have
+   changed part of the range, nothing is judged then. */
 __noinline int pc_mprotect_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 key = pc_tid();
 	struct mp_state *st;
 
 	if (!sys_mprotect || !mp_nr(nr) || !pc_sys_native(ctx))
 		return 0;
-	st = bpf_map_lookup_elem(&mp_states, &key);
-	if (!st || !st->active)
+	if ((long)ctx->args[1] != 0) {
+		st = bpf_map_lookup_elem(&mp_states, &key);
+		if (st)
+			st->active = 0;
 		return 0;
-	st->active = 0;
-	/* A call that failed may have changed part of the range: not judged. */
-	if ((long)ctx->args[1] != 0)
-		return 0;
-	__builtin_memset(st->c, 0, sizeof(st->c));
-	st->pv.events_sent = 0;
-	st->exit = 1;
-	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
-	st->w.tier = PC_TIER_SYSCALL_WALK;
-	st->w.gen = st->gen;
-	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
-	st->w_marks = st->w;
-	if (!st->enforced)
-		st->w_marks.flags |= PC_WIN_UNRELIABLE;
-	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, mp_chunk, &key, 0);
-	st = bpf_map_lookup_elem(&mp_states, &key);
-	if (!st)
-		return 0;
-	/* The walk itself is part of the window. */
-	if (!st->shared && disturb_gen() != st->gen) {
-		for (int k = 0; k < 3; k++)
-			pc_count_window_disturbed(&st->c[k]);
 	}
-	if (st->write)
-		add_counts(PC_CHK_MP_WRITE, PC_TIER_SYSCALL_WALK, &st->c[0]);
-	add_counts(PC_CHK_MP_SOFT_DIRTY, PC_TIER_SYSCALL_WALK, &st->c[1]);
-	add_counts(PC_CHK_MP_UFFD_WP, PC_TIER_SYSCALL_WALK, &st->c[2]);
+	mp_end(false, &key, PC_TIER_SYSCALL_WALK);
+	return 0;
+}
+
+/*
+ * The hook tier (guests: fentry and fexit of change_protection, which
+ * mprotect, NUMA hinting and UFFDIO_WRITEPROTECT call on one VMA's range
+ * of the current mm): the same judgements, the write rule on every call
+ * (it holds whatever changed the protection), the uffd-wp bits except
+ * where the call sets or resolves them (MM_CP_UFFD_WP_ALL).
+ */
+SEC("fentry/change_protection")
+int BPF_PROG(mprotect_change_fentry, void *tlb, struct vm_area_struct *vma, unsigned long start,
+	     unsigned long end, unsigned long cp_flags)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 tid = pc_tid(), track;
+
+	(void)tlb;
+	if (!mp_hook_enabled || end <= start ||
+	    BPF_CORE_READ(vma, vm_mm) != BPF_CORE_READ(task, mm))
+		return 0;
+	track = target_flags();
+	if (!track || !pc_sampled(PC_SAMPLE_MPROTECT))
+		return 0;
+	mp_begin(true, &tid, track, start, end - start, true, cp_flags & MP_CP_UFFD_WP_ALL);
+	return 0;
+}
+
+SEC("fexit/change_protection")
+int BPF_PROG(mprotect_change_fexit)
+{
+	__u32 tid = pc_tid();
+
+	if (mp_hook_enabled)
+		mp_end(true, &tid, PC_TIER_FEXIT);
 	return 0;
 }
