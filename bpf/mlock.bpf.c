@@ -219,6 +219,25 @@ static __always_inline struct ml_state *ml_walk(struct ml_state *st, __u32 *key,
 	return st;
 }
 
+/* The walk at the end of st's window (under key; hook: the hook tier's
+   map), its folios judged at tier. */
+static __always_inline void ml_end(struct ml_state *st, __u32 *key, bool hook, __u32 tier)
+{
+	__builtin_memset(&st->c, 0, sizeof(st->c));
+	st->pv.events_sent = 0;
+	st->exit = 1;
+	st->w.tier = tier;
+	st->w.gen = st->gen;
+	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
+	st = ml_walk(st, key, hook);
+	if (!st)
+		return;
+	/* The walk itself is part of the window. */
+	if (!st->shared && disturb_gen() != st->gen)
+		pc_count_window_disturbed(&st->c);
+	add_counts(PC_CHK_MLOCK_FOLIOS, tier, &st->c);
+}
+
 /* At sys_enter, from bpf/syscalls.bpf.c: the range's whole folios, when
    it lies in one VMA that mlock will lock now. */
 __noinline int pc_mlock_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
@@ -275,19 +294,7 @@ __noinline int pc_mlock_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	    st->vma.end < st->rw.start + (st->rw.npages << PC_PAGE_SHIFT) ||
 	    !(st->vma.flags & ML_VM_LOCKED))
 		return 0;
-	__builtin_memset(&st->c, 0, sizeof(st->c));
-	st->pv.events_sent = 0;
-	st->exit = 1;
-	st->w.tier = PC_TIER_SYSCALL_WALK;
-	st->w.gen = st->gen;
-	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
-	st = ml_walk(st, &key, false);
-	if (!st)
-		return 0;
-	/* The walk itself is part of the window. */
-	if (!st->shared && disturb_gen() != st->gen)
-		pc_count_window_disturbed(&st->c);
-	add_counts(PC_CHK_MLOCK_FOLIOS, PC_TIER_SYSCALL_WALK, &st->c);
+	ml_end(st, &key, false, PC_TIER_SYSCALL_WALK);
 	return 0;
 }
 
@@ -344,17 +351,6 @@ int BPF_PROG(mlock_range_fexit)
 	if (!st || !st->active)
 		return 0;
 	st->active = 0;
-	__builtin_memset(&st->c, 0, sizeof(st->c));
-	st->pv.events_sent = 0;
-	st->exit = 1;
-	st->w.tier = PC_TIER_FEXIT;
-	st->w.gen = st->gen;
-	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
-	st = ml_walk(st, &key, true);
-	if (!st)
-		return 0;
-	if (!st->shared && disturb_gen() != st->gen)
-		pc_count_window_disturbed(&st->c);
-	add_counts(PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT, &st->c);
+	ml_end(st, &key, true, PC_TIER_FEXIT);
 	return 0;
 }

@@ -9,7 +9,7 @@
  * counts its batches (fork/batch/<source>: trace/batch.c).
  */
 #include <stdio.h>
-#include "calib.h"
+#include "walk_part.h"
 #include "load.h"
 #include "probe.h"
 #include "ptecheck.skel.h"
@@ -35,29 +35,17 @@ static const struct pc_hook_group groups[] = {
 		 .programs = cow_programs},
 };
 
-/* Why the fexit tier cannot judge here, or NULL (the vmemmap: the pages'
-   exclusivity is read through it). */
-static const char *cow_why(const struct pc_session *s)
-{
-	const char *why = pc_session_hook_why(s, &pc_fork_trace, COW);
-
-	return why ? why
-		   : pc_calib_vmemmap_why(&s->calib,
-					  "no vmemmap: the pages of PTEs cannot be read");
-}
-
 static void fork_configure(struct pc_session *s)
 {
-	s->skel->rodata->fk_enabled =
-		pc_session_hook(s, &pc_fork_trace, COW)->mech != PC_MECH_NONE &&
-		pc_calib_vmemmap_ok(&s->calib);
+	s->skel->rodata->fk_enabled = pc_session_hook_walk_on(s, &pc_fork_trace, COW);
 }
 
 /* Tier kernel:fexit of fork/cow. */
 static void fork_results(struct pc_session *s, struct pc_report *r)
 {
 	struct pc_result *res = pc_session_result(s, r, PC_CHK_FORK_COW, PC_TIER_FEXIT);
-	const char *why = cow_why(s);
+	/* the pages' exclusivity is read through the vmemmap */
+	const char *why = pc_session_hook_walk_why(s, &pc_fork_trace, COW);
 
 	if (!res)
 		return;
@@ -75,12 +63,10 @@ static const struct pc_feature_hook feature_hooks[] = {
 
 static void fork_feature_tiers(const struct pc_features *f)
 {
-	char tiers[400];
+	char tiers[400] = "oracle:cow, oracle:write-fault";
 
 	f->tiers("fork/dirty, rmap", "oracle:data-loss, oracle:kpagecount");
-	snprintf(tiers, sizeof(tiers), "oracle:cow, oracle:write-fault%s%s",
-		 f->hooks[COW].mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
-		 f->hooks[COW].mech ? "" : f->hooks[COW].reason);
+	pc_hook_tier_append(tiers, sizeof(tiers), &f->hooks[COW]);
 	f->tiers("fork/cow", tiers);
 }
 

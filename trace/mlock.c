@@ -10,7 +10,6 @@
  * munlock/batch/<source>: trace/batch.c).
  */
 #include <stdio.h>
-#include "calib.h"
 #include "probe.h"
 #include "ptecheck.skel.h"
 #include "report.h"
@@ -35,22 +34,10 @@ static const struct pc_hook_group groups[] = {
 		   .programs = range_programs},
 };
 
-/* Why the hook tier cannot judge here, or NULL. */
-static const char *hook_why(const struct pc_session *s)
-{
-	const char *why = pc_session_hook_why(s, &pc_mlock_trace, RANGE);
-
-	return why ? why
-		   : pc_calib_vmemmap_why(&s->calib,
-					  "no vmemmap: the folios of PTEs cannot be read");
-}
-
 static void mlock_configure(struct pc_session *s)
 {
 	pc_walk_part_configure(s, PC_SYS_MLOCK);
-	s->skel->rodata->ml_hook_enabled =
-		pc_session_hook(s, &pc_mlock_trace, RANGE)->mech != PC_MECH_NONE &&
-		pc_calib_vmemmap_ok(&s->calib);
+	s->skel->rodata->ml_hook_enabled = pc_session_hook_walk_on(s, &pc_mlock_trace, RANGE);
 }
 
 #define NONE "nothing to judge: no anonymous folio held whole by a traced mlock"
@@ -68,7 +55,7 @@ static void mlock_results(struct pc_session *s, struct pc_report *r)
 	res = pc_session_result(s, r, PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT);
 	if (!res)
 		return;
-	why = hook_why(s);
+	why = pc_session_hook_walk_why(s, &pc_mlock_trace, RANGE);
 	if (why)
 		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC ": %s", why);
 	else
@@ -82,12 +69,10 @@ static const struct pc_feature_hook feature_hooks[] = {
 
 static void mlock_feature_tiers(const struct pc_features *f)
 {
-	char walk[320], tiers[480];
+	char tiers[480];
 
-	pc_walk_part_tiers_text(f, PC_SYS_MLOCK, "oracle:kpageflags", walk, sizeof(walk));
-	snprintf(tiers, sizeof(tiers), "%s%s%s", walk,
-		 f->hooks[RANGE].mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
-		 f->hooks[RANGE].mech ? "" : f->hooks[RANGE].reason);
+	pc_walk_part_tiers_text(f, PC_SYS_MLOCK, "oracle:kpageflags", tiers, sizeof(tiers));
+	pc_hook_tier_append(tiers, sizeof(tiers), &f->hooks[RANGE]);
 	f->tiers("mlock/folios", tiers);
 	f->tiers("mlock/locked", "oracle:smaps");
 }

@@ -11,7 +11,6 @@
  * (mprotect/batch/<source>: trace/batch.c).
  */
 #include <stdio.h>
-#include "calib.h"
 #include "probe.h"
 #include "ptecheck.skel.h"
 #include "report.h"
@@ -36,22 +35,10 @@ static const struct pc_hook_group groups[] = {
 		    .programs = change_programs},
 };
 
-/* Why the hook tier cannot judge here, or NULL. */
-static const char *hook_why(const struct pc_session *s)
-{
-	const char *why = pc_session_hook_why(s, &pc_mprotect_trace, CHANGE);
-
-	return why ? why
-		   : pc_calib_vmemmap_why(&s->calib,
-					  "no vmemmap: the folios of PTEs cannot be read");
-}
-
 static void mprotect_configure(struct pc_session *s)
 {
 	pc_walk_part_configure(s, PC_SYS_MPROTECT);
-	s->skel->rodata->mp_hook_enabled =
-		pc_session_hook(s, &pc_mprotect_trace, CHANGE)->mech != PC_MECH_NONE &&
-		pc_calib_vmemmap_ok(&s->calib);
+	s->skel->rodata->mp_hook_enabled = pc_session_hook_walk_on(s, &pc_mprotect_trace, CHANGE);
 }
 
 /* Tier tier of check, nothing judged: why. */
@@ -63,7 +50,8 @@ static void tier_result(struct pc_session *s, struct pc_report *r, __u32 check, 
 
 	if (!res)
 		return;
-	if (tier == PC_TIER_FEXIT && (why = hook_why(s))) {
+	if (tier == PC_TIER_FEXIT &&
+	    (why = pc_session_hook_walk_why(s, &pc_mprotect_trace, CHANGE))) {
 		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC ": %s", why);
 		return;
 	}
@@ -98,12 +86,10 @@ static const struct pc_feature_hook feature_hooks[] = {
 /* A check's tiers: oracles, the syscall walk's, the hook's. */
 static void tiers_line(const struct pc_features *f, const char *check, const char *oracles)
 {
-	char walk[320], tiers[480];
+	char tiers[480];
 
-	pc_walk_part_tiers_text(f, PC_SYS_MPROTECT, oracles, walk, sizeof(walk));
-	snprintf(tiers, sizeof(tiers), "%s%s%s", walk,
-		 f->hooks[CHANGE].mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
-		 f->hooks[CHANGE].mech ? "" : f->hooks[CHANGE].reason);
+	pc_walk_part_tiers_text(f, PC_SYS_MPROTECT, oracles, tiers, sizeof(tiers));
+	pc_hook_tier_append(tiers, sizeof(tiers), &f->hooks[CHANGE]);
 	f->tiers(check, tiers);
 }
 

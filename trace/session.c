@@ -106,6 +106,21 @@ const char *pc_session_hook_why(const struct pc_session *s, const struct pc_trac
 						   : "its hook is not attached";
 }
 
+bool pc_session_hook_walk_on(const struct pc_session *s, const struct pc_trace_path *p, int g)
+{
+	return pc_session_hook(s, p, g)->mech != PC_MECH_NONE && pc_calib_vmemmap_ok(&s->calib);
+}
+
+const char *pc_session_hook_walk_why(const struct pc_session *s, const struct pc_trace_path *p,
+				     int g)
+{
+	const char *why = pc_session_hook_why(s, p, g);
+
+	return why ? why
+		   : pc_calib_vmemmap_why(&s->calib,
+					  "no vmemmap: the folios of PTEs cannot be read");
+}
+
 const char *pc_session_prog_why(const struct pc_session *s, const struct bpf_program *prog,
 				const char *what)
 {

@@ -132,6 +132,12 @@ const struct pc_hook_choice *pc_session_hook(const struct pc_session *s,
 bool pc_session_hook_live(const struct pc_session *s, const struct pc_trace_path *p, int g);
 /* NULL when hook group g of path p is attached, else why not. */
 const char *pc_session_hook_why(const struct pc_session *s, const struct pc_trace_path *p, int g);
+/* A hook group that judges PTEs against their folios (through the
+   vmemmap): chosen here and the vmemmap calibrated (before the load, for
+   the path's switch), or, after it, why it cannot judge (NULL: it can). */
+bool pc_session_hook_walk_on(const struct pc_session *s, const struct pc_trace_path *p, int g);
+const char *pc_session_hook_walk_why(const struct pc_session *s, const struct pc_trace_path *p,
+				     int g);
 /* NULL when prog is attached, else why not (naming what, e.g. its tracepoint). */
 const char *pc_session_prog_why(const struct pc_session *s, const struct bpf_program *prog,
 				const char *what);

@@ -4,6 +4,7 @@
  * of why such a part cannot judge, in the report and in `features`.
  */
 #include <stdio.h>
+#include <string.h>
 #include "load.h"
 #include "ptecheck.skel.h"
 #include "report.h"
@@ -50,4 +51,14 @@ void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, cons
 	char tiers[320];
 
 	f->tiers(check, pc_walk_part_tiers_text(f, part, oracles, tiers, sizeof(tiers)));
+}
+
+void pc_hook_tier_append(char *buf, size_t size, const struct pc_hook_choice *h)
+{
+	size_t n = strlen(buf);
+
+	if (n < size)
+		snprintf(buf + n, size - n, "%s%s",
+			 h->mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
+			 h->mech ? "" : h->reason);
 }

@@ -29,4 +29,8 @@ const char *pc_walk_part_tiers_text(const struct pc_features *f, enum pc_sys_par
 void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, const char *check,
 			const char *oracles);
 
+/* Appends to the tiers text in buf the hook tier of a check: "+
+   kernel:fexit", or why it skips (h: the group as chosen). */
+void pc_hook_tier_append(char *buf, size_t size, const struct pc_hook_choice *h);
+
 #endif

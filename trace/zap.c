@@ -12,7 +12,6 @@
  * exit/batch/<source>: trace/batch.c).
  */
 #include <stdio.h>
-#include "calib.h"
 #include "probe.h"
 #include "ptecheck.skel.h"
 #include "report.h"
@@ -64,19 +63,20 @@ static int live_group(const struct pc_session *s)
 static const char *hook_why(const struct pc_session *s)
 {
 	static char why[700];
+	int g = live_group(s);
 
-	if (live_group(s) < 0) {
-		snprintf(why, sizeof(why), "%s; %s", pc_session_hook_why(s, &pc_zap_trace, RANGE),
-			 pc_session_hook_why(s, &pc_zap_trace, RANGE_7));
-		return why;
-	}
-	return pc_calib_vmemmap_why(&s->calib, "no vmemmap: the folios of PTEs cannot be read");
+	if (g >= 0)
+		return pc_session_hook_walk_why(s, &pc_zap_trace, g);
+	snprintf(why, sizeof(why), "%s; %s", pc_session_hook_why(s, &pc_zap_trace, RANGE),
+		 pc_session_hook_why(s, &pc_zap_trace, RANGE_7));
+	return why;
 }
 
 static void zap_configure(struct pc_session *s)
 {
 	pc_walk_part_configure(s, PC_SYS_ZAP);
-	s->skel->rodata->zp_hook_enabled = live_group(s) >= 0 && pc_calib_vmemmap_ok(&s->calib);
+	s->skel->rodata->zp_hook_enabled = pc_session_hook_walk_on(s, &pc_zap_trace, RANGE) ||
+					   pc_session_hook_walk_on(s, &pc_zap_trace, RANGE_7);
 }
 
 /* Tier tier of check; the syscall-walk tier's skip is walk_part's, the
@@ -128,18 +128,15 @@ static const struct pc_feature_hook feature_hooks[] = {
 
 static void zap_feature_tiers(const struct pc_features *f)
 {
-	char walk[320], tiers[480];
+	const struct pc_hook_choice *h = &f->hooks[f->hooks[RANGE_7].mech ? RANGE_7 : RANGE];
+	char tiers[480];
 
 	f->tiers("zap/rss", "oracle:status-rss");
 	for (int k = 0; k < 2; k++) {
 		pc_walk_part_tiers_text(f, PC_SYS_ZAP,
-					k ? "oracle:kpageflags" : "oracle:kpagecount", walk,
-					sizeof(walk));
-		snprintf(tiers, sizeof(tiers), "%s%s%s", walk,
-			 f->hooks[RANGE].mech || f->hooks[RANGE_7].mech ? " + kernel:fexit"
-									: "; kernel:fexit skips: ",
-			 f->hooks[RANGE].mech || f->hooks[RANGE_7].mech ? ""
-									: f->hooks[RANGE].reason);
+					k ? "oracle:kpageflags" : "oracle:kpagecount", tiers,
+					sizeof(tiers));
+		pc_hook_tier_append(tiers, sizeof(tiers), h);
 		f->tiers(k ? "zap/dirty" : "zap/rmap", tiers);
 	}
 }
