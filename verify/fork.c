@@ -30,6 +30,10 @@
  *   soft-dirty-POS the same with entry POS alone soft-dirty (clear_refs 4,
  *               then a write; x86: arm64 has no bit, a skip that says so)
  *
+ *   rss-64k     64 KiB folios, forked twice, the range left out of the
+ *               first (MADV_DONTFORK): the two children's RssAnon differ
+ *               by the range's present pages (verify/fork_rss.c)
+ *
  * A first-entry position cannot lose the bit to a batch that ignores it
  * (the batch's value is the first entry's): the control that passes on a
  * kernel whose others fail.
@@ -49,6 +53,11 @@ static int run_cow(struct pc_scenario_ctx *ctx, const void *data)
 static int run_marker(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, fk_measure_marker, data);
+}
+
+static int run_rss(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, fk_measure_rss, data);
 }
 
 #define FK(pos)		   (&(const struct fk_scenario){(pos), false, 0})
@@ -98,6 +107,8 @@ static const struct pc_scenario scenarios[] = {
 	 SD(PC_POS_MIDDLE)},
 	{"soft-dirty-last", "the one soft-dirty entry last (15 of 16)", 0, run_marker,
 	 SD(PC_POS_LAST)},
+	{"rss-64k", "two forks, the range left out of the first: the children's RssAnon differ "
+	 "by its present pages", 0, run_rss, NULL},
 };
 /* clang-format on */
 

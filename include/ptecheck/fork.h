@@ -26,11 +26,13 @@
 	X(FORK_RMAP, "fork/rmap")                                                                  \
 	X(FORK_COW, "fork/cow")                                                                    \
 	X(FORK_UFFD_WP, "fork/uffd-wp")                                                            \
-	X(FORK_SOFT_DIRTY, "fork/soft-dirty")
+	X(FORK_SOFT_DIRTY, "fork/soft-dirty")                                                      \
+	X(FORK_RSS, "fork/rss")
 
 #define PC_EVIDENCE_fork(E)                                                                        \
 	E(FORK_DIRTY, DATA_LOST, "written in the parent, lost in the child after reclaim")         \
 	E(FORK_RMAP, MAPCOUNT, "a page of a folio both processes map not counted twice")           \
+	E(FORK_RSS, RSS, "the child's RssAnon rose by other than the pages fork copied")           \
 	E(FORK_COW, COW_BROKEN, "written by the parent after fork, seen so by the child")          \
 	E(FORK_COW, WRITE_GAINED,                                                                  \
 	  "writable in the parent, its page not exclusive (shared at fork)")                       \
@@ -45,6 +47,18 @@
 PC_INLINE int pc_fork_mapcount(__u64 mapcount, __u64 mappers)
 {
 	return mapcount == mappers ? PC_OK : PC_V_MAPCOUNT;
+}
+
+/*
+ * fork/rss: copy_present_ptes adds each batch's nr to the child's counter
+ * of the folio's kind (rss[mm_counter(folio)] += nr), so a child forked
+ * with a range copied has exactly the range's present pages more in
+ * RssAnon than a child forked with the same range left out
+ * (MADV_DONTFORK), everything else equal.
+ */
+PC_INLINE int pc_fork_rss(__s64 without, __s64 with, __s64 present)
+{
+	return with - without == present ? PC_OK : PC_V_RSS;
 }
 
 #endif

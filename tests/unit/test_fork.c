@@ -14,5 +14,10 @@ int main(void)
 	CHECK_VERDICT(pc_fork_mapcount(1, 2), PC_V_MAPCOUNT,
 		      "1 (the rmap of one page taken for a batch): MAPCOUNT");
 	CHECK_VERDICT(pc_fork_mapcount(3, 2), PC_V_MAPCOUNT, "3: MAPCOUNT");
+	CHECK_VERDICT(pc_fork_rss(1941, 2197, 256), PC_OK,
+		      "rss: the child with the range has its 256 present pages more: silent");
+	CHECK_VERDICT(pc_fork_rss(1941, 1957, 256), PC_V_RSS,
+		      "rss: 16 more for 256 (one per batch of 16): RSS");
+	CHECK_VERDICT(pc_fork_rss(1941, 2198, 256), PC_V_RSS, "rss: one more than copied: RSS");
 	return tap_finish();
 }

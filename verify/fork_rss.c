@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What fork's batches add to the child's RSS (fork/rss).
+ *
+ * The state: 64 KiB anonymous folios, every page written, the range read
+ * back (whole folios; its present pages counted by pagemap).  Two forks
+ * back to back, each child reading its own RssAnon at once and sending it
+ * up a pipe before it exits: the first with the range MADV_DONTFORK (left
+ * out of the copy), the second with it MADV_DOFORK again.  Both children
+ * run the same code from the same parent memory, so their counts differ
+ * by the range alone: copy_present_ptes adds each batch's nr to the
+ * child's counter (pc_fork_rss), and a batch of 16 that adds one leaves
+ * the second child 15 short per folio.  Judged where /proc/self/status
+ * counts RSS exactly (pc_rss_exact; a skip that says so otherwise).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ptecheck/fork.h>
+#include "fork_int.h"
+#include "procmm.h"
+#include "shape.h"
+
+#define FP  16
+#define OFF 0
+
+/* A child forked now: its RssAnon in pages, read at once, into *pages.
+   0 or -errno. */
+static int child_rss(__u64 *pages)
+{
+	struct pc_status_rss rss;
+	int fds[2], status;
+	ssize_t got;
+	pid_t pid;
+
+	if (pipe(fds))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		__u64 v = pc_status_rss_read(0, &rss) ? ~0ULL : rss.anon_kb / (PAGE / KIB);
+
+		_exit(write(fds[1], &v, sizeof(v)) == sizeof(v) ? 0 : 1);
+	}
+	close(fds[1]);
+	got = read(fds[0], pages, sizeof(*pages));
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return got == sizeof(*pages) && *pages != ~0ULL ? 0 : -EIO;
+}
+
+int fk_measure_rss(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
+{
+	int slot = pc_slot_add(a, ctx, PC_CHK_FORK_RSS, TIER_RSS);
+	struct pc_oracle_msg *m = &a->msg[slot];
+	struct pc_range rg = {.fd = -1};
+	struct pc_folios fo = {0};
+	__u64 without = 0, with = 0;
+	size_t present = 0, len;
+	long calib37;
+	int ret, v;
+
+	(void)data;
+	fo.n = pc_anon_64k_pages(ctx, a, 1);
+	if (!fo.n)
+		return 0;
+	if (!pc_rss_exact(&calib37)) {
+		pc_skip_rss_inexact(a, slot, calib37);
+		return 0;
+	}
+	if (pc_folios_alloc(&fo, fo.n, FP))
+		return pc_skip_rest(a, "calloc", ENOMEM);
+	len = fo.n * PAGE;
+	pc_window_begin(ctx, &a->win, &a->disturbed);
+	ret = pc_range_map_64k(ctx, a, &rg, &fo, OFF);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < fo.n; i++)
+		present += !!(fo.pagemap[i] & PC_PM_PRESENT);
+	if (madvise(rg.base, len, MADV_DONTFORK)) {
+		ret = pc_skip_rest(a, "madvise(MADV_DONTFORK)", errno);
+		goto out;
+	}
+	ret = child_rss(&without);
+	if (!ret && madvise(rg.base, len, MADV_DOFORK))
+		ret = -errno;
+	if (!ret)
+		ret = child_rss(&with);
+	if (ret) {
+		ret = pc_skip_rest(a, "fork, /proc/self/status in the child", -ret);
+		goto out;
+	}
+	v = pc_fork_rss((__s64)without, (__s64)with, (__s64)present);
+	m->checked++;
+	if (pc_is_violation(v))
+		pc_oracle_add_evidence(m, v, (__u64)(uintptr_t)rg.base, 0, present, with - without,
+				       "RssAnon of a child forked with the range, less one forked "
+				       "without it (MADV_DONTFORK)");
+	pc_slot_judge(a, slot);
+	pc_oracle_appendf(m,
+			  "the child's RssAnon %llu pages with the range, %llu without: +%lld "
+			  "for %zu present (%zu of %zu folios, 64 KiB anon mTHP, whole)",
+			  (unsigned long long)with, (unsigned long long)without,
+			  (long long)(with - without), present, fo.n_whole, fo.n / FP);
+out:
+	pc_window_end(ctx, &a->win, &a->disturbed);
+	pc_range_release(&rg);
+	pc_folios_free(&fo);
+	return ret < 0 ? ret : 0;
+}
