@@ -67,6 +67,7 @@ struct task_struct {
 	int pid;
 	int tgid;
 	struct mm_struct *mm;
+	struct mm_struct *active_mm;
 	struct signal_struct *signal;
 	char comm[16];
 };

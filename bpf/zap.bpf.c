@@ -385,7 +385,11 @@ static __always_inline void zp_hook_begin(struct vm_area_struct *vma, __u64 addr
 	__u64 mm = (__u64)BPF_CORE_READ(vma, vm_mm);
 	__u32 tid = pc_tid(), track;
 
-	if (!zp_hook_enabled || end <= addr || mm != (__u64)BPF_CORE_READ(task, mm))
+	/* Its own mm, or the one it is leaving: exit_mm() clears current->mm
+	   before the mmput() whose exit_mmap() zaps it, active_mm stays. */
+	if (!zp_hook_enabled || end <= addr ||
+	    (mm != (__u64)BPF_CORE_READ(task, mm) &&
+	     (BPF_CORE_READ(task, mm) || mm != (__u64)BPF_CORE_READ(task, active_mm))))
 		return;
 	track = target_flags();
 	if (!track || !pc_sampled(PC_SAMPLE_ZAP))
