@@ -16,6 +16,10 @@
  * two ways zap_present_folio_ptes takes) and anon-64k (RssAnon; the
  * folios are freed, so no mapcount to read).
  *
+ *   shmem-64k-exit(-dirty)   the folios mapped by a child through reads
+ *                            (writes) and unmapped by its exit: kpagecount
+ *                            0 after it (zap_exit.c)
+ *
  * SHAPE also anon-64k-swapped (every other folio paged out first, swap.c:
  * VmSwap falls by the swap entries), shmem-16k and anon-16k (the run's 64 KiB mTHP off, 16 KiB on
  * around them: PC_NEEDS_MTHP_16K), batches of 4.
@@ -62,6 +66,24 @@ static const struct zap_shape anon_64k_swapped = {
 	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
 };
 
+/* Mapped by a child that exits (zap_exit.c), through reads or writes. */
+static const struct zap_shape shmem_64k_exit = {
+	.what = "64 KiB shmem mTHP",
+	.shmem = true,
+	.folio_pages = 16,
+	.len = 2 * MIB,
+	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
+};
+
+static const struct zap_shape shmem_64k_exit_dirty = {
+	.what = "64 KiB shmem mTHP, dirty PTEs",
+	.shmem = true,
+	.exit_dirty = true,
+	.folio_pages = 16,
+	.len = 2 * MIB,
+	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
+};
+
 /* The same of 16 KiB folios (PC_NEEDS_MTHP_16K: the run's 64 KiB off
    around them): batches of 4. */
 static const struct zap_shape shmem_16k = {
@@ -103,6 +125,11 @@ static int run_swapped(struct pc_scenario_ctx *ctx, const void *data)
 	ret = pc_attempts_run(ctx, zap_measure_counts, data);
 	pc_swap_end(ctx);
 	return ret;
+}
+
+static int run_exit(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, zap_measure_exit, data);
 }
 
 static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
@@ -148,6 +175,10 @@ static const struct pc_scenario scenarios[] = {
 		 "MADV_DONTNEED of whole anonymous 64 KiB folios"),
 	SCENARIO("anon-64k-dontneed-cut", anon_64k, ZAP_DONTNEED, true,
 		 "MADV_DONTNEED from half-way into the first folio to half-way into the last"),
+	{"shmem-64k-exit", "shmem 64 KiB folios mapped by a child's reads, unmapped by its "
+	 "exit (exit_mmap's full-mm zap)", 0, run_exit, ZAP(shmem_64k_exit, ZAP_MUNMAP, false)},
+	{"shmem-64k-exit-dirty", "the same through writes: dirty PTEs, the rmap delayed to the "
+	 "TLB flush", 0, run_exit, ZAP(shmem_64k_exit_dirty, ZAP_MUNMAP, false)},
 	{"anon-64k-swapped-munmap", "munmap of 64 KiB folios, every other one in swap: RssAnon "
 	 "and VmSwap by the entries", 0, run_swapped, ZAP(anon_64k_swapped, ZAP_MUNMAP, false)},
 	{"anon-64k-swapped-dontneed-cut", "MADV_DONTNEED of the same, cut at both ends", 0,

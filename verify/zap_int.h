@@ -19,6 +19,9 @@ struct zap_shape {
 	/* Anonymous, every other folio paged out before the zap (swap.c):
 	   swap entries in batches (swap_pte_batch), VmSwap by them. */
 	bool swapped;
+	/* For zap_exit.c: the child maps the pages by writing them (dirty
+	   PTEs: the delayed rmap), else by reading them (clean PTEs). */
+	bool exit_dirty;
 	size_t folio_pages;   /* 16 */
 	size_t len;	      /* at --scale 1; divided by the scale, 4 folios at least */
 	const char *no_folio; /* why none formed, most likely */
@@ -36,6 +39,9 @@ struct zap_scenario {
 
 /* zap_counts.c: one attempt (pc_measure_fn). */
 int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* zap_exit.c: one attempt of a shmem shape mapped by a child that exits
+   (pc_measure_fn). */
+int zap_measure_exit(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 /* zap_dirty.c: one attempt of the clean shmem shape written through its
    PTEs (pc_measure_fn). */
 int zap_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
