@@ -32,7 +32,8 @@
  *
  *   rss-64k     64 KiB folios, forked twice, the range left out of the
  *               first (MADV_DONTFORK): the two children's RssAnon differ
- *               by the range's present pages (verify/fork_rss.c)
+ *               by the range's present pages (verify/fork_rss.c);
+ *               rss-16k the same in 16 KiB folios
  *
  * A first-entry position cannot lose the bit to a batch that ignores it
  * (the batch's value is the first entry's): the control that passes on a
@@ -108,7 +109,9 @@ static const struct pc_scenario scenarios[] = {
 	{"soft-dirty-last", "the one soft-dirty entry last (15 of 16)", 0, run_marker,
 	 SD(PC_POS_LAST)},
 	{"rss-64k", "two forks, the range left out of the first: the children's RssAnon differ "
-	 "by its present pages", 0, run_rss, NULL},
+	 "by its present pages", 0, run_rss, &(const size_t){16}},
+	{"rss-16k", "the same in 16 KiB folios: batches of 4", PC_NEEDS_MTHP_16K, run_rss,
+	 &(const size_t){4}},
 };
 /* clang-format on */
 

@@ -22,7 +22,8 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 int fk_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 /* fork_cow.c: one attempt (pc_measure_fn; misaligned is not used). */
 int fk_measure_cow(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
-/* fork_rss.c: one attempt (pc_measure_fn; data is not used). */
+/* fork_rss.c: one attempt (pc_measure_fn; data: the pages per folio,
+   a size_t). */
 int fk_measure_rss(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
 #endif

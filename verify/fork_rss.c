@@ -2,7 +2,8 @@
 /*
  * What fork's batches add to the child's RSS (fork/rss).
  *
- * The state: 64 KiB anonymous folios, every page written, the range read
+ * The state: 64 KiB (or, in rss-16k, 16 KiB) anonymous folios, every page
+ * written, the range read
  * back (whole folios; its present pages counted by pagemap).  Two forks
  * back to back, each child reading its own RssAnon at once and sending it
  * up a pipe before it exits: the first with the range MADV_DONTFORK (left
@@ -16,6 +17,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,7 +27,6 @@
 #include "procmm.h"
 #include "shape.h"
 
-#define FP  16
 #define OFF 0
 
 /* A child forked now: its RssAnon in pages, read at once, into *pages.
@@ -62,26 +63,37 @@ int fk_measure_rss(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 {
 	int slot = pc_slot_add(a, ctx, PC_CHK_FORK_RSS, TIER_RSS);
 	struct pc_oracle_msg *m = &a->msg[slot];
+	const size_t fp = *(const size_t *)data;
+	const unsigned int kb = (unsigned int)(fp * PAGE / KIB);
 	struct pc_range rg = {.fd = -1};
 	struct pc_folios fo = {0};
 	__u64 without = 0, with = 0;
-	size_t present = 0, len;
+	size_t present = 0, len, n;
+	char no_folio[80];
+	const char *what;
 	long calib37;
 	int ret, v;
 
-	(void)data;
-	fo.n = pc_anon_64k_pages(ctx, a, 1);
-	if (!fo.n)
+	if (!pc_mthp_on(ctx, a, false, kb))
 		return 0;
 	if (!pc_rss_exact(&calib37)) {
 		pc_skip_rss_inexact(a, slot, calib37);
 		return 0;
 	}
-	if (pc_folios_alloc(&fo, fo.n, FP))
+	/* Less than a PMD: THP would otherwise give one 2 MiB folio. */
+	n = pc_scaled_len(ctx, 1 * MIB, 4 * fp * PAGE, fp * PAGE) / PAGE;
+	if (pc_folios_alloc(&fo, n, fp))
 		return pc_skip_rest(a, "calloc", ENOMEM);
 	len = fo.n * PAGE;
+	snprintf(no_folio, sizeof(no_folio),
+		 "no %u KiB folio formed whole (mTHP fell back to small folios)", kb);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
-	ret = pc_range_map_64k(ctx, a, &rg, &fo, OFF);
+	ret = pc_range_map(&rg, fo.n, false, OFF, &what);
+	if (ret) {
+		ret = pc_skip_rest(a, what, -ret);
+		goto out;
+	}
+	ret = pc_folios_read_for(a, ctx, &fo, rg.base, no_folio);
 	if (ret)
 		goto out;
 	for (size_t i = 0; i < fo.n; i++)
@@ -108,9 +120,9 @@ int fk_measure_rss(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m,
 			  "the child's RssAnon %llu pages with the range, %llu without: +%lld "
-			  "for %zu present (%zu of %zu folios, 64 KiB anon mTHP, whole)",
+			  "for %zu present (%zu of %zu folios, %u KiB anon mTHP, whole)",
 			  (unsigned long long)with, (unsigned long long)without,
-			  (long long)(with - without), present, fo.n_whole, fo.n / FP);
+			  (long long)(with - without), present, fo.n_whole, fo.n / fp, kb);
 out:
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	pc_range_release(&rg);
