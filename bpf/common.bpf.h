@@ -348,6 +348,21 @@ static __always_inline __u64 pc_sys_arg(const struct bpf_raw_tracepoint_args *ct
 	return pc_regs_arg((const struct pt_regs *)ctx->args[0], i);
 }
 
+/*
+ * At sys_enter: the range [*start, *start + *len) of a syscall that takes
+ * (addr, len) as its first two arguments, len rounded up to pages as
+ * munmap, mprotect and madvise round it.  False where the kernel refuses
+ * it (EINVAL) or does nothing: an unaligned start, an empty or wrapping
+ * range.
+ */
+static __always_inline bool pc_sys_range(const struct bpf_raw_tracepoint_args *ctx, __u64 *start,
+					 __u64 *len)
+{
+	*start = pc_sys_arg(ctx, 0);
+	*len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
+	return !(*start & (PC_PAGE_SIZE - 1)) && *len && *start + *len >= *start;
+}
+
 static __always_inline __u32 pc_tid(void)
 {
 	return (__u32)bpf_get_current_pid_tgid();
@@ -547,6 +562,15 @@ static __always_inline bool mm_shared(void)
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
 	return BPF_CORE_READ(task, mm, mm_users.counter) > 1;
+}
+
+/* Whether another thread of the current task, or another process, may
+   change its page tables while it is in a call: a window not quiet. */
+static __always_inline bool pc_task_shared(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+	return BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
 }
 
 #endif

@@ -82,7 +82,6 @@ static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 ad
  */
 __noinline int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	struct task_struct *task;
 	__u64 start, len, pgd;
 	struct mv_state *st;
 	__u32 tid = pc_tid();
@@ -93,10 +92,8 @@ __noinline int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr
 	if (nr != PC_NR_madvise || !pc_sys_native(ctx) || pc_sys_arg(ctx, 2) != PC_MADV_FREE ||
 	    !target_flags() || !pc_sampled(PC_SAMPLE_MADVISE))
 		return 0;
-	start = pc_sys_arg(ctx, 0);
-	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
-	/* The kernel refuses these (EINVAL) or does nothing. */
-	if ((start & (PC_PAGE_SIZE - 1)) || !len || start < PC_PAGE_SIZE || start + len < start)
+	/* Its neighbour below start is read too: not below the first page. */
+	if (!pc_sys_range(ctx, &start, &len) || start < PC_PAGE_SIZE)
 		return 0;
 	st = bpf_map_lookup_elem(&mv_states, &tid);
 	if (!st) {
@@ -109,9 +106,8 @@ __noinline int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr
 			return 0;
 		}
 	}
-	task = (struct task_struct *)bpf_get_current_task();
 	st->gen = disturb_gen();
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->shared = pc_task_shared();
 	st->pv.events_sent = 0;
 	pgd = mv_pgd();
 	mv_side_enter(&st->side[0], pgd, start - PC_PAGE_SIZE);

@@ -219,6 +219,20 @@ static __always_inline struct ml_state *ml_walk(struct ml_state *st, __u32 *key,
 	return st;
 }
 
+/* The walk at the beginning of st's window over [start, start + len)
+   (under key; hook: the hook tier's map), which becomes active. */
+static __always_inline void ml_begin(struct ml_state *st, __u32 *key, bool hook, __u64 start,
+				     __u64 len)
+{
+	st->gen = disturb_gen();
+	st->shared = pc_task_shared();
+	st->exit = 0;
+	pc_rw_set(&st->rw, start, len);
+	st = ml_walk(st, key, hook);
+	if (st)
+		st->active = 1;
+}
+
 /* The walk at the end of st's window (under key; hook: the hook tier's
    map), its folios judged at tier. */
 static __always_inline void ml_end(struct ml_state *st, __u32 *key, bool hook, __u32 tier)
@@ -242,7 +256,6 @@ static __always_inline void ml_end(struct ml_state *st, __u32 *key, bool hook, _
    it lies in one VMA that mlock will lock now. */
 __noinline int pc_mlock_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	struct task_struct *task;
 	struct ml_state *st;
 	__u64 start, len;
 	__u32 tid = pc_tid();
@@ -263,14 +276,7 @@ __noinline int pc_mlock_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 	if (!ml_vma_at(start, &st->vma) || st->vma.start > start || st->vma.end < start + len ||
 	    (st->vma.flags & ML_VM_LOCKED))
 		return 0;
-	task = (struct task_struct *)bpf_get_current_task();
-	st->gen = disturb_gen();
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
-	st->exit = 0;
-	pc_rw_set(&st->rw, start, len);
-	st = ml_walk(st, &tid, false);
-	if (st)
-		st->active = 1;
+	ml_begin(st, &tid, false, start, len);
 	return 0;
 }
 
@@ -329,13 +335,7 @@ int BPF_PROG(mlock_range_fentry, void *pmd, unsigned long addr, unsigned long en
 	st->vma.start = BPF_CORE_READ(vma, vm_start);
 	st->vma.end = BPF_CORE_READ(vma, vm_end);
 	st->vma.pgoff = BPF_CORE_READ(vma, vm_pgoff);
-	st->gen = disturb_gen();
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
-	st->exit = 0;
-	pc_rw_set(&st->rw, addr, end - addr);
-	st = ml_walk(st, &tid, true);
-	if (st)
-		st->active = 1;
+	ml_begin(st, &tid, true, addr, end - addr);
 	return 0;
 }
 

@@ -133,7 +133,7 @@ static __always_inline void mp_begin(bool hook, __u32 *tid, __u32 track, __u64 s
 	pc_rw_set(&st->rw, start, len);
 	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	st->gen = disturb_gen();
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->shared = pc_task_shared();
 	st->write = write;
 	st->enforced = !!((track - 1) & PC_TRACK_ENFORCE_PMD);
 	st->uffd_changes = uffd_changes;
@@ -150,7 +150,6 @@ static __always_inline void mp_begin(bool hook, __u32 *tid, __u32 track, __u64 s
 static __always_inline void mp_end(bool hook, __u32 *tid, __u32 tier)
 {
 	void *map = hook ? (void *)&mp_hook_states : (void *)&mp_states;
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct mp_state *st = bpf_map_lookup_elem(map, tid);
 
 	if (!st || !st->active)
@@ -159,7 +158,6 @@ static __always_inline void mp_end(bool hook, __u32 *tid, __u32 tier)
 	__builtin_memset(st->c, 0, sizeof(st->c));
 	st->pv.events_sent = 0;
 	st->exit = 1;
-	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	st->w.tier = tier;
 	st->w.gen = st->gen;
 	st->w.flags = PC_WIN_GEN | (st->shared ? PC_WIN_UNRELIABLE : 0);
@@ -195,9 +193,7 @@ __noinline int pc_mprotect_sys_enter(struct bpf_raw_tracepoint_args *ctx, long n
 	track = target_flags();
 	if (!track || !pc_sampled(PC_SAMPLE_MPROTECT))
 		return 0;
-	start = pc_sys_arg(ctx, 0);
-	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
-	if ((start & (PC_PAGE_SIZE - 1)) || !len || start + len < start)
+	if (!pc_sys_range(ctx, &start, &len))
 		return 0;
 	mp_begin(false, &tid, track, start, len, pc_sys_arg(ctx, 2) & MP_PROT_WRITE, false);
 	return 0;

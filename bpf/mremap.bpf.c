@@ -169,7 +169,6 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 						     __u32 track_flags, bool sampled,
 						     struct vm_area_struct *vma)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct call_state *tmpl, *st;
 	struct snap_ctx sc;
 	__u32 zero = 0;
@@ -207,7 +206,7 @@ static __always_inline struct call_state *begin_call(__u64 key, __u64 old_addr, 
 	if (!sampled)
 		return st;
 	st->gen = disturb_gen();
-	st->shared_mm = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->shared_mm = pc_task_shared();
 	if (!mr_walk_enabled || st->old_len == 0)
 		return st;
 	/* The VMA as the kernel's move will see it: given (move_page_tables

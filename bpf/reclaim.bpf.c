@@ -91,9 +91,7 @@ __noinline int pc_reclaim_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr
 	track = target_flags();
 	if (!track || !((track - 1) & PC_TRACK_ENFORCE_PMD) || !pc_sampled(PC_SAMPLE_RECLAIM))
 		return 0;
-	start = pc_sys_arg(ctx, 0);
-	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
-	if ((start & (PC_PAGE_SIZE - 1)) || !len || start + len < start)
+	if (!pc_sys_range(ctx, &start, &len))
 		return 0;
 	st = pc_big_state(&rc_states, &rc_states_template, &tid);
 	if (!st)
@@ -101,7 +99,7 @@ __noinline int pc_reclaim_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr
 	st->active = 0;
 	st->exit = 0;
 	st->noted = 0;
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->shared = pc_task_shared();
 	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	pc_rw_set(&st->rw, start, len);
 	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, rc_chunk, &tid, 0);

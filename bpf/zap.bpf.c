@@ -163,22 +163,14 @@ __noinline int pc_zp_slot(struct zp_state *st, __u64 i)
 		return 0;
 	folio_dirty = w.head_flags & (1UL << bpf_core_enum_value(enum pageflags, PG_dirty));
 	/* A file folio is mapped once per VMA, in order: its PTEs in a VMA
-	   are one stretch, most often the last entry's. */
+	   are one stretch, so the newest entry is the likeliest; an older
+	   one is another stretch of it (the file mapped twice in the range):
+	   one count for both. */
 	k = st->n;
-	if (k > 0 && k <= ZP_MAX_FOLIOS) {
-		f = zp_at(st, k - 1);
-		if (f->head == at.head) {
-			f->ptes++;
-			f->dirty |= p.dirty && !folio_dirty;
-			return 0;
-		}
-	}
-	/* Another stretch of a folio seen already (the file mapped twice in
-	   the range): one count for both. */
-	for (__u32 j = 0; j < ZP_MAX_FOLIOS; j++) {
-		if (j >= k)
+	for (__u32 j = 1; j <= ZP_MAX_FOLIOS; j++) {
+		if (j > k)
 			break;
-		f = zp_at(st, j);
+		f = zp_at(st, k - j);
 		if (f->head == at.head) {
 			f->ptes++;
 			f->dirty |= p.dirty && !folio_dirty;
@@ -279,7 +271,6 @@ static long zp_hook_judge_cb(__u32 k, void *key)
 static __always_inline void zp_begin(bool hook, __u32 *tid, __u32 track, __u64 start, __u64 len,
 				     __u64 mm, __u64 pgd)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct zp_state *st = hook ? pc_big_state(&zp_hook_states, &zp_hook_states_template, tid)
 				   : pc_big_state(&zp_states, &zp_states_template, tid);
 
@@ -289,7 +280,7 @@ static __always_inline void zp_begin(bool hook, __u32 *tid, __u32 track, __u64 s
 	st->n = 0;
 	st->enforced = ((track - 1) & ZP_ENFORCED) == ZP_ENFORCED;
 	st->gen = disturb_gen();
-	st->shared = BPF_CORE_READ(task, signal, nr_threads) > 1 || mm_shared();
+	st->shared = pc_task_shared();
 	st->mm = mm;
 	st->rw.pgd = pgd;
 	pc_rw_set(&st->rw, start, len);
@@ -340,10 +331,7 @@ __noinline int pc_zap_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 	track = target_flags();
 	if (!track || !pc_sampled(PC_SAMPLE_ZAP))
 		return 0;
-	start = pc_sys_arg(ctx, 0);
-	len = (pc_sys_arg(ctx, 1) + PC_PAGE_SIZE - 1) & ~(PC_PAGE_SIZE - 1);
-	/* The kernel refuses these (EINVAL) or does nothing. */
-	if ((start & (PC_PAGE_SIZE - 1)) || !len || start + len < start)
+	if (!pc_sys_range(ctx, &start, &len))
 		return 0;
 	zp_begin(false, &tid, track, start, len, (__u64)BPF_CORE_READ(task, mm),
 		 (__u64)BPF_CORE_READ(task, mm, pgd));

@@ -125,41 +125,53 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 	pc_slot_judge(a, slot);
 }
 
-/* Whole folios the range held entirely: every page mapped 0 times. */
-static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
+long zap_judge_unmapped(struct pc_attempt *a, int slot, const struct pc_folios *fo,
+			const char *base, size_t from, size_t to, const char *after)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
-	size_t folios = 0;
+	size_t fp = fo->fp;
+	long folios = 0;
 	__u64 counts[512];
 
-	for (size_t f = 0; f < r->n / r->fp; f++) {
-		size_t i0 = f * r->fp;
+	for (size_t f = 0; f < fo->n / fp; f++) {
+		size_t i0 = f * fp;
 		int ret;
 
-		if (!r->fo.whole[f] || i0 < r->from || i0 + r->fp > r->to ||
-		    r->fp > sizeof(counts) / sizeof(counts[0]))
+		if (!fo->whole[f] || i0 < from || i0 + fp > to ||
+		    fp > sizeof(counts) / sizeof(counts[0]))
 			continue;
-		ret = pc_kpagecount_read(r->fo.pfns[i0], r->fp, counts);
+		ret = pc_kpagecount_read(fo->pfns[i0], fp, counts);
 		if (ret)
 			return pc_skip_rest(a, "kpagecount", -ret);
 		folios++;
-		for (size_t j = 0; j < r->fp; j++) {
+		for (size_t j = 0; j < fp; j++) {
 			int v = pc_zap_unmapped(counts[j]);
 
 			m->checked++;
 			if (pc_is_violation(v))
 				pc_oracle_add_evidence(
-					m, v, (__u64)(uintptr_t)(r->rg.base + (i0 + j) * PAGE), 0,
-					0, counts[j], "folio %zu page %zu, after %s", f, j,
-					op_names[r->sc->op]);
+					m, v, (__u64)(uintptr_t)(base + (i0 + j) * PAGE), 0, 0,
+					counts[j], "folio %zu page %zu, after %s", f, j, after);
 		}
 	}
+	return folios;
+}
+
+/* Whole folios the range held entirely: every page mapped 0 times. */
+static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
+{
+	long folios = zap_judge_unmapped(a, slot, &r->fo, r->rg.base, r->from, r->to,
+					 op_names[r->sc->op]);
+
+	if (folios < 0)
+		return (int)folios;
 	if (!folios) {
 		pc_slot_skip(a, slot, "no whole folio lay entirely in the range");
 		return 0;
 	}
 	pc_slot_judge(a, slot);
-	pc_oracle_appendf(m, "%zu whole folios (%s) unmapped by %s, the page cache holding them",
+	pc_oracle_appendf(&a->msg[slot],
+			  "%ld whole folios (%s) unmapped by %s, the page cache holding them",
 			  folios, r->sc->shape->what, op_names[r->sc->op]);
 	return 0;
 }

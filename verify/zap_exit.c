@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include <ptecheck/zap.h>
-#include "procmm.h"
 #include "shape.h"
 #include "zap_int.h"
 
@@ -98,13 +97,12 @@ int zap_measure_exit(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	struct pc_oracle_msg *m = &a->msg[slot];
 	struct pc_range rg = {.fd = -1};
 	struct pc_folios fo = {0};
-	size_t fp = sh->folio_pages, folios = 0;
+	size_t fp = sh->folio_pages;
 	const char *what;
-	__u64 counts[16];
+	long folios;
 	int ret;
 
-	if (!pc_mthp_on(ctx, a, true, (unsigned int)(fp * PAGE / KIB)) ||
-	    fp > sizeof(counts) / sizeof(counts[0]))
+	if (!pc_mthp_on(ctx, a, true, (unsigned int)(fp * PAGE / KIB)))
 		return 0;
 	fo.n = pc_scaled_len(ctx, sh->len, 4 * fp * PAGE, fp * PAGE) / PAGE;
 	if (pc_folios_alloc(&fo, fo.n, fp))
@@ -123,29 +121,14 @@ int zap_measure_exit(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 		ret = pc_skip_rest(a, what, -ret);
 		goto out;
 	}
-	for (size_t f = 0; f < fo.n / fp; f++) {
-		if (!fo.whole[f])
-			continue;
-		ret = pc_kpagecount_read(fo.pfns[f * fp], fp, counts);
-		if (ret) {
-			ret = pc_skip_rest(a, "kpagecount", -ret);
-			goto out;
-		}
-		folios++;
-		for (size_t j = 0; j < fp; j++) {
-			int v = pc_zap_unmapped(counts[j]);
-
-			m->checked++;
-			if (pc_is_violation(v))
-				pc_oracle_add_evidence(
-					m, v, (__u64)(uintptr_t)(rg.base + (f * fp + j) * PAGE), 0,
-					0, counts[j], "folio %zu page %zu, after the child's exit",
-					f, j);
-		}
+	folios = zap_judge_unmapped(a, slot, &fo, rg.base, 0, fo.n, "the child's exit");
+	if (folios < 0) {
+		ret = (int)folios;
+		goto out;
 	}
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m,
-			  "%zu whole folios (%s) mapped by a child through %s faults, unmapped "
+			  "%ld whole folios (%s) mapped by a child through %s faults, unmapped "
 			  "by its exit, the page cache holding them",
 			  folios, sh->what, sh->exit_dirty ? "write" : "read");
 out:

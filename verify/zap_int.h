@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include "attempt.h"
 #include "measure.h"
+#include "shape.h"
 
 /* What a scenario maps: large folios of one size, anonymous or shmem. */
 struct zap_shape {
@@ -39,6 +40,14 @@ struct zap_scenario {
 
 /* zap_counts.c: one attempt (pc_measure_fn). */
 int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/*
+ * zap/rmap [oracle:kpagecount] into slot: every page of every whole folio
+ * of fo lying in its pages [from, to) at base reads 0 (pc_zap_unmapped);
+ * after names what unmapped them, in the evidence.  The folios judged, or
+ * pc_skip_rest's -errno.
+ */
+long zap_judge_unmapped(struct pc_attempt *a, int slot, const struct pc_folios *fo,
+			const char *base, size_t from, size_t to, const char *after);
 /* zap_exit.c: one attempt of a shmem shape mapped by a child that exits
    (pc_measure_fn). */
 int zap_measure_exit(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
