@@ -17,21 +17,17 @@ static void madvise_configure(struct pc_session *s)
 	pc_walk_part_configure(s, PC_SYS_MADVISE);
 }
 
-/* Tier kernel:syscall-walk of madvise/range. */
+/* Tier kernel:syscall-walk of madvise/range: a dirty bit lost while
+   reclaim or writeback ran unseen proves nothing. */
 static void madvise_results(struct pc_session *s, struct pc_report *r)
 {
-	struct pc_result *res = pc_session_result(s, r, PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK);
+	struct pc_result *res = pc_walk_tier_result(
+		s, r, PC_SYS_MADVISE, PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK, NULL, NULL,
+		"entries",
+		"nothing to judge: no dirty PTE of an anonymous folio next to a traced MADV_FREE "
+		"range");
 
-	if (!res || pc_walk_part_skipped(s, res, PC_SYS_MADVISE))
-		return;
-	pc_session_judge(s, res, PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK, "entries",
-			 "nothing to judge: no dirty PTE of an anonymous folio next to a traced "
-			 "MADV_FREE range");
-	/* A dirty bit lost while reclaim or writeback ran unseen proves nothing. */
-	if (res->status != PC_STATUS_FAIL && !s->disturbance_complete)
-		pc_result_set(res, PC_STATUS_SKIP,
-			      "cannot observe concurrent reclaim/writeback (%s missing)",
-			      s->missing_disturbance);
+	pc_walk_needs_disturbance(s, res);
 }
 
 static void madvise_feature_tiers(const struct pc_features *f)

@@ -46,21 +46,11 @@ static void mlock_configure(struct pc_session *s)
    at a time: adding one may move the others). */
 static void mlock_results(struct pc_session *s, struct pc_report *r)
 {
-	struct pc_result *res = pc_session_result(s, r, PC_CHK_MLOCK_FOLIOS, PC_TIER_SYSCALL_WALK);
-	const char *why;
-
-	if (res && !pc_walk_part_skipped(s, res, PC_SYS_MLOCK))
-		pc_session_judge(s, res, PC_CHK_MLOCK_FOLIOS, PC_TIER_SYSCALL_WALK, "folios",
-				 NONE " of one unlocked VMA");
-	res = pc_session_result(s, r, PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT);
-	if (!res)
-		return;
-	why = pc_session_hook_walk_why(s, &pc_mlock_trace, RANGE);
-	if (why)
-		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC ": %s", why);
-	else
-		pc_session_judge(s, res, PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT, "folios",
-				 NONE "'s " FUNC);
+	pc_walk_tier_result(s, r, PC_SYS_MLOCK, PC_CHK_MLOCK_FOLIOS, PC_TIER_SYSCALL_WALK, FUNC,
+			    NULL, "folios", NONE " of one unlocked VMA");
+	pc_walk_tier_result(s, r, PC_SYS_MLOCK, PC_CHK_MLOCK_FOLIOS, PC_TIER_FEXIT, FUNC,
+			    pc_session_hook_walk_why(s, &pc_mlock_trace, RANGE), "folios",
+			    NONE "'s " FUNC);
 }
 
 static const struct pc_feature_hook feature_hooks[] = {

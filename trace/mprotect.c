@@ -45,19 +45,11 @@ static void mprotect_configure(struct pc_session *s)
 static void tier_result(struct pc_session *s, struct pc_report *r, __u32 check, __u32 tier,
 			const char *none)
 {
-	struct pc_result *res = pc_session_result(s, r, check, tier);
-	const char *why;
-
-	if (!res)
-		return;
-	if (tier == PC_TIER_FEXIT &&
-	    (why = pc_session_hook_walk_why(s, &pc_mprotect_trace, CHANGE))) {
-		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC ": %s", why);
-		return;
-	}
-	if (tier != PC_TIER_FEXIT && pc_walk_part_skipped(s, res, PC_SYS_MPROTECT))
-		return;
-	pc_session_judge(s, res, check, tier, "entries", none);
+	pc_walk_tier_result(s, r, PC_SYS_MPROTECT, check, tier, FUNC,
+			    tier == PC_TIER_FEXIT
+				    ? pc_session_hook_walk_why(s, &pc_mprotect_trace, CHANGE)
+				    : NULL,
+			    "entries", none);
 }
 
 /* Both tiers of mprotect/write, soft-dirty and uffd-wp (one result at a

@@ -19,13 +19,11 @@ static void reclaim_configure(struct pc_session *s)
 /* Tier kernel:syscall-walk of reclaim/dirty. */
 static void reclaim_results(struct pc_session *s, struct pc_report *r)
 {
-	struct pc_result *res = pc_session_result(s, r, PC_CHK_RECLAIM_DIRTY, PC_TIER_SYSCALL_WALK);
-
-	if (res && !pc_walk_part_skipped(s, res, PC_SYS_RECLAIM))
-		pc_session_judge(s, res, PC_CHK_RECLAIM_DIRTY, PC_TIER_SYSCALL_WALK, "entries",
-				 "nothing to judge: no dirty PTE of a lazyfree folio in an "
-				 "MADV_PAGEOUT of ptecheck's own scenarios (others may map "
-				 "MAP_DROPPABLE memory, discarded dirty by design)");
+	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_DIRTY, PC_TIER_SYSCALL_WALK, NULL,
+			    NULL, "entries",
+			    "nothing to judge: no dirty PTE of a lazyfree folio in an MADV_PAGEOUT "
+			    "of ptecheck's own scenarios (others may map MAP_DROPPABLE memory, "
+			    "discarded dirty by design)");
 }
 
 static void reclaim_feature_tiers(const struct pc_features *f)

@@ -62,3 +62,30 @@ void pc_hook_tier_append(char *buf, size_t size, const struct pc_hook_choice *h)
 			 h->mech ? " + kernel:fexit" : "; kernel:fexit skips: ",
 			 h->mech ? "" : h->reason);
 }
+
+struct pc_result *pc_walk_tier_result(struct pc_session *s, struct pc_report *r,
+				      enum pc_sys_part part, __u32 check, __u32 tier,
+				      const char *funcs, const char *hook_why, const char *what,
+				      const char *none)
+{
+	struct pc_result *res = pc_session_result(s, r, check, tier);
+
+	if (!res)
+		return NULL;
+	if (tier == PC_TIER_FEXIT && hook_why) {
+		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on %s: %s", funcs, hook_why);
+		return NULL;
+	}
+	if (tier != PC_TIER_FEXIT && pc_walk_part_skipped(s, res, part))
+		return NULL;
+	pc_session_judge(s, res, check, tier, what, none);
+	return res;
+}
+
+void pc_walk_needs_disturbance(const struct pc_session *s, struct pc_result *res)
+{
+	if (res && res->status != PC_STATUS_FAIL && !s->disturbance_complete)
+		pc_result_set(res, PC_STATUS_SKIP,
+			      "cannot observe concurrent reclaim/writeback (%s missing)",
+			      s->missing_disturbance);
+}

@@ -29,6 +29,23 @@ const char *pc_walk_part_tiers_text(const struct pc_features *f, enum pc_sys_par
 void pc_walk_part_tiers(const struct pc_features *f, enum pc_sys_part part, const char *check,
 			const char *oracles);
 
+/*
+ * The result of check at tier, judged from the counters (what: the unit,
+ * none: why nothing was judged): kernel:fexit, the path's hook tier on
+ * funcs, skipped with hook_why when not NULL; else part's syscall-walk
+ * tier, skipped where the part cannot judge.  The result when it was
+ * judged (valid until the next result is added), else NULL.
+ */
+struct pc_result *pc_walk_tier_result(struct pc_session *s, struct pc_report *r,
+				      enum pc_sys_part part, __u32 check, __u32 tier,
+				      const char *funcs, const char *hook_why, const char *what,
+				      const char *none);
+
+/* A judged result (pc_walk_tier_result's; NULL: none) whose bit a
+   reclaim or writeback could clear unseen, where the session cannot see
+   them (tracepoints missing): a skip that says so, unless it failed. */
+void pc_walk_needs_disturbance(const struct pc_session *s, struct pc_result *res);
+
 /* Appends to the tiers text in buf the hook tier of a check: "+
    kernel:fexit", or why it skips (h: the group as chosen). */
 void pc_hook_tier_append(char *buf, size_t size, const struct pc_hook_choice *h);

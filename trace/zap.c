@@ -79,29 +79,17 @@ static void zap_configure(struct pc_session *s)
 					   pc_session_hook_walk_on(s, &pc_zap_trace, RANGE_7);
 }
 
-/* Tier tier of check; the syscall-walk tier's skip is walk_part's, the
-   hook tier's hook_why. */
+/* Tier tier of check; zap/dirty skips where writeback goes unseen (a
+   folio cleaned by it proves nothing). */
 static void zap_result(struct pc_session *s, struct pc_report *r, __u32 check, __u32 tier,
 		       const char *none)
 {
-	struct pc_result *res = pc_session_result(s, r, check, tier);
-	const char *why = tier == PC_TIER_FEXIT ? hook_why(s) : NULL;
+	struct pc_result *res =
+		pc_walk_tier_result(s, r, PC_SYS_ZAP, check, tier, FUNC " or " FUNC_7,
+				    tier == PC_TIER_FEXIT ? hook_why(s) : NULL, "folios", none);
 
-	if (!res)
-		return;
-	if (tier == PC_TIER_FEXIT && why) {
-		pc_result_set(res, PC_STATUS_SKIP, "no fentry/fexit on " FUNC " or " FUNC_7 ": %s",
-			      why);
-		return;
-	}
-	if (tier != PC_TIER_FEXIT && pc_walk_part_skipped(s, res, PC_SYS_ZAP))
-		return;
-	pc_session_judge(s, res, check, tier, "folios", none);
-	/* A folio cleaned by writeback unseen proves nothing. */
-	if (check == PC_CHK_ZAP_DIRTY && res->status != PC_STATUS_FAIL && !s->disturbance_complete)
-		pc_result_set(res, PC_STATUS_SKIP,
-			      "cannot observe concurrent reclaim/writeback (%s missing)",
-			      s->missing_disturbance);
+	if (check == PC_CHK_ZAP_DIRTY)
+		pc_walk_needs_disturbance(s, res);
 }
 
 /* Both tiers of zap/rmap and zap/dirty (one result at a time: adding one
