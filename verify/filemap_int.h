@@ -14,6 +14,7 @@
 #include "attempt.h"
 #include "measure.h"
 #include "procmm.h"
+#include "shape.h"
 
 #define NEIGHBOURS 16 /* pages of reservation checked on each side of the VMA */
 
@@ -132,12 +133,12 @@ struct fm_run {
 	const struct fm_shape *sh;
 	struct fm_file f;
 	struct fm_map m;
-	bool *touched;	     /* pages of the VMA read */
-	size_t touch_to;     /* ... up to this one */
-	unsigned char *file; /* the file, by pread after the faults */
-	bool pinned, locked; /* one CPU; code and stack mlocked */
-	bool rss_ok;	     /* RSS reads are exact */
-	long calib37;	     /* RssAnon growth for 37 anonymous pages */
+	bool *touched;		   /* pages of the VMA read */
+	size_t touch_to;	   /* ... up to this one */
+	unsigned char *file;	   /* the file, by pread after the faults */
+	bool pinned, locked;	   /* one CPU; code and stack mlocked */
+	bool rss_ok;		   /* RSS reads are exact */
+	struct pc_rss_calib calib; /* RssAnon growth for 37 and 23 anonymous pages */
 	struct pc_status_rss rss0, rss1;
 	long sigbus_race;     /* K_TRUNCATE: SIGBUS seen during the race */
 	unsigned long rounds; /* ... in that many rounds */

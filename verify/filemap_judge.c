@@ -42,12 +42,7 @@ void fm_judge_rss(struct pc_attempt *a, const struct fm_run *r)
 	int v = pc_rss_delta(before, after, (__s64)present);
 
 	if (!r->rss_ok) {
-		pc_slot_skip(
-			a, S_RSS,
-			"RssAnon not exact (37 anonymous pages touched: +%ld): RSS counters read "
-			"approximately on this kernel (/proc/pid/status not summed per CPU), or "
-			"sanitizer shadow pages",
-			r->calib37);
+		pc_skip_rss_inexact(a, S_RSS, &r->calib);
 		return;
 	}
 	rm->checked++;
@@ -58,7 +53,7 @@ void fm_judge_rss(struct pc_attempt *a, const struct fm_run *r)
 	pc_slot_judge(a, S_RSS);
 	snprintf(rm->summary, sizeof(rm->summary),
 		 "%s: %s +%lld pages, %zu present by pagemap (calibrated: 37 anon pages = %ld)%s%s",
-		 r->f.what, counter, (long long)(after - before), present, r->calib37,
+		 r->f.what, counter, (long long)(after - before), present, r->calib.seen37,
 		 r->pinned ? "" : ", not pinned", r->locked ? "" : ", unlocked");
 	if (present == 0 && rm->status == PC_STATUS_PASS)
 		pc_oracle_skip(rm, "%s: nothing present: RSS delta of 0 proves nothing", r->f.what);

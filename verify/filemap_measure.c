@@ -176,7 +176,7 @@ int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt 
 	}
 	/* One CPU, so the LRU batches MADV_PAGEOUT drains are ours. */
 	r.pinned = pc_pin_cpu(&oldmask);
-	r.rss_ok = pc_rss_exact(&r.calib37);
+	r.rss_ok = pc_rss_exact(&r.calib);
 	/* Our own code resident and locked: only the test VMA takes file
 	   faults (anonymous ones, the stack's, count in RssAnon). */
 	r.locked = pc_mlock_file_maps() == 0;

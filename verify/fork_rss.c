@@ -71,13 +71,13 @@ int fk_measure_rss(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 	size_t present = 0, len, n;
 	char no_folio[80];
 	const char *what;
-	long calib37;
+	struct pc_rss_calib calib;
 	int ret, v;
 
 	if (!pc_mthp_on(ctx, a, false, kb))
 		return 0;
-	if (!pc_rss_exact(&calib37)) {
-		pc_skip_rss_inexact(a, slot, calib37);
+	if (!pc_rss_exact(&calib)) {
+		pc_skip_rss_inexact(a, slot, &calib);
 		return 0;
 	}
 	/* Less than a PMD: THP would otherwise give one 2 MiB folio. */

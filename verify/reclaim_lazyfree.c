@@ -40,7 +40,7 @@ struct rc_run {
 	size_t n, p;
 	__u64 *pm[2]; /* pagemap before and after the page-out */
 	struct pc_status_rss rss[2];
-	long calib37;
+	struct pc_rss_calib calib;
 	bool rss_exact;
 };
 
@@ -83,7 +83,7 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct rc_run *r)
 	int v;
 
 	if (!r->rss_exact) {
-		pc_skip_rss_inexact(a, slot, r->calib37);
+		pc_skip_rss_inexact(a, slot, &r->calib);
 		return;
 	}
 	for (size_t i = 0; i < r->n; i++)
@@ -166,7 +166,7 @@ int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}
-	r.rss_exact = pc_rss_exact(&r.calib37);
+	r.rss_exact = pc_rss_exact(&r.calib);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = pc_lazyfree_pattern(ctx, a, &r.rg, &r.fo, r.p, OFF, sc->misaligned);
 	/* The page-out is the operation under test and reclaim itself: the

@@ -157,15 +157,25 @@ int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
  */
 int pc_fork_exit(void);
 
-/* Skips slot, saying RSS does not read exactly here (pc_rss_exact's
-   seen37: what 37 touched pages added). */
-void pc_skip_rss_inexact(struct pc_attempt *a, int slot, long seen37);
+/* What pc_rss_exact saw: RssAnon's growth for 37 and 23 anonymous pages
+   touched, in the last of its rounds. */
+struct pc_rss_calib {
+	long seen37, seen23;
+	int rounds;
+};
+
+/* Skips slot, saying RSS does not read exactly here and what the
+   calibration saw. */
+void pc_skip_rss_inexact(struct pc_attempt *a, int slot, const struct pc_rss_calib *c);
 
 /*
  * Whether /proc/self/status shows RSS exactly (before ~v6.16 it read the
- * per-CPU counters approximately): n anonymous pages touched must add n.
- * *seen37 is what 37 added.
+ * per-CPU counters approximately): 37 and 23 anonymous pages touched must
+ * add 37 and 23 in one round.  Up to three rounds: a page reclaimed or
+ * faulted by someone else meanwhile spoils a round, not the answer.  An
+ * approximate counter cannot pass by chance: it moves in per-CPU batches
+ * of at least 32 pages, never by 37 or 23.
  */
-bool pc_rss_exact(long *seen37);
+bool pc_rss_exact(struct pc_rss_calib *c);
 
 #endif

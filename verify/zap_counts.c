@@ -47,7 +47,7 @@ struct zap_run {
 	size_t swapped;	 /* of them, swap entries before */
 	struct pc_folios fo;
 	struct pc_status_rss rss[2];
-	long calib37;
+	struct pc_rss_calib calib;
 	bool rss_exact;
 };
 
@@ -105,7 +105,7 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 	int v;
 
 	if (!r->rss_exact) {
-		pc_skip_rss_inexact(a, slot, r->calib37);
+		pc_skip_rss_inexact(a, slot, &r->calib);
 		return;
 	}
 	v = pc_rss_fell_by(before, after, (__s64)r->zapped);
@@ -278,7 +278,7 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}
-	r.rss_exact = pc_rss_exact(&r.calib37);
+	r.rss_exact = pc_rss_exact(&r.calib);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = zap_state(ctx, a, &r);
 	if (!ret) {
