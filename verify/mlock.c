@@ -10,7 +10,9 @@
  *
  * SHAPE: anon-64k (64 KiB mTHP), anon-16k (16 KiB: the run's 64 KiB off
  * around it), shmem-64k (a memfd in 64 KiB folios) and anon-2m-pte (a 2 MiB THP whose mapping is
- * split into 512 PTEs: the largest batch mlock steps over).
+ * split into 512 PTEs: the largest batch mlock steps over) and
+ * blockfs-64k (a file on the run's block filesystem, ext4 or xfs as the
+ * summary says, written in 64 KiB pieces: the filesystem's large folios).
  */
 #include "mlock_int.h"
 
@@ -55,6 +57,17 @@ static const struct ml_shape anon_2m_pte = {
 	.no_folio = "no 2 MiB THP formed whole (THP off, or fell back to small folios)",
 };
 
+static const struct ml_shape blockfs_64k = {
+	.what = "64 KiB file folios",
+	.file = true,
+	.folio_pages = 16,
+	.len = 1 * MIB,
+	.min_folios = 4,
+	.demand_with_mthp = true,
+	.no_folio = "no 64 KiB file folio formed whole (the filesystem has no large folios "
+		    "here: xfs from v5.18, ext4 from v6.16; or the write path made others)",
+};
+
 static int run_folios(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, ml_measure_folios, data);
@@ -76,6 +89,10 @@ static const struct pc_scenario scenarios[] = {
 	 ML(shmem_64k, false)},
 	{"shmem-64k-cut", "the same, cutting the first and last folio", 0, run_folios,
 	 ML(shmem_64k, true)},
+	{"blockfs-64k", "mlock and munlock of a block-fs file's whole 64 KiB folios",
+	 PC_NEEDS_BLOCKFS, run_folios, ML(blockfs_64k, false)},
+	{"blockfs-64k-cut", "the same, cutting the first and last folio", PC_NEEDS_BLOCKFS,
+	 run_folios, ML(blockfs_64k, true)},
 	{"anon-2m-pte", "mlock and munlock of a PTE-mapped 2 MiB THP", 0, run_folios,
 	 ML(anon_2m_pte, false)},
 	{"anon-2m-pte-cut", "the same, a page short at both ends: the THP never mlocked", 0,

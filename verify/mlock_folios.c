@@ -4,12 +4,11 @@
  * range mlock locks (mlock/locked).
  *
  * The state: large folios (anonymous or shmem, 64 KiB or a PTE-mapped
- * 2 MiB THP), every page written and present, the range read back (the
- * folios formed whole are judged, the others counted out).  On one pinned
- * CPU (munlock clears PG_mlocked in a per-CPU batch it drains where it
- * ran), mlock of the range or of the range cut a page into its first and
- * last folio, then munlock of the same.  Judged by each page's
- * KPF_MLOCKED (kpageflags, by the PFNs pagemap gave):
+ * 2 MiB THP; or a block-fs file written in 64 KiB pieces), every page written and present, the
+ * range read back (the folios formed whole are judged, the others counted out).  On one pinned CPU
+ * (munlock clears PG_mlocked in a per-CPU batch it drains where it ran), mlock of the range or of
+ * the range cut a page into its first and last folio, then munlock of the same.  Judged by each
+ * page's KPF_MLOCKED (kpageflags, by the PFNs pagemap gave):
  *  - while locked: a whole folio the range holds entirely is mlocked, one
  *    it cuts is not (pc_mlock_folio: mlock_pte_range mlocks a folio when
  *    its batch covers it all, at once);
@@ -41,6 +40,8 @@ struct ml_run {
 	__u64 *flags[2]; /* kpageflags of the whole folios' pages: locked, after */
 	__u64 *recheck;	 /* pagemap after munlock */
 	struct pc_smaps sm;
+	bool demand;  /* the shape's, or its demand_with_mthp where the run has mTHP */
+	char fs[128]; /* the file shape's filesystem, as found */
 };
 
 static const char *const phases[2] = {"while locked", "after munlock"};
@@ -52,9 +53,11 @@ static bool held(const struct ml_run *r, size_t f)
 
 /* The range mapped and filled, a THP's PMD mappings split where the shape
    asks: 0 or -errno, *what the step. */
-static int ml_map(struct ml_run *r, const char **what)
+static int ml_map(const struct pc_scenario_ctx *ctx, struct ml_run *r, const char **what)
 {
-	int ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, what);
+	int ret = r->sc->shape->file ? pc_range_map_file(ctx, &r->rg, r->n, r->fp, OFF, r->fs,
+							 sizeof(r->fs), what)
+				     : pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, what);
 
 	if (ret)
 		return ret;
@@ -111,8 +114,12 @@ static int ml_lock_unlock(struct ml_run *r, const char **what)
 static int ml_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct ml_run *r)
 {
 	const char *what;
-	int ret = ml_map(r, &what);
+	int ret = ml_map(ctx, r, &what);
 
+	if (ret > 0) {
+		pc_skip_all(a, r->fs); /* no block filesystem: why */
+		return 1;
+	}
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
 	if (r->sc->shape->split_pmd) {
@@ -145,10 +152,9 @@ static void judge_folios(struct pc_attempt *a, int slot, const struct ml_run *r)
 
 			for (int k = 0; k < 2; k++) {
 				bool mlocked = r->flags[k][i] & PC_KPF(PC_KPF_MLOCKED);
-				int v = k ? pc_mlock_allowed(mlocked, false)
-					: r->sc->shape->demand
-						? pc_mlock_folio(mlocked, held(r, f))
-						: pc_mlock_allowed(mlocked, held(r, f));
+				int v = k	    ? pc_mlock_allowed(mlocked, false)
+					: r->demand ? pc_mlock_folio(mlocked, held(r, f))
+						    : pc_mlock_allowed(mlocked, held(r, f));
 
 				held_unlocked += !k && !j && held(r, f) && !mlocked;
 				m->checked++;
@@ -161,10 +167,16 @@ static void judge_folios(struct pc_attempt *a, int slot, const struct ml_run *r)
 		}
 	}
 	pc_slot_judge(a, slot);
-	pc_oracle_appendf(m, "%zu of %zu folios (%s) whole: %zu held by the locked range, %zu cut",
-			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what, held_n, cut_n);
-	if (!r->sc->shape->demand)
-		pc_oracle_appendf(m, "; %zu held left unlocked (allowed here)", held_unlocked);
+	pc_oracle_appendf(m,
+			  "%zu of %zu folios (%s%s%s) whole: %zu held by the locked range, %zu cut",
+			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what, r->fs[0] ? " on " : "",
+			  r->fs, held_n, cut_n);
+	if (!r->demand)
+		pc_oracle_appendf(m, "; %zu held left unlocked (allowed here%s)", held_unlocked,
+				  r->sc->shape->demand_with_mthp
+					  ? ": no 64 KiB anonymous mTHP, a kernel that may "
+					    "predate mlock of PTE-mapped large folios"
+					  : "");
 }
 
 static void judge_locked(struct pc_attempt *a, int slot, const struct ml_run *r)
@@ -195,10 +207,12 @@ int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	size_t moved = 0;
 	int ret;
 
-	/* mTHP sizes (a PMD THP is the run's THP setting, its own skip). */
-	if (sh->folio_pages < PMD / PAGE &&
+	/* mTHP sizes (a PMD THP is the run's THP setting, its own skip; a
+	   file's folios are the filesystem's). */
+	if (sh->folio_pages < PMD / PAGE && !sh->file &&
 	    !pc_mthp_on(ctx, a, sh->shmem, (unsigned int)(sh->folio_pages * PAGE / KIB)))
 		return 0;
+	r.demand = sh->demand || (sh->demand_with_mthp && ctx->mthp_anon_64k);
 	r.n = pc_scaled_len(ctx, sh->len, sh->min_folios * r.fp * PAGE, r.fp * PAGE) / PAGE;
 	r.from = sc->cut ? 1 : 0;
 	r.to = r.n - r.from;

@@ -9,8 +9,12 @@
 #include "measure.h"
 
 struct ml_shape {
-	const char *what;   /* "64 KiB anon mTHP" */
-	bool shmem;	    /* a memfd mapped shared, else private anonymous */
+	const char *what; /* "64 KiB anon mTHP" */
+	bool shmem;	  /* a memfd mapped shared, else private anonymous */
+	/* A file on the run's block filesystem (pc_range_map_file: ext4 or
+	   xfs, the summary says which), mapped shared, its folios the
+	   filesystem's. */
+	bool file;
 	size_t folio_pages; /* 16, 512 */
 	size_t len;	    /* at --scale 1; divided by the scale */
 	size_t min_folios;  /* at any scale */
@@ -19,6 +23,11 @@ struct ml_shape {
 	   only the allowance is judged (pc_mlock_allowed) and the summary
 	   counts the held folios left unlocked: docs/checks.md says why. */
 	bool demand;
+	/* Demanded where the run has 64 KiB anonymous mTHP: mlock_pte_range
+	   treats anonymous and file folios alike, and a kernel with mTHP
+	   mlocks the anonymous ones whole (anon-64k demands it); xfs has
+	   large file folios on kernels far older, which may not. */
+	bool demand_with_mthp;
 	const char *no_folio; /* why none formed, most likely */
 };
 

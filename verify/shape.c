@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "filemap_fs.h"
+#include "fullio.h"
 #include "measure.h"
 #include "procmm.h"
 #include "shape.h"
@@ -102,6 +105,83 @@ int pc_range_map_clean(struct pc_range *r, size_t n, const char **what)
 		return ret;
 	for (size_t i = 0; i < n; i++)
 		(void)((volatile char *)r->base)[i * PAGE];
+	return 0;
+}
+
+/* An unlinked file in dir, on a block device: fd, 0 when not (fs says
+   what it is on), or -errno. */
+static int blockfs_open(const char *dir, char *fs, size_t fs_len)
+{
+	struct pc_fs_info fi;
+	char path[4096], desc[96];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/ptecheck-range-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path); /* nobody else maps it; nothing left behind */
+	ret = pc_fs_probe_fd(fd, &fi);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	pc_fs_describe(&fi, desc, sizeof(desc));
+	if (!pc_fs_is_block(&fi)) {
+		snprintf(fs, fs_len,
+			 "the block filesystem's directory is on %s, which has no "
+			 "block device",
+			 desc);
+		close(fd);
+		return 0;
+	}
+	snprintf(fs, fs_len, "%s", desc);
+	return fd;
+}
+
+int pc_range_map_file(const struct pc_scenario_ctx *ctx, struct pc_range *r, size_t n, size_t fp,
+		      size_t off, char *fs, size_t fs_len, const char **what)
+{
+	size_t chunk = fp * PAGE;
+	char *buf;
+	int ret;
+
+	if (!ctx->blockfs_dir) {
+		snprintf(fs, fs_len, "no block filesystem: %s",
+			 ctx->blockfs_why ? ctx->blockfs_why : "not prepared");
+		return 1;
+	}
+	*what = "a file on the block filesystem";
+	ret = blockfs_open(ctx->blockfs_dir, fs, fs_len);
+	if (ret <= 0)
+		return ret ? ret : 1;
+	r->fd = ret;
+	ret = 0;
+	buf = calloc(1, chunk);
+	if (!buf)
+		return -ENOMEM;
+	*what = "pwrite";
+	for (size_t i0 = 0; i0 < n && !ret; i0 += fp) {
+		for (size_t j = 0; j < fp; j++)
+			buf[j * PAGE + off] = (char)pc_page_byte(i0 + j, SALT_A);
+		ret = pc_pwrite_full(r->fd, buf, chunk, (off_t)(i0 * PAGE));
+	}
+	free(buf);
+	if (ret)
+		return ret;
+	*what = "fsync";
+	if (fsync(r->fd))
+		return -errno;
+	r->n = n;
+	*what = "mmap";
+	r->base = pc_resv_map(&r->resv, n * PAGE + PMD);
+	if (!r->base)
+		return -errno;
+	ret = pc_map_fixed(r->base, n * PAGE, r->fd, 0);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++)
+		(void)((volatile char *)r->base)[i * PAGE + off];
 	return 0;
 }
 

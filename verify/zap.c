@@ -24,6 +24,12 @@
  * VmSwap falls by the swap entries), shmem-16k and anon-16k (the run's 64 KiB mTHP off, 16 KiB on
  * around them: PC_NEEDS_MTHP_16K), batches of 4.
  *
+ * SHAPE also blockfs-64k (a file on the run's block filesystem, ext4 or
+ * xfs as the summary says, written in 64 KiB pieces so that the write
+ * path makes 64 KiB folios where the filesystem has large folios:
+ * RssFile and mapcounts; its PTEs dirty through writes, or clean through
+ * reads for blockfs-64k-clean).
+ *
  *   shmem-64k-pte-dirty-OP   clean shmem folios, one page of each written
  *                            through its clean PTE alone: zap/dirty
  *                            (zap_dirty.c)
@@ -101,6 +107,27 @@ static const struct zap_shape anon_16k = {
 	.no_folio = "no 16 KiB folio formed whole (mTHP fell back to small folios)",
 };
 
+/* A file on the block filesystem (pc_range_map_file), written through
+   the mapping (dirty PTEs, page_mkwrite) or only read (clean). */
+static const struct zap_shape blockfs_64k = {
+	.what = "64 KiB file folios",
+	.file = true,
+	.folio_pages = 16,
+	.len = 2 * MIB,
+	.no_folio = "no 64 KiB file folio formed whole (the filesystem has no large folios "
+		    "here: xfs from v5.18, ext4 from v6.16; or the write path made others)",
+};
+
+static const struct zap_shape blockfs_64k_clean = {
+	.what = "64 KiB file folios, clean PTEs",
+	.file = true,
+	.clean = true,
+	.folio_pages = 16,
+	.len = 2 * MIB,
+	.no_folio = "no 64 KiB file folio formed whole (the filesystem has no large folios "
+		    "here: xfs from v5.18, ext4 from v6.16; or the write path made others)",
+};
+
 /* Read in (clean folios, clean PTEs), then one page of each folio
    written through its PTE alone (zap_dirty.c). */
 static const struct zap_shape shmem_64k_pte_dirty = {
@@ -141,6 +168,10 @@ static int run_dirty(struct pc_scenario_ctx *ctx, const void *data)
 #define SCENARIO(name, shape, op, cut, what)                                                       \
 	{                                                                                          \
 		name, what, 0, run_counts, ZAP(shape, op, cut)                                     \
+	}
+#define SCENARIO_BLK(name, shape, op, cut, what)                                                   \
+	{                                                                                          \
+		name, what, PC_NEEDS_BLOCKFS, run_counts, ZAP(shape, op, cut)                      \
 	}
 #define SCENARIO_16K(name, shape, op, cut, what)                                                   \
 	{                                                                                          \
@@ -183,6 +214,14 @@ static const struct pc_scenario scenarios[] = {
 	 "and VmSwap by the entries", 0, run_swapped, ZAP(anon_64k_swapped, ZAP_MUNMAP, false)},
 	{"anon-64k-swapped-dontneed-cut", "MADV_DONTNEED of the same, cut at both ends", 0,
 	 run_swapped, ZAP(anon_64k_swapped, ZAP_DONTNEED, true)},
+	SCENARIO_BLK("blockfs-64k-munmap", blockfs_64k, ZAP_MUNMAP, false,
+		     "munmap of a block-fs file's 64 KiB folios written through the mapping: "
+		     "RssFile and mapcounts by the pages"),
+	SCENARIO_BLK("blockfs-64k-dontneed-cut", blockfs_64k, ZAP_DONTNEED, true,
+		     "MADV_DONTNEED of the same from half-way into the first folio to half-way "
+		     "into the last"),
+	SCENARIO_BLK("blockfs-64k-clean-munmap", blockfs_64k_clean, ZAP_MUNMAP, false,
+		     "munmap of a block-fs file's 64 KiB folios mapped by clean PTEs"),
 	SCENARIO_16K("shmem-16k-munmap", shmem_16k, ZAP_MUNMAP, false,
 		     "munmap of whole shmem 16 KiB folios: batches of 4"),
 	SCENARIO_16K("shmem-16k-dontneed-cut", shmem_16k, ZAP_DONTNEED, true,

@@ -2,9 +2,10 @@
 /*
  * What a zap takes off the counters (zap/rss, zap/rmap).
  *
- * The state: large folios (64 KiB mTHP, anonymous or shmem), every page
- * written, the folios read back (those formed whole are the ones that
- * batch; the summary says how many of how many); for the clean shape the
+ * The state: large folios (64 KiB mTHP, anonymous or shmem; or a file on
+ * the block filesystem written in 64 KiB pieces, its folios the
+ * filesystem's), every page written (the clean file: read), the folios read back (those formed
+ * whole are the ones that batch; the summary says how many of how many); for the clean shape the
  * memfd mapped again at the same address and every page read (a read
  * fault maps a PTE clean, and no CPU sets a dirty bit on a read), the
  * pages read back present at the same PFNs.  Then munmap or
@@ -17,7 +18,7 @@
  *    the counters read exactly (pc_rss_exact; skip saying so otherwise).
  *    Between the two reads the process does the zap alone, at one call
  *    depth, so that no page of its own (stack, heap) enters the count;
- *  - zap/rmap [oracle:kpagecount] (shmem: the page cache keeps the folios
+ *  - zap/rmap [oracle:kpagecount] (shmem, files: the page cache keeps the folios
  *    after the unmap, anonymous ones are freed): every page of every
  *    whole folio the range held entirely is mapped 0 times after
  *    (pc_zap_unmapped), read by the PFNs pagemap gave before.
@@ -49,6 +50,7 @@ struct zap_run {
 	struct pc_status_rss rss[2];
 	struct pc_rss_calib calib;
 	bool rss_exact;
+	char fs[128]; /* the file shape's filesystem, as found */
 };
 
 static const char *const op_names[] = {[ZAP_MUNMAP] = "munmap", [ZAP_DONTNEED] = "MADV_DONTNEED"};
@@ -75,7 +77,12 @@ static int zap_do(struct zap_run *r, const char **what)
 
 static __u64 rss_pages(const struct zap_run *r, int k)
 {
-	return (r->sc->shape->shmem ? r->rss[k].shmem_kb : r->rss[k].anon_kb) / (PAGE / KIB);
+	const struct zap_shape *sh = r->sc->shape;
+
+	return (sh->file    ? r->rss[k].file_kb
+		: sh->shmem ? r->rss[k].shmem_kb
+			    : r->rss[k].anon_kb) /
+	       (PAGE / KIB);
 }
 
 /* VmSwap: MM_SWAPENTS, which zap_nonpresent_ptes lowers by each batch's nr. */
@@ -100,7 +107,9 @@ static void judge_swap(struct pc_attempt *a, int slot, const struct zap_run *r)
 static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
-	const char *counter = r->sc->shape->shmem ? "RssShmem" : "RssAnon";
+	const char *counter = r->sc->shape->file    ? "RssFile"
+			      : r->sc->shape->shmem ? "RssShmem"
+						    : "RssAnon";
 	__s64 before = (__s64)rss_pages(r, 0), after = (__s64)rss_pages(r, 1);
 	int v;
 
@@ -117,9 +126,10 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct zap_run *r)
 				       counter, op_names[r->sc->op]);
 	pc_oracle_appendf(m,
 			  "%s: %s -%lld pages, %zu present in the range; %zu of %zu folios "
-			  "(%s) whole",
+			  "(%s%s%s) whole",
 			  op_names[r->sc->op], counter, (long long)(before - after), r->zapped,
-			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what);
+			  r->fo.n_whole, r->n / r->fp, r->sc->shape->what, r->fs[0] ? " on " : "",
+			  r->fs);
 	if (r->sc->shape->swapped)
 		judge_swap(a, slot, r);
 	pc_slot_judge(a, slot);
@@ -171,8 +181,9 @@ static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
 	}
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(&a->msg[slot],
-			  "%ld whole folios (%s) unmapped by %s, the page cache holding them",
-			  folios, r->sc->shape->what, op_names[r->sc->op]);
+			  "%ld whole folios (%s%s%s) unmapped by %s, the page cache holding them",
+			  folios, r->sc->shape->what, r->fs[0] ? " on " : "", r->fs,
+			  op_names[r->sc->op]);
 	return 0;
 }
 
@@ -233,16 +244,44 @@ static int zap_swap_out(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struc
 	return 1;
 }
 
+/* The file shape: a file on the block filesystem, its pages read, and
+   written through the mapping unless clean.  0, 1 when there is no block
+   filesystem (slots skipped), or pc_skip_rest's. */
+static int zap_file(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
+{
+	const char *what;
+	int ret = pc_range_map_file(ctx, &r->rg, r->n, r->fp, OFF, r->fs, sizeof(r->fs), &what);
+
+	if (ret > 0) {
+		pc_skip_all(a, r->fs);
+		r->fs[0] = 0;
+		return 1;
+	}
+	if (ret)
+		return pc_skip_rest(a, what, -ret);
+	if (!r->sc->shape->clean)
+		for (size_t i = 0; i < r->n; i++)
+			r->rg.base[i * PAGE + OFF] = (char)pc_page_byte(i, SALT_B);
+	return 0;
+}
+
 /* 0, 1 when the state was not made (slots skipped), or pc_skip_rest's. */
 static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
 {
 	const char *what;
-	int ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, &what);
+	int ret;
 
-	if (ret)
-		return pc_skip_rest(a, what, -ret);
+	if (r->sc->shape->file) {
+		ret = zap_file(ctx, a, r);
+		if (ret)
+			return ret;
+	} else {
+		ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, &what);
+		if (ret)
+			return pc_skip_rest(a, what, -ret);
+	}
 	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base, r->sc->shape->no_folio);
-	if (!ret && r->sc->shape->clean)
+	if (!ret && r->sc->shape->clean && !r->sc->shape->file)
 		ret = zap_clean(a, r);
 	if (!ret && r->sc->shape->swapped)
 		ret = zap_swap_out(ctx, a, r);
@@ -262,12 +301,16 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	const struct zap_scenario *sc = data;
 	const struct zap_shape *sh = sc->shape;
 	int s_rss = pc_slot_add(a, ctx, PC_CHK_ZAP_RSS, TIER_RSS);
-	int s_rmap = sh->shmem ? pc_slot_add(a, ctx, PC_CHK_ZAP_RMAP, TIER_KPAGECOUNT) : -1;
+	int s_rmap =
+		sh->shmem || sh->file ? pc_slot_add(a, ctx, PC_CHK_ZAP_RMAP, TIER_KPAGECOUNT) : -1;
 	struct zap_run r = {.sc = sc, .rg = {.fd = -1}, .fp = sh->folio_pages};
 	const char *what;
 	int ret;
 
-	if (!pc_mthp_on(ctx, a, sh->shmem, (unsigned int)(sh->folio_pages * PAGE / KIB)))
+	/* A file's folio sizes are the filesystem's and the writes', no mTHP
+	   setting's. */
+	if (!sh->file &&
+	    !pc_mthp_on(ctx, a, sh->shmem, (unsigned int)(sh->folio_pages * PAGE / KIB)))
 		return 0;
 	if (sh->swapped && pc_swap_why()[0]) {
 		pc_skip_all(a, pc_swap_why());

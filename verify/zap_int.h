@@ -9,10 +9,17 @@
 #include "measure.h"
 #include "shape.h"
 
-/* What a scenario maps: large folios of one size, anonymous or shmem. */
+/* What a scenario maps: large folios of one size, anonymous, shmem or a
+   file's page cache. */
 struct zap_shape {
 	const char *what; /* "64 KiB shmem mTHP" */
 	bool shmem;	  /* a memfd mapped shared, else private anonymous */
+	/* A file on the run's block filesystem (pc_range_map_file: ext4 or
+	   xfs, the summary says which), mapped shared: RssFile, and the
+	   mapcounts, as the page cache keeps the folios.  Its PTEs clean
+	   (read) with clean, else dirty (every page written through them:
+	   page_mkwrite, the delayed rmap). */
+	bool file;
 	/* shmem mapped again after the writes and only read through the new
 	   mapping: its PTEs clean, so zap removes their rmap at once (a
 	   dirty file PTE delays it to the TLB flush: tlb_delay_rmap). */
