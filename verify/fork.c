@@ -11,6 +11,9 @@
  *               out its own and reads the written entries back
  *               (verify/fork_dirty.c)
  *
+ *   dirty-16k-POS   the same in 16 KiB folios (the run's 64 KiB off and
+ *               16 KiB on around it, PC_NEEDS_MTHP_16K): first, second, last
+ *
  *   dirty-misaligned-POS   the same, the range first moved 4 KiB off a
  *               64 KiB boundary (pc_range_misalign): arm64 folds no block,
  *               whose gathered dirty bit would otherwise give the child
@@ -61,13 +64,14 @@ static int run_rss(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, fk_measure_rss, data);
 }
 
-#define FK(pos)		   (&(const struct fk_scenario){(pos), false, 0})
-#define FK_MARK(pos, mark) (&(const struct fk_scenario){(pos), false, (mark)})
+#define FK(pos)		   (&(const struct fk_scenario){(pos), false, 0, 64})
+#define FK_16K(pos)	   (&(const struct fk_scenario){(pos), false, 0, 16})
+#define FK_MARK(pos, mark) (&(const struct fk_scenario){(pos), false, (mark), 64})
 #define UFFD(pos)	   FK_MARK(pos, PC_MARK_UFFD_WP)
 #define SD(pos)		   FK_MARK(pos, PC_MARK_SOFT_DIRTY)
 /* The uffd-wp scenarios' monitor takes the fork's event: CAP_SYS_PTRACE. */
 #define PTRACE	    PC_SCENARIO_CAP_PTRACE
-#define FK_MIS(pos) (&(const struct fk_scenario){(pos), true, 0})
+#define FK_MIS(pos) (&(const struct fk_scenario){(pos), true, 0, 64})
 
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
@@ -85,6 +89,12 @@ static const struct pc_scenario scenarios[] = {
 	 run_dirty, FK_MIS(PC_POS_MIDDLE)},
 	{"dirty-misaligned-last", "4 KiB off 64 KiB, the dirty entry last", 0, run_dirty,
 	 FK_MIS(PC_POS_LAST)},
+	{"dirty-16k-first", "16 KiB folios, the dirty entry first: the control",
+	 PC_NEEDS_MTHP_16K, run_dirty, FK_16K(PC_POS_FIRST)},
+	{"dirty-16k-second", "16 KiB folios, the dirty entry second (batches of 4)",
+	 PC_NEEDS_MTHP_16K, run_dirty, FK_16K(PC_POS_SECOND)},
+	{"dirty-16k-last", "16 KiB folios, the dirty entry last (4 of 4)", PC_NEEDS_MTHP_16K,
+	 run_dirty, FK_16K(PC_POS_LAST)},
 	{"cow-first", "the one writable entry first: the control (the batch's own write bit)",
 	 0, run_cow, FK(PC_POS_FIRST)},
 	{"cow-second", "the one writable entry second: the parent write-protected, its writes "

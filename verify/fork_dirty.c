@@ -2,7 +2,7 @@
 /*
  * What fork's batches give the child (fork/dirty, fork/rmap).
  *
- * The state: 64 KiB anonymous folios, every page written, the range read
+ * The state: 64 KiB (or 16 KiB) anonymous folios, every page written, the range read
  * back (whole folios), MADV_FREE over it (smaps LazyFree the whole range:
  * every PTE clean, every folio lazyfree), then one page of every even
  * folio (the pattern) written again: that PTE alone dirty; the odd folios
@@ -32,8 +32,8 @@
 #include "procmm.h"
 #include "shape.h"
 
-#define FP  16 /* pages per folio */
-#define OFF 400
+#define FP_MAX 16 /* pages per folio at most: 64 KiB */
+#define OFF    400
 
 /* What the child saw, sent back whole through a pipe. */
 struct fk_seen {
@@ -61,14 +61,14 @@ static void child(int go, int res, char *base, size_t n, const struct pc_folios 
 		_exit(1);
 	if (madvise(base, n * PAGE, MADV_PAGEOUT))
 		s.err = -errno;
-	for (size_t f = 0; !s.err && f < n / FP; f++) {
-		size_t i = f * FP + p;
+	for (size_t f = 0; !s.err && f < n / fo->fp; f++) {
+		size_t i = f * fo->fp + p;
 
 		if (!fo->whole[f])
 			continue;
 		if (!pattern(f)) {
 			s.controls++;
-			s.controls_gone += base[f * FP * PAGE + OFF] == 0;
+			s.controls_gone += base[f * fo->fp * PAGE + OFF] == 0;
 			continue;
 		}
 		s.written++;
@@ -87,29 +87,30 @@ static void child(int go, int res, char *base, size_t n, const struct pc_folios 
 static int judge_rmap(struct pc_attempt *a, int slot, const char *base, const struct pc_folios *fo)
 {
 	struct pc_oracle_msg *m = &a->msg[slot];
-	__u64 counts[FP];
+	size_t fp = fo->fp;
+	__u64 counts[FP_MAX];
 
-	for (size_t f = 0; f < fo->n / FP; f++) {
+	for (size_t f = 0; f < fo->n / fp && fp <= FP_MAX; f++) {
 		int ret;
 
 		if (!fo->whole[f])
 			continue;
-		ret = pc_kpagecount_read(fo->pfns[f * FP], FP, counts);
+		ret = pc_kpagecount_read(fo->pfns[f * fp], fp, counts);
 		if (ret)
 			return ret;
-		for (size_t j = 0; j < FP; j++) {
+		for (size_t j = 0; j < fp; j++) {
 			int v = pc_fork_mapcount(counts[j], 2);
 
 			m->checked++;
 			if (pc_is_violation(v))
 				pc_oracle_add_evidence(
-					m, v, (__u64)(uintptr_t)(base + (f * FP + j) * PAGE), 0, 2,
+					m, v, (__u64)(uintptr_t)(base + (f * fp + j) * PAGE), 0, 2,
 					counts[j], "folio %zu page %zu, child alive", f, j);
 		}
 	}
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m, "%zu of %zu folios whole, each page read by PFN with the child alive",
-			  fo->n_whole, fo->n / FP);
+			  fo->n_whole, fo->n / fp);
 	return 0;
 }
 
@@ -196,16 +197,16 @@ int fk_measure_dirty(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	const struct fk_scenario *sc = data;
 	int s_dirty = pc_slot_add(a, ctx, PC_CHK_FORK_DIRTY, TIER_DATA_LOSS);
 	int s_rmap = pc_slot_add(a, ctx, PC_CHK_FORK_RMAP, TIER_KPAGECOUNT);
-	size_t p = pc_pos_index(sc->pos, FP), n;
+	size_t fp = sc->kb * KIB / PAGE, p = pc_pos_index(sc->pos, fp), n;
 	struct pc_folios fo = {0};
 	struct pc_range rg = {.fd = -1};
 	struct fk_seen s = {0};
 	int ret;
 
-	n = pc_anon_64k_pages(ctx, a, 1);
+	n = pc_anon_mthp_pages(ctx, a, sc->kb, 1);
 	if (!n)
 		return 0;
-	if (pc_folios_alloc(&fo, n, FP)) {
+	if (pc_folios_alloc(&fo, n, fp)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}

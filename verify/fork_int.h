@@ -14,6 +14,7 @@ struct fk_scenario {
 	enum pc_pos pos;   /* where in each folio the one entry that differs lies */
 	bool misaligned;   /* the range moved 4 KiB off 64 KiB (pc_range_misalign) */
 	enum pc_mark mark; /* fork_marker.c's: which marker */
+	unsigned int kb;   /* fork_dirty.c's folio size: 64, or 16 (PC_NEEDS_MTHP_16K) */
 };
 
 /* fork_dirty.c: one attempt (pc_measure_fn). */

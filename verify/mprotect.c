@@ -23,7 +23,9 @@
  *                          the control of a batch that takes its first
  *                          page's exclusivity
  *
- * SHAPE: 64k (64 KiB mTHP, the size the run enables) and 2m-pte (a PMD
+ * SHAPE: 64k (64 KiB mTHP, the size the run enables), 16k (16 KiB: the
+ * run's 64 KiB off and 16 KiB on around it, PC_NEEDS_MTHP_16K; first,
+ * second and last, the middle of 4 being the third) and 2m-pte (a PMD
  * THP whose mapping an mprotect of one page split into 512 PTEs: the
  * largest batch mprotect makes).  A position of first cannot lose the bit
  * to a batch that runs through (the batch's own value is the first's):
@@ -35,8 +37,18 @@ static const struct mp_shape shape_64k = {
 	.what = "64 KiB mTHP",
 	.folio_pages = 16,
 	.len = 1 * MIB,
-	.needs_mthp_64k = true,
+	.mthp_kb = 64,
 	.no_folio = "no 64 KiB folio formed whole (mTHP fell back to small folios)",
+};
+
+/* The same in 16 KiB folios (PC_NEEDS_MTHP_16K: the run's 64 KiB off
+   around it): batches of 4, whose second is also their middle. */
+static const struct mp_shape shape_16k = {
+	.what = "16 KiB mTHP",
+	.folio_pages = 4,
+	.len = 1 * MIB,
+	.mthp_kb = 16,
+	.no_folio = "no 16 KiB folio formed whole (mTHP fell back to small folios)",
 };
 
 static const struct mp_shape shape_2m_pte = {
@@ -67,6 +79,17 @@ static int run_write(struct pc_scenario_ctx *ctx, const void *data)
 #define UFFD_WP(name, shape, pos, what)                                                            \
 	{                                                                                          \
 		"uffd-wp-" name, what, 0, run_marker, MK(shape, pos, PC_MARK_UFFD_WP)              \
+	}
+
+#define SOFT_DIRTY_16K(name, pos, what)                                                            \
+	{                                                                                          \
+		"soft-dirty-" name, what, PC_NEEDS_MTHP_16K, run_marker,                           \
+			MK(shape_16k, pos, PC_MARK_SOFT_DIRTY)                                     \
+	}
+#define UFFD_WP_16K(name, pos, what)                                                               \
+	{                                                                                          \
+		"uffd-wp-" name, what, PC_NEEDS_MTHP_16K, run_marker,                              \
+			MK(shape_16k, pos, PC_MARK_UFFD_WP)                                        \
 	}
 
 /* clang-format off */
@@ -103,6 +126,18 @@ static const struct pc_scenario scenarios[] = {
 		"a PTE-mapped 2 MiB THP, entry 256 alone uffd-wp-protected"),
 	UFFD_WP("2m-pte-last", shape_2m_pte, PC_POS_LAST,
 		"a PTE-mapped 2 MiB THP, entry 511 alone uffd-wp-protected"),
+	SOFT_DIRTY_16K("16k-first", PC_POS_FIRST,
+		       "16 KiB folios, entry 0 soft-dirty: the control"),
+	SOFT_DIRTY_16K("16k-second", PC_POS_SECOND,
+		       "16 KiB folios, entry 1 alone soft-dirty: kept through both mprotects"),
+	SOFT_DIRTY_16K("16k-last", PC_POS_LAST,
+		       "16 KiB folios, entry 3 alone soft-dirty: kept through both mprotects"),
+	UFFD_WP_16K("16k-first", PC_POS_FIRST,
+		    "16 KiB folios, entry 0 uffd-wp-protected: the control"),
+	UFFD_WP_16K("16k-second", PC_POS_SECOND,
+		    "16 KiB folios, entry 1 alone uffd-wp-protected: kept through both mprotects"),
+	UFFD_WP_16K("16k-last", PC_POS_LAST,
+		    "16 KiB folios, entry 3 alone uffd-wp-protected: kept through both mprotects"),
 	{"write-first", "64 KiB folios after fork, entry 0 alone still shared: the control",
 	 0, run_write, WR(PC_POS_FIRST)},
 	{"write-second", "64 KiB folios after fork, entry 1 alone still shared: kept "

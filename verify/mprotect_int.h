@@ -16,7 +16,7 @@ struct mp_shape {
 	size_t folio_pages;   /* 16, 512 */
 	size_t len;	      /* at --scale 1; divided by the scale, one folio at least */
 	bool split_pmd;	      /* map a PMD THP, then split its mapping into PTEs */
-	bool needs_mthp_64k;  /* the parent enabled 64 KiB anon mTHP */
+	unsigned int mthp_kb; /* the anon mTHP size the parent must have enabled, 0 none */
 	const char *no_folio; /* why none formed, most likely */
 };
 

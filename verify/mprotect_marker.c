@@ -328,7 +328,7 @@ int mp_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 			   .uffd = {.fd = -1, .reader = -1}};
 	int ret;
 
-	if (sh->needs_mthp_64k && !pc_mthp_64k_on(ctx, a, false))
+	if (sh->mthp_kb && !pc_mthp_on(ctx, a, false, sh->mthp_kb))
 		return 0;
 	r.n = pc_scaled_len(ctx, sh->len, sh->folio_pages * PAGE, sh->folio_pages * PAGE) / PAGE;
 	r.p = pc_pos_index(sc->pos, r.fp);

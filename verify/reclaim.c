@@ -14,6 +14,9 @@
  *               64 KiB boundary (pc_range_misalign): arm64 folds no block,
  *               whose clear would unfold it and spread the dirty bit
  *
+ *   dirty-16k-POS   16 KiB folios (the run's 64 KiB off and 16 KiB on
+ *               around it, PC_NEEDS_MTHP_16K): first, second and last
+ *
  * A first-entry position cannot lose the bit to a batch that keeps only
  * its first entry's: the control that passes on a kernel whose others
  * fail.
@@ -25,8 +28,9 @@ static int run_lazyfree(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, rc_measure_lazyfree, data);
 }
 
-#define RC(pos)	    (&(const struct rc_scenario){(pos), false})
-#define RC_MIS(pos) (&(const struct rc_scenario){(pos), true})
+#define RC(pos)	    (&(const struct rc_scenario){(pos), false, 64})
+#define RC_MIS(pos) (&(const struct rc_scenario){(pos), true, 64})
+#define RC_16K(pos) (&(const struct rc_scenario){(pos), false, 16})
 
 /* clang-format off */
 static const struct pc_scenario scenarios[] = {
@@ -45,6 +49,12 @@ static const struct pc_scenario scenarios[] = {
 	 run_lazyfree, RC_MIS(PC_POS_MIDDLE)},
 	{"dirty-misaligned-last", "4 KiB off 64 KiB, the dirty entry last", 0, run_lazyfree,
 	 RC_MIS(PC_POS_LAST)},
+	{"dirty-16k-first", "16 KiB lazyfree folios, the dirty entry first: the control",
+	 PC_NEEDS_MTHP_16K, run_lazyfree, RC_16K(PC_POS_FIRST)},
+	{"dirty-16k-second", "16 KiB lazyfree folios, the dirty entry second (batches of 4)",
+	 PC_NEEDS_MTHP_16K, run_lazyfree, RC_16K(PC_POS_SECOND)},
+	{"dirty-16k-last", "16 KiB lazyfree folios, the dirty entry last (4 of 4)",
+	 PC_NEEDS_MTHP_16K, run_lazyfree, RC_16K(PC_POS_LAST)},
 };
 /* clang-format on */
 

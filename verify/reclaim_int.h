@@ -11,6 +11,7 @@
 struct rc_scenario {
 	enum pc_pos pos; /* where in each pattern folio the one dirty entry lies */
 	bool misaligned; /* the range moved 4 KiB off 64 KiB (pc_range_misalign) */
+	unsigned int kb; /* the folios' size: 64, or 16 (PC_NEEDS_MTHP_16K) */
 };
 
 /* reclaim_lazyfree.c: one attempt (pc_measure_fn). */

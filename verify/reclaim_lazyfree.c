@@ -3,7 +3,7 @@
  * What reclaim's batched unmap keeps and takes (reclaim/dirty,
  * reclaim/rss).
  *
- * The state: 64 KiB anonymous folios, every page written, the range read
+ * The state: 64 KiB (or 16 KiB) anonymous folios, every page written, the range read
  * back (whole folios), MADV_FREE over it (smaps LazyFree the whole range:
  * every PTE clean, every folio lazyfree), then one page of every even
  * folio (the pattern) written again: that PTE alone dirty; the odd folios
@@ -31,14 +31,13 @@
 #include "reclaim_int.h"
 #include "shape.h"
 
-#define FP  16 /* pages per folio */
 #define OFF 500
 
 struct rc_run {
 	struct pc_range rg;
 	struct pc_folios fo;
-	size_t n, p;
-	__u64 *pm[2]; /* pagemap before and after the page-out */
+	size_t n, fp, p; /* pages, per folio, the dirty entry's index in a folio */
+	__u64 *pm[2];	 /* pagemap before and after the page-out */
 	struct pc_status_rss rss[2];
 	struct pc_rss_calib calib;
 	bool rss_exact;
@@ -98,8 +97,9 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct rc_run *r)
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m,
 			  "MADV_PAGEOUT: RssAnon -%lld pages, %zu left the range; %zu of %zu "
-			  "folios (64 KiB) whole",
-			  (long long)(before - after), taken, r->fo.n_whole, r->n / FP);
+			  "folios (%zu KiB) whole",
+			  (long long)(before - after), taken, r->fo.n_whole, r->n / r->fp,
+			  r->fp * PAGE / KIB);
 }
 
 static void judge_dirty(struct pc_attempt *a, int slot, const struct rc_run *r)
@@ -107,10 +107,10 @@ static void judge_dirty(struct pc_attempt *a, int slot, const struct rc_run *r)
 	struct pc_oracle_msg *m = &a->msg[slot];
 	size_t controls = 0, gone = 0, written = 0, lost = 0;
 
-	for (size_t f = 0; f < r->n / FP; f++) {
+	for (size_t f = 0; f < r->n / r->fp; f++) {
 		if (r->fo.whole[f] && !pattern(f)) {
 			controls++;
-			gone += r->rg.base[f * FP * PAGE + OFF] == 0;
+			gone += r->rg.base[f * r->fp * PAGE + OFF] == 0;
 		}
 	}
 	if (!gone) {
@@ -122,8 +122,8 @@ static void judge_dirty(struct pc_attempt *a, int slot, const struct rc_run *r)
 		a->retry = true;
 		return;
 	}
-	for (size_t f = 0; f < r->n / FP; f += 2) {
-		size_t i = f * FP + r->p;
+	for (size_t f = 0; f < r->n / r->fp; f += 2) {
+		size_t i = f * r->fp + r->p;
 		__u8 want = pc_page_byte(i, SALT_B), seen;
 		int v;
 
@@ -156,13 +156,14 @@ int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc
 	const char *what;
 	int ret;
 
-	r.n = pc_anon_64k_pages(ctx, a, 2);
+	r.fp = sc->kb * KIB / PAGE;
+	r.n = pc_anon_mthp_pages(ctx, a, sc->kb, 2);
 	if (!r.n)
 		return 0;
-	r.p = pc_pos_index(sc->pos, FP);
+	r.p = pc_pos_index(sc->pos, r.fp);
 	r.pm[0] = calloc(r.n, sizeof(*r.pm[0]));
 	r.pm[1] = calloc(r.n, sizeof(*r.pm[1]));
-	if (!r.pm[0] || !r.pm[1] || pc_folios_alloc(&r.fo, r.n, FP)) {
+	if (!r.pm[0] || !r.pm[1] || pc_folios_alloc(&r.fo, r.n, r.fp)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}

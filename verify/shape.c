@@ -278,13 +278,19 @@ bool pc_mthp_64k_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, boo
 	return pc_mthp_on(ctx, a, shmem, 64);
 }
 
-size_t pc_anon_64k_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, size_t granule)
+size_t pc_anon_mthp_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, unsigned int kb,
+			  size_t granule)
 {
-	const size_t fp = 16;
+	const size_t fp = kb * KIB / PAGE;
 
-	if (!pc_mthp_64k_on(ctx, a, false))
+	if (!pc_mthp_on(ctx, a, false, kb))
 		return 0;
 	return pc_scaled_len(ctx, 1 * MIB, 4 * fp * PAGE, granule * fp * PAGE) / PAGE;
+}
+
+size_t pc_anon_64k_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, size_t granule)
+{
+	return pc_anon_mthp_pages(ctx, a, 64, granule);
 }
 
 size_t pc_pos_index(enum pc_pos pos, size_t n)
@@ -350,12 +356,15 @@ int pc_range_map_64k(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, st
 		     struct pc_folios *fo, size_t off)
 {
 	const char *what;
+	char no_folio[80];
 	int ret = pc_range_map(r, fo->n, false, off, &what);
 
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
-	return pc_folios_read_for(a, ctx, fo, r->base,
-				  "no 64 KiB folio formed whole (mTHP fell back to small folios)");
+	snprintf(no_folio, sizeof(no_folio),
+		 "no %zu KiB folio formed whole (mTHP fell back to small folios)",
+		 fo->fp * PAGE / KIB);
+	return pc_folios_read_for(a, ctx, fo, r->base, no_folio);
 }
 
 int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,

@@ -75,6 +75,9 @@ bool pc_mthp_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool sh
  * skipped).
  */
 size_t pc_anon_64k_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, size_t granule);
+/* The same in anonymous folios of kb KiB (16: PC_NEEDS_MTHP_16K, or 64). */
+size_t pc_anon_mthp_pages(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, unsigned int kb,
+			  size_t granule);
 
 /* The index of pos in a folio of n pages, and its name. */
 size_t pc_pos_index(enum pc_pos pos, size_t n);
@@ -126,7 +129,8 @@ int pc_range_map_file(const struct pc_scenario_ctx *ctx, struct pc_range *r, siz
 		      size_t off, char *fs, size_t fs_len, const char **what);
 /*
  * pc_range_map of fo->n anonymous pages (each page's byte at off) and
- * pc_folios_read_for them in 64 KiB folios (fo->fp 16): 0; 1 when none
+ * pc_folios_read_for them in folios of fo->fp pages (16: 64 KiB, 4:
+ * 16 KiB; named for the first, the others came later): 0; 1 when none
  * formed whole (every slot skipped, saying so); or pc_skip_rest's -errno.
  */
 int pc_range_map_64k(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
