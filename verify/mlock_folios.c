@@ -53,10 +53,9 @@ static bool held(const struct ml_run *r, size_t f)
 
 /* The range mapped and filled, a THP's PMD mappings split where the shape
    asks: 0 or -errno, *what the step. */
-static int ml_map(const struct pc_scenario_ctx *ctx, struct ml_run *r, const char **what)
+static int ml_map(struct ml_run *r, const char **what)
 {
-	int ret = r->sc->shape->file ? pc_range_map_file(ctx, &r->rg, r->n, r->fp, OFF, r->fs,
-							 sizeof(r->fs), what)
+	int ret = r->sc->shape->file ? pc_range_map_file(&r->rg, r->n, OFF, what)
 				     : pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, what);
 
 	if (ret)
@@ -114,12 +113,8 @@ static int ml_lock_unlock(struct ml_run *r, const char **what)
 static int ml_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct ml_run *r)
 {
 	const char *what;
-	int ret = ml_map(ctx, r, &what);
+	int ret = ml_map(r, &what);
 
-	if (ret > 0) {
-		pc_skip_all(a, r->fs); /* no block filesystem: why */
-		return 1;
-	}
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
 	if (r->sc->shape->split_pmd) {
@@ -221,6 +216,16 @@ int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	r.recheck = calloc(r.n, sizeof(*r.recheck));
 	if (!r.flags[0] || !r.flags[1] || !r.recheck || pc_folios_alloc(&r.fo, r.n, r.fp)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
+		goto out;
+	}
+	/* The file shape's file, before the window (its writeback). */
+	ret = sh->file ? pc_range_file_create(ctx, &r.rg, r.n, r.fp, OFF, r.fs, sizeof(r.fs), &what)
+		       : 0;
+	if (ret) {
+		if (ret > 0)
+			pc_skip_all(a, r.fs); /* no block filesystem: why */
+		else
+			ret = pc_skip_rest(a, what, -ret);
 		goto out;
 	}
 	pinned = pc_pin_cpu(&oldmask);

@@ -139,8 +139,8 @@ static int blockfs_open(const char *dir, char *fs, size_t fs_len)
 	return fd;
 }
 
-int pc_range_map_file(const struct pc_scenario_ctx *ctx, struct pc_range *r, size_t n, size_t fp,
-		      size_t off, char *fs, size_t fs_len, const char **what)
+int pc_range_file_create(const struct pc_scenario_ctx *ctx, struct pc_range *r, size_t n, size_t fp,
+			 size_t off, char *fs, size_t fs_len, const char **what)
 {
 	size_t chunk = fp * PAGE;
 	char *buf;
@@ -170,8 +170,13 @@ int pc_range_map_file(const struct pc_scenario_ctx *ctx, struct pc_range *r, siz
 	if (ret)
 		return ret;
 	*what = "fsync";
-	if (fsync(r->fd))
-		return -errno;
+	return fsync(r->fd) ? -errno : 0;
+}
+
+int pc_range_map_file(struct pc_range *r, size_t n, size_t off, const char **what)
+{
+	int ret;
+
 	r->n = n;
 	*what = "mmap";
 	r->base = pc_resv_map(&r->resv, n * PAGE + PMD);

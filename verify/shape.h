@@ -115,18 +115,22 @@ int pc_range_map(struct pc_range *r, size_t n, bool shmem, size_t off, const cha
 int pc_range_map_clean(struct pc_range *r, size_t n, const char **what);
 /*
  * The block-filesystem form of r (ext4, xfs: whatever ctx->blockfs_dir
- * is on, read back, never assumed): an unlinked file of n pages written
- * with one pwrite per fp pages at an fp-aligned offset (the write path
- * then allocates folios of that size where the filesystem has large
- * folios: xfs since v5.18, ext4 since v6.16), each page's byte at off
- * pc_page_byte(i, SALT_A); fsync'd, so its folios are clean and no
- * writeback starts in the window; mapped shared at a 2 MiB boundary and
- * every page read (clean PTEs; 64 KiB folios are never PMD-mapped).  fs
- * gets what the file is on ("ext4 on /dev/loop0").  0; 1 when there is
- * no block filesystem to use (fs says why); or -errno, *what the step.
+ * is on, read back, never assumed), in two steps.  First the file, before
+ * the scenario's window (its writeback is a disturbance): unlinked, n
+ * pages written with one pwrite per fp pages at an fp-aligned offset (the
+ * write path then allocates folios of that size where the filesystem has
+ * large folios: xfs since v5.18, ext4 since v6.16), each page's byte at
+ * off pc_page_byte(i, SALT_A), fsync'd, so its folios are clean and no
+ * writeback of them runs later; fs gets what the file is on ("ext4 on
+ * /dev/loop0").  0; 1 when there is no block filesystem to use (fs says
+ * why); or -errno, *what the step.
  */
-int pc_range_map_file(const struct pc_scenario_ctx *ctx, struct pc_range *r, size_t n, size_t fp,
-		      size_t off, char *fs, size_t fs_len, const char **what);
+int pc_range_file_create(const struct pc_scenario_ctx *ctx, struct pc_range *r, size_t n, size_t fp,
+			 size_t off, char *fs, size_t fs_len, const char **what);
+/* Then the mapping, in the window: r->fd mapped shared at a 2 MiB boundary
+   and every page read (clean PTEs; 64 KiB folios are never PMD-mapped).
+   0 or -errno, *what the step. */
+int pc_range_map_file(struct pc_range *r, size_t n, size_t off, const char **what);
 /*
  * pc_range_map of fo->n anonymous pages (each page's byte at off) and
  * pc_folios_read_for them in folios of fo->fp pages (16: 64 KiB, 4:

@@ -244,19 +244,29 @@ static int zap_swap_out(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struc
 	return 1;
 }
 
-/* The file shape: a file on the block filesystem, its pages read, and
-   written through the mapping unless clean.  0, 1 when there is no block
-   filesystem (slots skipped), or pc_skip_rest's. */
-static int zap_file(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
+/* The file shape's file on the block filesystem, made before the window
+   (pc_range_file_create).  0, 1 when there is no block filesystem (slots
+   skipped), or pc_skip_rest's. */
+static int zap_file_create(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
 {
 	const char *what;
-	int ret = pc_range_map_file(ctx, &r->rg, r->n, r->fp, OFF, r->fs, sizeof(r->fs), &what);
+	int ret = pc_range_file_create(ctx, &r->rg, r->n, r->fp, OFF, r->fs, sizeof(r->fs), &what);
 
 	if (ret > 0) {
 		pc_skip_all(a, r->fs);
 		r->fs[0] = 0;
 		return 1;
 	}
+	return ret ? pc_skip_rest(a, what, -ret) : 0;
+}
+
+/* The file mapped, its pages read, and written through the mapping
+   unless clean.  0 or pc_skip_rest's. */
+static int zap_file(struct pc_attempt *a, struct zap_run *r)
+{
+	const char *what;
+	int ret = pc_range_map_file(&r->rg, r->n, OFF, &what);
+
 	if (ret)
 		return pc_skip_rest(a, what, -ret);
 	if (!r->sc->shape->clean)
@@ -272,7 +282,7 @@ static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct z
 	int ret;
 
 	if (r->sc->shape->file) {
-		ret = zap_file(ctx, a, r);
+		ret = zap_file(a, r);
 		if (ret)
 			return ret;
 	} else {
@@ -322,6 +332,9 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 		goto out;
 	}
 	r.rss_exact = pc_rss_exact(&r.calib);
+	ret = sh->file ? zap_file_create(ctx, a, &r) : 0;
+	if (ret)
+		goto out;
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = zap_state(ctx, a, &r);
 	if (!ret) {
