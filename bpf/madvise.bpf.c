@@ -14,6 +14,14 @@
  * disturbance generation), or a task whose mm others share, is
  * inconclusive.  Entries of file folios are left out: writeback cleans
  * their PTEs at any time.
+ *
+ * The hook tier (guests: fentry and fexit of madvise_free_pte_range, the
+ * batched helper, called for one PMD's part of the range) judges the same
+ * two neighbours of each call's part: inside the advised range too, where
+ * a clear that runs past one PMD's batches cleans the next part's first
+ * entry before its own call, which the syscall's neighbours cannot show.
+ * A PMD boundary is a folio boundary (no folio crosses one) and an arm64
+ * contpte block's too, so no clear of a whole block reaches past it.
  */
 #include "range_walk.bpf.h"
 #include <ptecheck/batch.h>
@@ -34,13 +42,17 @@ struct mv_state {
 };
 
 /* Per thread; LRU: a thread that never returns (killed) leaves an entry
-   the next ones push out. */
+   the next ones push out.  The hook tier's windows (nested in the
+   syscall's) in their own map. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1024);
 	__type(key, __u32);
 	__type(value, struct mv_state);
-} mv_states SEC(".maps");
+} mv_states SEC(".maps"), mv_hook_states SEC(".maps");
+
+/* Whether the hook tier judges here (trace/madvise.c: attached). */
+const volatile bool mv_hook_enabled = false;
 
 static __always_inline __u64 mv_pgd(void)
 {
@@ -76,14 +88,40 @@ static __always_inline void mv_side_enter(struct mv_side *s, __u64 pgd, __u64 ad
 	s->judged = (w.mapping & PC_PAGE_MAPPING_ANON) != 0;
 }
 
+/* Opens a window over [start, start + len) of the current mm in the
+   thread's state (hook: the hook tier's map): its two neighbours read. */
+static __always_inline void mv_begin(bool hook, __u32 *tid, __u64 start, __u64 len)
+{
+	void *map = hook ? (void *)&mv_hook_states : (void *)&mv_states;
+	struct mv_state *st = bpf_map_lookup_elem(map, tid);
+	__u64 pgd;
+
+	if (!st) {
+		struct mv_state fresh = {};
+
+		bpf_map_update_elem(map, tid, &fresh, BPF_ANY);
+		st = bpf_map_lookup_elem(map, tid);
+		if (!st) {
+			stat_add(PC_STAT_STATE_FULL, 1);
+			return;
+		}
+	}
+	st->gen = disturb_gen();
+	st->shared = pc_task_shared();
+	st->pv.events_sent = 0;
+	pgd = mv_pgd();
+	mv_side_enter(&st->side[0], pgd, start - PC_PAGE_SIZE);
+	mv_side_enter(&st->side[1], pgd, start + len);
+	st->active = st->side[0].judged || st->side[1].judged;
+}
+
 /*
  * At sys_enter, from bpf/syscalls.bpf.c.  A global function, verified
  * once on its own.
  */
 __noinline int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	__u64 start, len, pgd;
-	struct mv_state *st;
+	__u64 start, len;
 	__u32 tid = pc_tid();
 
 	if (!sys_madvise)
@@ -95,24 +133,7 @@ __noinline int pc_madvise_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr
 	/* Its neighbour below start is read too: not below the first page. */
 	if (!pc_sys_range(ctx, &start, &len) || start < PC_PAGE_SIZE)
 		return 0;
-	st = bpf_map_lookup_elem(&mv_states, &tid);
-	if (!st) {
-		struct mv_state fresh = {};
-
-		bpf_map_update_elem(&mv_states, &tid, &fresh, BPF_ANY);
-		st = bpf_map_lookup_elem(&mv_states, &tid);
-		if (!st) {
-			stat_add(PC_STAT_STATE_FULL, 1);
-			return 0;
-		}
-	}
-	st->gen = disturb_gen();
-	st->shared = pc_task_shared();
-	st->pv.events_sent = 0;
-	pgd = mv_pgd();
-	mv_side_enter(&st->side[0], pgd, start - PC_PAGE_SIZE);
-	mv_side_enter(&st->side[1], pgd, start + len);
-	st->active = st->side[0].judged || st->side[1].judged;
+	mv_begin(false, &tid, start, len);
 	return 0;
 }
 
@@ -138,14 +159,30 @@ static __always_inline void mv_side_exit(struct mv_state *st, int k, __u64 pgd,
 		 pc_madvise_neighbour(true, same, p.dirty, folio_dirty), s->addr, 0, 1, 0);
 }
 
+/* Closes the window in st: its neighbours judged at tier. */
+static __always_inline void mv_end(struct mv_state *st, __u32 tier)
+{
+	struct pc_window w = {.tier = tier, .flags = PC_WIN_GEN};
+	struct pc_check_counts c = {};
+	__u64 pgd;
+
+	w.gen = st->gen;
+	if (st->shared)
+		w.flags |= PC_WIN_UNRELIABLE;
+	pgd = mv_pgd();
+	mv_side_exit(st, 0, pgd, &c, &w);
+	mv_side_exit(st, 1, pgd, &c, &w);
+	/* The exit-side reads are part of the window. */
+	if (!st->shared && disturb_gen() != st->gen)
+		pc_count_window_disturbed(&c);
+	add_counts(PC_CHK_MADV_RANGE, tier, &c);
+}
+
 /* At sys_exit, from bpf/syscalls.bpf.c. */
 __noinline int pc_madvise_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	struct pc_window w = {.tier = PC_TIER_SYSCALL_WALK, .flags = PC_WIN_GEN};
-	struct pc_check_counts c = {};
 	struct mv_state *st;
 	__u32 tid = pc_tid();
-	__u64 pgd;
 
 	if (!sys_madvise || nr != PC_NR_madvise || !pc_sys_native(ctx))
 		return 0;
@@ -156,15 +193,42 @@ __noinline int pc_madvise_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	/* A call that failed may have stopped anywhere: nothing to judge. */
 	if ((long)ctx->args[1] != 0)
 		return 0;
-	w.gen = st->gen;
-	if (st->shared)
-		w.flags |= PC_WIN_UNRELIABLE;
-	pgd = mv_pgd();
-	mv_side_exit(st, 0, pgd, &c, &w);
-	mv_side_exit(st, 1, pgd, &c, &w);
-	/* The exit-side reads are part of the window. */
-	if (!st->shared && disturb_gen() != st->gen)
-		pc_count_window_disturbed(&c);
-	add_counts(PC_CHK_MADV_RANGE, PC_TIER_SYSCALL_WALK, &c);
+	mv_end(st, PC_TIER_SYSCALL_WALK);
+	return 0;
+}
+
+/* The hook tier: one PMD's part [addr, end) of a MADV_FREE range of the
+   current mm (walk->mm: the caller's). */
+SEC("fentry/madvise_free_pte_range")
+int BPF_PROG(madvise_free_fentry, void *pmd, unsigned long addr, unsigned long end,
+	     struct mm_walk *walk)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 tid = pc_tid();
+
+	(void)pmd;
+	if (!mv_hook_enabled || end <= addr || addr < PC_PAGE_SIZE ||
+	    BPF_CORE_READ(walk, mm) != BPF_CORE_READ(task, mm) || !target_flags() ||
+	    !pc_sampled(PC_SAMPLE_MADVISE))
+		return 0;
+	mv_begin(true, &tid, addr, end - addr);
+	return 0;
+}
+
+/* Whatever it returned: a call that stopped early cleared less, never
+   more. */
+SEC("fexit/madvise_free_pte_range")
+int BPF_PROG(madvise_free_fexit)
+{
+	__u32 tid = pc_tid();
+	struct mv_state *st;
+
+	if (!mv_hook_enabled)
+		return 0;
+	st = bpf_map_lookup_elem(&mv_hook_states, &tid);
+	if (!st || !st->active)
+		return 0;
+	st->active = 0;
+	mv_end(st, PC_TIER_FEXIT);
 	return 0;
 }
