@@ -17,6 +17,13 @@
  * could unmap the range meanwhile) is inconclusive.  Reclaim, migration
  * and compaction do not excuse a loss here: none of them may empty a
  * slot a dirty page was in.
+ *
+ * The hook tier (guests: fentry and fexit of try_to_unmap_one, the
+ * batched unmap itself, where the traced task reclaims a folio of its own
+ * mm: MADV_PAGEOUT, or direct reclaim) judges the same over the folio's
+ * span in the VMA: a dirty PTE of a lazyfree folio at its entry maps
+ * something at its exit.  kswapd's reclaim runs in no traced task and is
+ * not seen.
  */
 #include "range_walk.bpf.h"
 #include <ptecheck/events.h>
@@ -36,7 +43,13 @@ struct rc_state {
 	__u64 dirty_lazy[PC_RW_MAX_PAGES / 64]; /* slot i noted: bit i */
 };
 
+/* The syscall's windows, and the hook tier's (nested in them) in their
+   own map. */
 PC_THREAD_BIG_MAP(rc_states, struct rc_state, 128);
+PC_THREAD_BIG_MAP(rc_hook_states, struct rc_state, 64);
+
+/* Whether the hook tier judges here (trace/reclaim.c: attached, vmemmap). */
+const volatile bool rc_hook_enabled = false;
 
 static __always_inline bool rc_call(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
@@ -51,7 +64,7 @@ __noinline int pc_rc_slot(struct rc_state *st, __u64 i)
 	bool lazy, readable;
 	struct pc_pte p = {};
 
-	if (!st || !sys_reclaim)
+	if (!st || (!sys_reclaim && !rc_hook_enabled))
 		return 0;
 	readable = pc_rw_pte(&st->rw, i, &addr, &p);
 	if (st->exit) {
@@ -77,64 +90,134 @@ __noinline int pc_rc_slot(struct rc_state *st, __u64 i)
 }
 
 PC_RW_LOOP_FN(rc_chunk, rc_states, struct rc_state, pc_rc_slot)
+PC_RW_LOOP_FN(rc_hook_chunk, rc_hook_states, struct rc_state, pc_rc_slot)
 
-/* At sys_enter, from bpf/syscalls.bpf.c. */
-__noinline int pc_reclaim_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+/* Whether the current task is one of ptecheck's own scenarios, sampled. */
+static __always_inline bool rc_enforced(void)
+{
+	__u32 track = target_flags();
+
+	return track && ((track - 1) & PC_TRACK_ENFORCE_PMD) && pc_sampled(PC_SAMPLE_RECLAIM);
+}
+
+/* Opens a window over [start, start + len) of the current mm (hook: the
+   hook tier's map): its dirty lazyfree slots noted. */
+static __always_inline void rc_begin(bool hook, __u32 *tid, __u64 start, __u64 len)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	__u32 tid = pc_tid(), track;
-	struct rc_state *st;
-	__u64 start, len;
+	struct rc_state *st = hook ? pc_big_state(&rc_hook_states, &rc_hook_states_template, tid)
+				   : pc_big_state(&rc_states, &rc_states_template, tid);
 
-	if (!sys_reclaim || !rc_call(ctx, nr))
-		return 0;
-	track = target_flags();
-	if (!track || !((track - 1) & PC_TRACK_ENFORCE_PMD) || !pc_sampled(PC_SAMPLE_RECLAIM))
-		return 0;
-	if (!pc_sys_range(ctx, &start, &len))
-		return 0;
-	st = pc_big_state(&rc_states, &rc_states_template, &tid);
 	if (!st)
-		return 0;
+		return;
 	st->active = 0;
 	st->exit = 0;
 	st->noted = 0;
 	st->shared = pc_task_shared();
 	st->rw.pgd = (__u64)BPF_CORE_READ(task, mm, pgd);
 	pc_rw_set(&st->rw, start, len);
-	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, rc_chunk, &tid, 0);
-	st = bpf_map_lookup_elem(&rc_states, &tid);
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, hook ? rc_hook_chunk : rc_chunk,
+		 tid, 0);
+	st = bpf_map_lookup_elem(hook ? (void *)&rc_hook_states : (void *)&rc_states, tid);
 	if (st)
 		st->active = st->noted > 0;
+}
+
+/* Closes the window under tid: its noted slots judged at tier.  A process
+   being killed (the OOM reaper empties its mm) proves nothing. */
+static __always_inline void rc_end(bool hook, __u32 *tid, __u32 tier)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	void *map = hook ? (void *)&rc_hook_states : (void *)&rc_states;
+	struct rc_state *st = bpf_map_lookup_elem(map, tid);
+
+	if (!st || !st->active)
+		return;
+	st->active = 0;
+	if (BPF_CORE_READ(task, signal, flags) & RC_SIGNAL_GROUP_EXIT)
+		return;
+	__builtin_memset(&st->c, 0, sizeof(st->c));
+	st->pv.events_sent = 0;
+	st->exit = 1;
+	st->w.tier = tier;
+	st->w.gen = 0;
+	st->w.flags = st->shared ? PC_WIN_UNRELIABLE : 0;
+	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, hook ? rc_hook_chunk : rc_chunk,
+		 tid, 0);
+	st = bpf_map_lookup_elem(map, tid);
+	if (st)
+		add_counts(PC_CHK_RECLAIM_DIRTY, tier, &st->c);
+}
+
+/* At sys_enter, from bpf/syscalls.bpf.c. */
+__noinline int pc_reclaim_sys_enter(struct bpf_raw_tracepoint_args *ctx, long nr)
+{
+	__u32 tid = pc_tid();
+	__u64 start, len;
+
+	if (!sys_reclaim || !rc_call(ctx, nr) || !rc_enforced())
+		return 0;
+	if (pc_sys_range(ctx, &start, &len))
+		rc_begin(false, &tid, start, len);
 	return 0;
 }
 
 /* At sys_exit, from bpf/syscalls.bpf.c. */
 __noinline int pc_reclaim_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 key = pc_tid();
 	struct rc_state *st;
 
 	if (!sys_reclaim || !rc_call(ctx, nr))
 		return 0;
-	st = bpf_map_lookup_elem(&rc_states, &key);
-	if (!st || !st->active)
+	/* A call that failed may have stopped anywhere. */
+	if ((long)ctx->args[1] != 0) {
+		st = bpf_map_lookup_elem(&rc_states, &key);
+		if (st)
+			st->active = 0;
 		return 0;
-	st->active = 0;
-	/* A call that failed may have stopped anywhere; a process being
-	   killed (the OOM reaper empties its mm) proves nothing. */
-	if ((long)ctx->args[1] != 0 || (BPF_CORE_READ(task, signal, flags) & RC_SIGNAL_GROUP_EXIT))
+	}
+	rc_end(false, &key, PC_TIER_SYSCALL_WALK);
+	return 0;
+}
+
+/*
+ * The hook tier: the folio's span in the VMA (address is its first
+ * page's, or the VMA's start where the folio begins before it), of the
+ * current task's own mm.
+ */
+SEC("fentry/try_to_unmap_one")
+int BPF_PROG(reclaim_unmap_fentry, struct folio *folio, struct vm_area_struct *vma,
+	     unsigned long address)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct pc_folio_at fa;
+	__u32 tid = pc_tid();
+	__u64 end, vm_end;
+
+	if (!rc_hook_enabled || !vma || BPF_CORE_READ(vma, vm_mm) != BPF_CORE_READ(task, mm) ||
+	    !rc_enforced())
 		return 0;
-	__builtin_memset(&st->c, 0, sizeof(st->c));
-	st->pv.events_sent = 0;
-	st->exit = 1;
-	st->w.tier = PC_TIER_SYSCALL_WALK;
-	st->w.gen = 0;
-	st->w.flags = st->shared ? PC_WIN_UNRELIABLE : 0;
-	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, rc_chunk, &key, 0);
-	st = bpf_map_lookup_elem(&rc_states, &key);
-	if (st)
-		add_counts(PC_CHK_RECLAIM_DIRTY, PC_TIER_SYSCALL_WALK, &st->c);
+	fa = pc_folio_of_page((__u64)folio);
+	if (!fa.pages)
+		return 0;
+	end = address + (fa.pages << PC_PAGE_SHIFT);
+	vm_end = BPF_CORE_READ(vma, vm_end);
+	if (end > vm_end)
+		end = vm_end;
+	if (end > address)
+		rc_begin(true, &tid, address, end - address);
+	return 0;
+}
+
+/* Whatever it returned: true (unmapped) or false (put back), a slot that
+   held a dirty page at the entry maps something. */
+SEC("fexit/try_to_unmap_one")
+int BPF_PROG(reclaim_unmap_fexit)
+{
+	__u32 tid = pc_tid();
+
+	if (rc_hook_enabled)
+		rc_end(true, &tid, PC_TIER_FEXIT);
 	return 0;
 }
