@@ -78,6 +78,8 @@ static __u32 track_flags(const struct pc_scenario *sc)
 		flags |= PC_TRACK_ENFORCE_EOF;
 	if (!(sc->needs & PC_SCENARIO_SHARED_MAPPERS))
 		flags |= PC_TRACK_ENFORCE_RMAP;
+	if (sc->needs & PC_SCENARIO_FOLLOW_CHILDREN)
+		flags |= PC_TRACK_CHILDREN;
 	return flags;
 }
 

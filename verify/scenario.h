@@ -30,6 +30,10 @@
    mTHP off and 16 KiB on (the kernel picks the largest enabled size that
    fits), and back after (ctx->mthp_*_16k say what took). */
 #define PC_NEEDS_MTHP_16K (1U << 5)
+/* The scenario's child processes are tracked too (PC_TRACK_CHILDREN),
+   with its enforcement flags: what a child's exit does to the memory is
+   the scenario's state (zap's exit, whose exit_mmap no syscall shows). */
+#define PC_SCENARIO_FOLLOW_CHILDREN (1U << 6)
 
 /* The modes the run sets its mTHP sizes to: anonymous folios where a
    mapping asks (MADV_HUGEPAGE), shmem ones always. */

@@ -18,7 +18,9 @@
  *
  *   shmem-64k-exit(-dirty)   the folios mapped by a child through reads
  *                            (writes) and unmapped by its exit: kpagecount
- *                            0 after it (zap_exit.c)
+ *                            0 after it (zap_exit.c); the child tracked
+ *                            too (PC_SCENARIO_FOLLOW_CHILDREN), so the
+ *                            hook tier judges its exit_mmap
  *
  * SHAPE also anon-64k-swapped (every other folio paged out first, swap.c:
  * VmSwap falls by the swap entries), shmem-16k and anon-16k (the run's 64 KiB mTHP off, 16 KiB on
@@ -207,9 +209,11 @@ static const struct pc_scenario scenarios[] = {
 	SCENARIO("anon-64k-dontneed-cut", anon_64k, ZAP_DONTNEED, true,
 		 "MADV_DONTNEED from half-way into the first folio to half-way into the last"),
 	{"shmem-64k-exit", "shmem 64 KiB folios mapped by a child's reads, unmapped by its "
-	 "exit (exit_mmap's full-mm zap)", 0, run_exit, ZAP(shmem_64k_exit, ZAP_MUNMAP, false)},
+	 "exit (exit_mmap's full-mm zap)", PC_SCENARIO_FOLLOW_CHILDREN, run_exit,
+	 ZAP(shmem_64k_exit, ZAP_MUNMAP, false)},
 	{"shmem-64k-exit-dirty", "the same through writes: dirty PTEs, the rmap delayed to the "
-	 "TLB flush", 0, run_exit, ZAP(shmem_64k_exit_dirty, ZAP_MUNMAP, false)},
+	 "TLB flush", PC_SCENARIO_FOLLOW_CHILDREN, run_exit,
+	 ZAP(shmem_64k_exit_dirty, ZAP_MUNMAP, false)},
 	{"anon-64k-swapped-munmap", "munmap of 64 KiB folios, every other one in swap: RssAnon "
 	 "and VmSwap by the entries", 0, run_swapped, ZAP(anon_64k_swapped, ZAP_MUNMAP, false)},
 	{"anon-64k-swapped-dontneed-cut", "MADV_DONTNEED of the same, cut at both ends", 0,

@@ -140,7 +140,9 @@ struct pc_violation_event {
 #define PC_TRACK_ENFORCE_PMD  (1U << 0) /* ptecheck's own scenario: no uffd */
 #define PC_TRACK_ENFORCE_EOF  (1U << 1) /* ... and no file changes size meanwhile */
 #define PC_TRACK_ENFORCE_RMAP (1U << 2) /* ... and one process maps the file */
-#define PC_TRACK_CHILDREN     (1U << 3) /* its child processes are tracked too (watch, hist) */
+/* Its child processes are tracked too (watch, hist; run's scenarios with
+   PC_SCENARIO_FOLLOW_CHILDREN). */
+#define PC_TRACK_CHILDREN (1U << 3)
 /* Its last thread went through sched_process_exit: tracked until the task
    is freed, because 7.x fires that before exit_mm() (its exit's zap). */
 #define PC_TRACK_EXITED (1U << 4)
