@@ -10,6 +10,12 @@
  * mlock_vma_pages_range over it, and mlock_pte_range must have set its
  * PG_mlocked at once (mlock_folio): not mlocked at the exit is the bug.
  *
+ * The other way: a large folio at either end of the range whose span,
+ * where its index places it, reaches out of the range (pc_mlock_folio_cut:
+ * folio_within_range refuses it) must not be mlocked at the exit when it
+ * was not at the entry, with the same exclusions (pc_mlock_folio, held
+ * false).
+ *
  * Left out, so that nothing but that bug can fail it: folios made whole
  * after the walk (a fault that maps a folio in parts does not mlock it),
  * a VMA locked already (mlock_fixup does nothing), every folio not
@@ -45,8 +51,10 @@ struct ml_state {
 	struct pc_window w;
 	struct pc_pending pv;
 	struct pc_range_walk rw;
-	/* At sys_enter: the PFN + 1 of the folio a run maps whole from slot i. */
+	/* At sys_enter: the PFN + 1 of the folio a run maps whole from slot i;
+	   of the page the first and last slot map, where its folio is cut. */
 	__u64 whole[PC_RW_MAX_PAGES];
+	__u64 cut[2];
 };
 
 PC_THREAD_BIG_MAP(ml_states, struct ml_state, 64);
@@ -154,6 +162,53 @@ __noinline int pc_ml_run_end(struct ml_state *st, __u64 len)
 	return 0;
 }
 
+/*
+ * The page at addr (pfn), at the range's first or last slot (k 0 or 1):
+ * where its folio is cut by the range (pc_mlock_folio_cut), its PFN kept
+ * at the entry, and at the exit, the same page there, judged.  A global
+ * function, verified once on its own.
+ */
+__noinline int pc_ml_cut(struct ml_state *st, __u64 addr, __u64 pfn, __u32 k)
+{
+	struct pc_page_words w = {};
+	struct pc_folio_at at;
+	struct folio *f;
+	__u64 head_pfn, index = 0, index_addr, entry, end;
+	bool mlocked, exclusive;
+
+	if (!st || (!sys_mlock && !ml_hook_enabled) || !walk_page_size)
+		return 0;
+	k &= 1;
+	at = pc_folio_of_page(walk_vmemmap + pfn * walk_page_size);
+	if (at.pages < 2 || at.head < walk_vmemmap || pc_page_words(pfn, &w))
+		return 0;
+	head_pfn = (at.head - walk_vmemmap) / walk_page_size;
+	f = (struct folio *)at.head;
+	if (pfn < head_pfn || bpf_probe_read_kernel(&index, sizeof(index), &f->index))
+		return 0;
+	index_addr = st->vma.start + ((index - st->vma.pgoff) << PC_PAGE_SHIFT);
+	end = st->rw.start + (st->rw.npages << PC_PAGE_SHIFT);
+	/* Mapped where its index says (else folio_within_range judges
+	   another place), and reaching out of the range. */
+	if (index_addr + ((pfn - head_pfn) << PC_PAGE_SHIFT) != addr ||
+	    !pc_mlock_folio_cut(index_addr, at.pages, st->rw.start, end))
+		return 0;
+	mlocked = w.head_flags & (1UL << bpf_core_enum_value(enum pageflags, PG_mlocked));
+	if (!st->exit) {
+		st->cut[k] = (pfn + 1) | (mlocked ? ML_MLOCKED_AT_ENTRY : 0);
+		return 0;
+	}
+	entry = st->cut[k];
+	if (entry != pfn + 1) /* another page now, or mlocked already */
+		return 0;
+	exclusive = w.flags & (1UL << bpf_core_enum_value(enum pageflags, PG_anon_exclusive));
+	if ((w.mapping & 3) != PC_PAGE_MAPPING_ANON || !exclusive)
+		return 0;
+	pc_judge(&st->c, &st->pv, &st->w, PC_CHK_MLOCK_FOLIOS, pc_mlock_folio(mlocked, false), addr,
+		 0, 0, mlocked);
+	return 0;
+}
+
 /* Slot i of the range, at either walk.  A global function. */
 __noinline int pc_ml_slot(struct ml_state *st, __u64 i)
 {
@@ -168,8 +223,12 @@ __noinline int pc_ml_slot(struct ml_state *st, __u64 i)
 	   there is gone before a run could end past it. */
 	if (!st->exit)
 		st->whole[i & (PC_RW_MAX_PAGES - 1)] = 0;
+	if (!st->exit && i == 0)
+		st->cut[0] = st->cut[1] = 0;
 	if (!pc_rw_pte(&st->rw, i, &addr, &p))
 		p.kind = PC_PTE_NONE;
+	if (p.kind == PC_PTE_PRESENT && (i == 0 || i + 1 == st->rw.npages))
+		pc_ml_cut(st, addr, p.pfn, i == 0 ? 0 : 1);
 	if (p.kind == PC_PTE_PRESENT)
 		bits = p.raw & ~pc_fpb_ignored(false);
 	ended = pc_fpb_step(&st->run, addr, p.kind == PC_PTE_PRESENT, p.pfn, bits, &open);

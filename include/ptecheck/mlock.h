@@ -64,6 +64,20 @@ PC_INLINE bool pc_mlock_run_whole(__u64 run_pfn, __u64 run_len, __u64 run_addr, 
 }
 
 /*
+ * The other way (pc_mlock_folio with held_whole false): a large folio
+ * whose span, where its own index places it (index_addr, folio_nr pages),
+ * reaches out of the locked range [start, end) is one folio_within_range
+ * refuses, so mlock_pte_range leaves it unmlocked.  A small folio is
+ * never cut.
+ */
+PC_INLINE bool pc_mlock_folio_cut(__u64 index_addr, __u64 folio_nr, __u64 start, __u64 end)
+{
+	if (folio_nr < 2)
+		return false;
+	return index_addr < start || index_addr + (folio_nr << PC_PAGE_SHIFT) > end;
+}
+
+/*
  * mlock(2) that returned 0 made its range VM_LOCKED and faulted every page
  * in (mm/gup.c __mm_populate, whose error mlock returns), so smaps'
  * Locked over the range is at least the range's size while it is locked

@@ -83,6 +83,14 @@ int main(void)
 	tap_result(!pc_mlock_run_whole(100, 16, A, 100, 16, A + 4096),
 		   "run: the folio's index places it elsewhere (folio_within_range refuses)");
 	tap_result(pc_mlock_run_whole(7, 1, A, 7, 1, 0), "run: a small folio, index not asked");
+	tap_result(pc_mlock_folio_cut(A, 16, A + 4096, A + 65536 * 4),
+		   "cut: the folio begins a page before the range");
+	tap_result(pc_mlock_folio_cut(A + 65536 * 3, 16, A, A + 65536 * 4 - 4096),
+		   "cut: the folio ends a page after the range");
+	tap_result(!pc_mlock_folio_cut(A, 16, A, A + 65536),
+		   "cut: the range holds the folio exactly: not cut");
+	tap_result(!pc_mlock_folio_cut(A + 4096, 1, A + 8192, A + 65536),
+		   "cut: a small folio is never cut");
 	tap_result(!pc_mlock_run_whole(7, 1, A, 7, 0, 0), "run: a folio unread (no pages)");
 	tap_result(whole_runs(0) == 2, "table: two 64 KiB folios mapped whole: both found");
 	tap_result(whole_runs(1) == 1,
