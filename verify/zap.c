@@ -10,11 +10,11 @@
  *
  * SHAPE: shmem-64k (a memfd in 64 KiB mTHP folios, which the run enables:
  * RssShmem, and the mapcounts, as the page cache keeps the folios; its
- * PTEs dirty, written), shmem-64k-clean (the same folios mapped again and
- * only read: clean PTEs, whose rmap zap removes at once, where a dirty
- * file PTE has it removed after the TLB flush by tlb_flush_rmaps: the
- * two ways zap_present_folio_ptes takes) and anon-64k (RssAnon; the
- * folios are freed, so no mapcount to read).
+ * PTEs dirty, written), shmem-64k-clean (a fresh memfd's folios only
+ * read, read back clean: clean PTEs, whose rmap zap removes at once,
+ * where a dirty file PTE has it removed after the TLB flush by
+ * tlb_flush_rmaps: the two ways zap_present_folio_ptes takes) and
+ * anon-64k (RssAnon; the folios are freed, so no mapcount to read).
  *
  *   shmem-64k-exit(-dirty)   the folios mapped by a child through reads
  *                            (writes) and unmapped by its exit: kpagecount

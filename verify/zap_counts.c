@@ -4,11 +4,13 @@
  *
  * The state: large folios (64 KiB mTHP, anonymous or shmem; or a file on
  * the block filesystem written in 64 KiB pieces, its folios the
- * filesystem's), every page written (the clean file: read), the folios read back (those formed
- * whole are the ones that batch; the summary says how many of how many); for the clean shape the
- * memfd mapped again at the same address and every page read (a read
- * fault maps a PTE clean, and no CPU sets a dirty bit on a read), the
- * pages read back present at the same PFNs.  Then munmap or
+ * filesystem's), every page written, the folios read back (those formed
+ * whole are the ones that batch; the summary says how many of how many).
+ * The clean shapes are only read: a fresh memfd's holes, which a read
+ * fault allocates clean (pc_range_map_clean), or the fsync'd file; their
+ * folios read clean by kpageflags before the zap (a fault maps a dirty
+ * folio's PTEs dirty even on a read: set_pte_range), a dirty one left out
+ * and counted.  Then munmap or
  * MADV_DONTNEED of the range, or of the range less half a folio at each
  * end (batches of half a folio there).  Judged:
  *  - zap/rss [oracle:status-rss]: RssAnon or RssShmem of /proc/self/status
@@ -25,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/kernel-page-flags.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +53,8 @@ struct zap_run {
 	struct pc_status_rss rss[2];
 	struct pc_rss_calib calib;
 	bool rss_exact;
-	char fs[128]; /* the file shape's filesystem, as found */
+	char fs[128];	  /* the file shape's filesystem, as found */
+	size_t dirty_out; /* clean shapes: whole folios read dirty, not judged */
 };
 
 static const char *const op_names[] = {[ZAP_MUNMAP] = "munmap", [ZAP_DONTNEED] = "MADV_DONTNEED"};
@@ -184,35 +188,48 @@ static int judge_rmap(struct pc_attempt *a, int slot, const struct zap_run *r)
 			  "%ld whole folios (%s%s%s) unmapped by %s, the page cache holding them",
 			  folios, r->sc->shape->what, r->fs[0] ? " on " : "", r->fs,
 			  op_names[r->sc->op]);
+	if (r->sc->shape->clean)
+		pc_oracle_appendf(&a->msg[slot], "; each read clean before (%zu dirty, left out)",
+				  r->dirty_out);
 	return 0;
 }
 
-/* The clean shape: the memfd mapped again over the range (the page cache
-   keeps its folios), every page read.  0, 1 when a page is missing or
-   moved (slots skipped, retried), or pc_skip_rest's. */
-static int zap_clean(struct pc_attempt *a, struct zap_run *r)
+long zap_folios_clean(struct pc_folios *fo)
 {
-	size_t len = r->n * PAGE, moved = 0;
-	__u64 *pm = r->fo.pagemap;
-	int ret;
+	long dirty = 0;
 
-	if (mmap(r->rg.base, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->rg.fd, 0) ==
-	    MAP_FAILED)
-		return pc_skip_rest(a, "mmap of the memfd again", errno);
-	for (size_t i = 0; i < r->n; i++)
-		(void)((volatile char *)r->rg.base)[i * PAGE + OFF];
-	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, pm);
-	if (ret)
-		return pc_skip_rest(a, "pagemap", -ret);
-	for (size_t i = 0; i < r->n; i++)
-		moved += r->fo.whole[i / r->fp] && (pm[i] & PC_PM_PFN_MASK) != r->fo.pfns[i];
-	if (moved) {
-		pc_skip_all(a, "pages of the memfd missing or moved when mapped again (reclaim, "
-			       "migration)");
-		a->retry = true;
-		return 1;
+	for (size_t f = 0; f < fo->n / fo->fp; f++) {
+		__u64 flags = 0;
+		int ret;
+
+		if (!fo->whole[f])
+			continue;
+		ret = pc_kpageflags_read(fo->pfns[f * fo->fp], 1, &flags);
+		if (ret)
+			return ret;
+		if (flags & PC_KPF(KPF_DIRTY)) {
+			fo->whole[f] = false;
+			fo->n_whole--;
+			dirty++;
+		}
 	}
-	return 0;
+	return dirty;
+}
+
+/* The clean shapes' folios read clean before the zap (zap_folios_clean).
+   0, 1 when none is (slots skipped, retried), or pc_skip_rest's. */
+static int zap_clean_check(struct pc_attempt *a, struct zap_run *r)
+{
+	long dirty = zap_folios_clean(&r->fo);
+
+	if (dirty < 0)
+		return pc_skip_rest(a, "kpageflags", (int)-dirty);
+	r->dirty_out = (size_t)dirty;
+	if (r->fo.n_whole)
+		return 0;
+	pc_skip_all(a, ZAP_NOT_CLEAN);
+	a->retry = true;
+	return 1;
 }
 
 /* The swapped shape: every other whole folio paged out, and the range's
@@ -286,13 +303,15 @@ static int zap_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct z
 		if (ret)
 			return ret;
 	} else {
-		ret = pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, &what);
+		ret = r->sc->shape->clean
+			      ? pc_range_map_clean(&r->rg, r->n, &what)
+			      : pc_range_map(&r->rg, r->n, r->sc->shape->shmem, OFF, &what);
 		if (ret)
 			return pc_skip_rest(a, what, -ret);
 	}
 	ret = pc_folios_read_for(a, ctx, &r->fo, r->rg.base, r->sc->shape->no_folio);
-	if (!ret && r->sc->shape->clean && !r->sc->shape->file)
-		ret = zap_clean(a, r);
+	if (!ret && r->sc->shape->clean)
+		ret = zap_clean_check(a, r);
 	if (!ret && r->sc->shape->swapped)
 		ret = zap_swap_out(ctx, a, r);
 	if (ret)

@@ -20,9 +20,10 @@ struct zap_shape {
 	   (read) with clean, else dirty (every page written through them:
 	   page_mkwrite, the delayed rmap). */
 	bool file;
-	/* shmem mapped again after the writes and only read through the new
-	   mapping: its PTEs clean, so zap removes their rmap at once (a
-	   dirty file PTE delays it to the TLB flush: tlb_delay_rmap). */
+	/* Only read, its folios clean (a fresh memfd's holes, or the fsync'd
+	   file), read back clean before the zap (zap_folios_clean): its PTEs
+	   clean, so zap removes their rmap at once (a dirty file PTE delays
+	   it to the TLB flush: tlb_delay_rmap). */
 	bool clean;
 	/* Anonymous, every other folio paged out before the zap (swap.c):
 	   swap entries in batches (swap_pte_batch), VmSwap by them. */
@@ -55,6 +56,18 @@ int zap_measure_counts(struct pc_scenario_ctx *ctx, const void *data, struct pc_
  */
 long zap_judge_unmapped(struct pc_attempt *a, int slot, const struct pc_folios *fo,
 			const char *base, size_t from, size_t to, const char *after);
+/*
+ * The clean states' proof: every whole folio of fo read by kpageflags
+ * before the zap, one that reads dirty no longer whole (a fault maps a
+ * dirty folio's PTEs dirty even when it only reads, where the mapping may
+ * write: set_pte_range, so a clean folio is what makes clean PTEs).  The
+ * dirty ones, or -errno.
+ */
+long zap_folios_clean(struct pc_folios *fo);
+#define ZAP_NOT_CLEAN                                                                              \
+	"no whole folio clean before the zap: a dirty folio is mapped by dirty PTEs, so the "      \
+	"clean state was not made"
+
 /* zap_exit.c: one attempt of a shmem shape mapped by a child that exits
    (pc_measure_fn). */
 int zap_measure_exit(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
