@@ -20,9 +20,9 @@
  *
  * The hook tier (guests: fentry and fexit of try_to_unmap_one, the
  * batched unmap itself, where the traced task reclaims a folio of its own
- * mm: MADV_PAGEOUT, or direct reclaim) judges the same over the folio's
- * span in the VMA: a dirty PTE of a lazyfree folio at its entry maps
- * something at its exit.  kswapd's reclaim runs in no traced task and is
+ * mm: MADV_PAGEOUT, or direct reclaim) judges the same from the folio's
+ * address to its PMD's or VMA's end: a dirty PTE of a lazyfree folio at
+ * its entry maps something at its exit.  kswapd's reclaim runs in no traced task and is
  * not seen.
  */
 #include "range_walk.bpf.h"
@@ -182,26 +182,27 @@ __noinline int pc_reclaim_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 }
 
 /*
- * The hook tier: the folio's span in the VMA (address is its first
- * page's, or the VMA's start where the folio begins before it), of the
- * current task's own mm.
+ * The hook tier, of the current task's own mm: from address (the folio's
+ * first page, or the VMA's start where the folio begins before it) to the
+ * end of its PMD or VMA, whichever comes first, which holds the folio's
+ * span (no folio crosses a PMD).  The other folios there are judged by the
+ * same rule: no one may empty a slot a dirty lazyfree page was in.  (The
+ * folio's own size is not read: arithmetic on its BTF pointer is what
+ * the verifier refuses.)
  */
 SEC("fentry/try_to_unmap_one")
 int BPF_PROG(reclaim_unmap_fentry, struct folio *folio, struct vm_area_struct *vma,
 	     unsigned long address)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct pc_folio_at fa;
 	__u32 tid = pc_tid();
 	__u64 end, vm_end;
 
+	(void)folio;
 	if (!rc_hook_enabled || !vma || BPF_CORE_READ(vma, vm_mm) != BPF_CORE_READ(task, mm) ||
 	    !rc_enforced())
 		return 0;
-	fa = pc_folio_of_page((__u64)folio);
-	if (!fa.pages)
-		return 0;
-	end = address + (fa.pages << PC_PAGE_SHIFT);
+	end = (address | ((1ULL << PC_PMD_SHIFT) - 1)) + 1;
 	vm_end = BPF_CORE_READ(vma, vm_end);
 	if (end > vm_end)
 		end = vm_end;
