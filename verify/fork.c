@@ -12,7 +12,8 @@
  *               (verify/fork_dirty.c)
  *
  *   dirty-16k-POS   the same in 16 KiB folios (the run's 64 KiB off and
- *               16 KiB on around it, PC_NEEDS_MTHP_16K): first, second, last
+ *               16 KiB on around it, PC_NEEDS_MTHP_16K): first, second,
+ *               last; so are cow-16k-, uffd-wp-16k- and soft-dirty-16k-POS
  *
  *   dirty-misaligned-POS   the same, the range first moved 4 KiB off a
  *               64 KiB boundary (pc_range_misalign): arm64 folds no block,
@@ -64,11 +65,12 @@ static int run_rss(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, fk_measure_rss, data);
 }
 
-#define FK(pos)		   (&(const struct fk_scenario){(pos), false, 0, 64})
-#define FK_16K(pos)	   (&(const struct fk_scenario){(pos), false, 0, 16})
-#define FK_MARK(pos, mark) (&(const struct fk_scenario){(pos), false, (mark), 64})
-#define UFFD(pos)	   FK_MARK(pos, PC_MARK_UFFD_WP)
-#define SD(pos)		   FK_MARK(pos, PC_MARK_SOFT_DIRTY)
+#define FK(pos)		       (&(const struct fk_scenario){(pos), false, 0, 64})
+#define FK_16K(pos)	       (&(const struct fk_scenario){(pos), false, 0, 16})
+#define FK_MARK(pos, mark)     (&(const struct fk_scenario){(pos), false, (mark), 64})
+#define FK_MARK_16K(pos, mark) (&(const struct fk_scenario){(pos), false, (mark), 16})
+#define UFFD(pos)	       FK_MARK(pos, PC_MARK_UFFD_WP)
+#define SD(pos)		       FK_MARK(pos, PC_MARK_SOFT_DIRTY)
 /* The uffd-wp scenarios' monitor takes the fork's event: CAP_SYS_PTRACE. */
 #define PTRACE	    PC_SCENARIO_CAP_PTRACE
 #define FK_MIS(pos) (&(const struct fk_scenario){(pos), true, 0, 64})
@@ -118,6 +120,25 @@ static const struct pc_scenario scenarios[] = {
 	 SD(PC_POS_MIDDLE)},
 	{"soft-dirty-last", "the one soft-dirty entry last (15 of 16)", 0, run_marker,
 	 SD(PC_POS_LAST)},
+	{"cow-16k-first", "16 KiB folios, the one writable entry first: the control",
+	 PC_NEEDS_MTHP_16K, run_cow, FK_16K(PC_POS_FIRST)},
+	{"cow-16k-second", "16 KiB folios, the one writable entry second (batches of 4)",
+	 PC_NEEDS_MTHP_16K, run_cow, FK_16K(PC_POS_SECOND)},
+	{"cow-16k-last", "16 KiB folios, the one writable entry last (4 of 4)",
+	 PC_NEEDS_MTHP_16K, run_cow, FK_16K(PC_POS_LAST)},
+	{"uffd-wp-16k-first", "16 KiB folios, the one uffd-wp-protected entry first: the "
+	 "control", PTRACE | PC_NEEDS_MTHP_16K, run_marker,
+	 FK_MARK_16K(PC_POS_FIRST, PC_MARK_UFFD_WP)},
+	{"uffd-wp-16k-second", "16 KiB folios, the one uffd-wp-protected entry second",
+	 PTRACE | PC_NEEDS_MTHP_16K, run_marker, FK_MARK_16K(PC_POS_SECOND, PC_MARK_UFFD_WP)},
+	{"uffd-wp-16k-last", "16 KiB folios, the one uffd-wp-protected entry last",
+	 PTRACE | PC_NEEDS_MTHP_16K, run_marker, FK_MARK_16K(PC_POS_LAST, PC_MARK_UFFD_WP)},
+	{"soft-dirty-16k-first", "16 KiB folios, the one soft-dirty entry first: the control",
+	 PC_NEEDS_MTHP_16K, run_marker, FK_MARK_16K(PC_POS_FIRST, PC_MARK_SOFT_DIRTY)},
+	{"soft-dirty-16k-second", "16 KiB folios, the one soft-dirty entry second",
+	 PC_NEEDS_MTHP_16K, run_marker, FK_MARK_16K(PC_POS_SECOND, PC_MARK_SOFT_DIRTY)},
+	{"soft-dirty-16k-last", "16 KiB folios, the one soft-dirty entry last",
+	 PC_NEEDS_MTHP_16K, run_marker, FK_MARK_16K(PC_POS_LAST, PC_MARK_SOFT_DIRTY)},
 	{"rss-64k", "two forks, the range left out of the first: the children's RssAnon differ "
 	 "by its present pages", 0, run_rss, &(const size_t){16}},
 	{"rss-16k", "the same in 16 KiB folios: batches of 4", PC_NEEDS_MTHP_16K, run_rss,

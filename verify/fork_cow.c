@@ -3,7 +3,7 @@
  * Whether fork's batches write-protect the parent where copy-on-write
  * requires (fork/cow), on a batch whose entries differ in write alone.
  *
- * The state: 64 KiB anonymous folios, every page filled, the range read
+ * The state: 64 KiB (or 16 KiB) anonymous folios, every page filled, the range read
  * back (whole folios); a fork whose child exits at once (pc_fork_exit:
  * every parent PTE read-only, no page exclusive); then page p of each
  * folio written again, counted: the write must fault (the fork left it
@@ -34,14 +34,13 @@
 #include "sharer.h"
 #include "shape.h"
 
-#define FP  16
 #define OFF 0
 
 struct cw_run {
 	struct pc_range rg;
 	struct pc_folios fo;
 	struct pc_sharer child;
-	size_t n, p;
+	size_t n, fp, p;  /* pages, per folio, the writable entry in a folio */
 	size_t n_made;	  /* whole folios holding the state (p reused in place) */
 	size_t unfaulted; /* rewrites of p after the first fork without a fault */
 	size_t first_unfaulted;
@@ -54,7 +53,8 @@ static int cw_alloc(struct cw_run *r)
 	r->pm = calloc(r->n, sizeof(*r->pm));
 	r->expected = malloc(r->n);
 	r->seen = malloc(r->n);
-	return r->pm && r->expected && r->seen && !pc_folios_alloc(&r->fo, r->n, FP) ? 0 : -ENOMEM;
+	return r->pm && r->expected && r->seen && !pc_folios_alloc(&r->fo, r->n, r->fp) ? 0
+											: -ENOMEM;
 }
 
 static void cw_free(struct cw_run *r)
@@ -73,12 +73,12 @@ static int cw_made(struct pc_attempt *a, struct cw_run *r)
 {
 	size_t moved = 0;
 
-	for (size_t f = 0; f < r->n / FP; f++) {
-		size_t i0 = f * FP, copied = 0;
+	for (size_t f = 0; f < r->n / r->fp; f++) {
+		size_t i0 = f * r->fp, copied = 0;
 
 		if (!r->fo.whole[f])
 			continue;
-		for (size_t i = i0; i < i0 + FP; i++) {
+		for (size_t i = i0; i < i0 + r->fp; i++) {
 			bool same = (r->pm[i] & PC_PM_PFN_MASK) == r->fo.pfns[i];
 
 			if (i == i0 + r->p)
@@ -110,13 +110,13 @@ static int cw_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct cw
 	ret = pc_fork_exit();
 	if (ret)
 		return pc_skip_rest(a, "fork", -ret);
-	for (size_t f = 0; f < r->n / FP; f++)
+	for (size_t f = 0; f < r->n / r->fp; f++)
 		/* The first byte written with the fill it holds. */
 		if (r->fo.whole[f] &&
-		    !pc_write_faults(r->rg.base + (f * FP + r->p) * PAGE,
-				     (char)pc_page_byte(f * FP + r->p, SALT_A)) &&
+		    !pc_write_faults(r->rg.base + (f * r->fp + r->p) * PAGE,
+				     (char)pc_page_byte(f * r->fp + r->p, SALT_A)) &&
 		    !r->unfaulted++)
-			r->first_unfaulted = f * FP + r->p;
+			r->first_unfaulted = f * r->fp + r->p;
 	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->pm);
 	if (ret)
 		return pc_skip_rest(a, "pagemap", -ret);
@@ -173,7 +173,7 @@ static void judge_rewrites(struct pc_attempt *a, int slot, const struct cw_run *
 	pc_oracle_appendf(m,
 			  "%zu of %zu folios whole; entry %zu rewritten after fork, %zu "
 			  "without a fault",
-			  r->fo.n_whole, r->n / FP, r->p, r->unfaulted);
+			  r->fo.n_whole, r->n / r->fp, r->p, r->unfaulted);
 }
 
 int fk_measure_cow(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
@@ -184,10 +184,11 @@ int fk_measure_cow(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 	struct cw_run r = {.rg = {.fd = -1}, .child = PC_SHARER_INIT};
 	int ret;
 
-	r.n = pc_anon_64k_pages(ctx, a, 1);
+	r.fp = sc->kb * KIB / PAGE;
+	r.n = pc_anon_mthp_pages(ctx, a, sc->kb, 1);
 	if (!r.n)
 		return 0;
-	r.p = pc_pos_index(sc->pos, FP);
+	r.p = pc_pos_index(sc->pos, r.fp);
 	if (cw_alloc(&r)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;

@@ -12,7 +12,7 @@
  *    UFFD_FEATURE_EVENT_FORK registers it (verify/uffd.c's reader takes
  *    the fork's event and keeps the child's descriptor open).
  *
- * The state: 64 KiB anonymous folios, every page written (all dirty: the
+ * The state: 64 KiB (or 16 KiB) anonymous folios, every page written (all dirty: the
  * batch respects dirty in a private mapping, so one batch per folio), one
  * entry of each marked (verify/marker.c) at the first, second, middle or
  * last position, read back by pagemap.  fork, the child waiting
@@ -34,7 +34,6 @@
 #include "shape.h"
 #include "uffd.h"
 
-#define FP  16
 #define OFF 500
 
 static const int mark_check[] = {
@@ -48,7 +47,7 @@ struct fm_run {
 	struct pc_folios fo;
 	struct pc_uffd uffd;
 	struct pc_sharer child;
-	size_t n, p;
+	size_t n, fp, p;		  /* pages, per folio, the marked entry in a folio */
 	__u64 *state, *parent, *child_pm; /* pagemaps: before the fork, after it */
 };
 
@@ -62,8 +61,9 @@ static int fm_alloc(struct fm_run *r)
 	r->state = calloc(r->n, sizeof(*r->state));
 	r->parent = calloc(r->n, sizeof(*r->parent));
 	r->child_pm = calloc(r->n, sizeof(*r->child_pm));
-	return r->state && r->parent && r->child_pm && !pc_folios_alloc(&r->fo, r->n, FP) ? 0
-											  : -ENOMEM;
+	return r->state && r->parent && r->child_pm && !pc_folios_alloc(&r->fo, r->n, r->fp)
+		       ? 0
+		       : -ENOMEM;
 }
 
 static void fm_free(struct fm_run *r)
@@ -83,8 +83,8 @@ static size_t fm_unmarked(const struct fm_run *r)
 {
 	size_t k = 0;
 
-	for (size_t i = r->p; i < r->n; i += FP)
-		k += r->fo.whole[i / FP] && !marked(r, r->state[i]);
+	for (size_t i = r->p; i < r->n; i += r->fp)
+		k += r->fo.whole[i / r->fp] && !marked(r, r->state[i]);
 	return k;
 }
 
@@ -100,7 +100,7 @@ static int fm_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, int slot,
 	if (!ret)
 		ret = pc_range_map_64k(ctx, a, &r->rg, &r->fo, OFF);
 	if (!ret)
-		ret = pc_mark_each(r->sc->mark, &r->uffd, a, r->rg.base, r->n, FP, r->p, OFF);
+		ret = pc_mark_each(r->sc->mark, &r->uffd, a, r->rg.base, r->n, r->fp, r->p, OFF);
 	if (ret)
 		return ret;
 	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, r->n, r->state);
@@ -152,7 +152,7 @@ static void fm_judge(struct pc_attempt *a, int slot, const struct fm_run *r)
 		for (size_t i = 0; i < r->n; i++) {
 			int v;
 
-			if (!r->fo.whole[i / FP])
+			if (!r->fo.whole[i / r->fp])
 				continue;
 			v = pc_mark_kept(r->sc->mark, marked(r, r->state[i]),
 					 marked(r, side[k][i]));
@@ -161,13 +161,13 @@ static void fm_judge(struct pc_attempt *a, int slot, const struct fm_run *r)
 				pc_oracle_add_evidence(m, v,
 						       (__u64)(uintptr_t)(r->rg.base + i * PAGE), 0,
 						       1, 0, "folio %zu page %zu, %s after fork",
-						       i / FP, i % FP, names[k]);
+						       i / r->fp, i % r->fp, names[k]);
 		}
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m,
 			  "%zu of %zu folios whole; entry %zu of each alone %s (%s), read in the "
 			  "child and the parent after fork",
-			  r->fo.n_whole, r->n / FP, r->p, pc_mark_name(r->sc->mark),
+			  r->fo.n_whole, r->n / r->fp, r->p, pc_mark_name(r->sc->mark),
 			  pc_mark_how(r->sc->mark));
 }
 
@@ -181,10 +181,11 @@ int fk_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 			   .child = PC_SHARER_INIT};
 	int ret;
 
-	r.n = pc_anon_64k_pages(ctx, a, 1);
+	r.fp = sc->kb * KIB / PAGE;
+	r.n = pc_anon_mthp_pages(ctx, a, sc->kb, 1);
 	if (!r.n)
 		return 0;
-	r.p = pc_pos_index(sc->pos, FP);
+	r.p = pc_pos_index(sc->pos, r.fp);
 	if (fm_alloc(&r)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
