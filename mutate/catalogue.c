@@ -157,19 +157,104 @@ static int v_arch(struct pc_mutant *m, const char *path, const char *v, char *er
 	return copy_text(m->arch, sizeof(m->arch), v, err, errlen);
 }
 
-/* `none`, or a commit id (7 to 40 hex digits) and its subject in quotes. */
+/* `none`, or an upstream commit id (12 to 40 lowercase hex digits, the
+   kernel's own short form at least) and its subject in quotes. */
 static int v_reintroduces(struct pc_mutant *m, const char *path, const char *v, char *err,
 			  size_t errlen)
 {
 	size_t hex = strspn(v, "0123456789abcdef"), len = strlen(v);
 
 	(void)path;
-	if (strcmp(v, "none") != 0 && (hex < 7 || hex > 40 || len < hex + 4 || v[hex] != ' ' ||
+	if (strcmp(v, "none") != 0 && (hex < 12 || hex > 40 || len < hex + 4 || v[hex] != ' ' ||
 				       v[hex + 1] != '"' || v[len - 1] != '"')) {
-		pc_set_err(err, errlen, "'%s' is neither none nor COMMIT-ID \"subject\"", v);
+		pc_set_err(err, errlen,
+			   "'%s' is neither none nor COMMIT-ID \"subject\" (an id of 12 to 40 "
+			   "hex digits, the subject not empty)",
+			   v);
 		return -1;
 	}
 	return copy_text(m->reintroduces, sizeof(m->reintroduces), v, err, errlen);
+}
+
+/* A mainline tag: v6.17, v6.18.2, v7.0-rc3. */
+static bool kernel_tag(const char *v, size_t len)
+{
+	size_t i = 1, dots = 0;
+
+	if (len < 4 || v[0] != 'v' || !isdigit((unsigned char)v[1]))
+		return false;
+	while (i < len && (isdigit((unsigned char)v[i]) || v[i] == '.')) {
+		dots += v[i] == '.';
+		if (v[i] == '.' && (i + 1 >= len || !isdigit((unsigned char)v[i + 1])))
+			return false;
+		i++;
+	}
+	if (dots < 1 || dots > 2)
+		return false;
+	if (i == len)
+		return true;
+	return len - i >= 4 && !strncmp(v + i, "-rc", 3) &&
+	       strspn(v + i + 3, "0123456789") == len - i - 3;
+}
+
+/*
+ * `none` for a mutant of no real bug; for one that reintroduces a fix,
+ * "fixed in TAG; URL; URL[; URL...]": the first mainline tag carrying the
+ * fix, then where its id was confirmed, two sources at least (the
+ * project's rule: never an id from one source).
+ */
+static int v_source(struct pc_mutant *m, const char *path, const char *v, char *err, size_t errlen)
+{
+	char buf[PC_MUTANT_TEXT], *save = NULL, *tok;
+	const char *semi;
+	int sources = 0;
+
+	(void)path;
+	if (!pc_mutant_is_real(m)) {
+		if (strcmp(v, "none") != 0) {
+			pc_set_err(err, errlen,
+				   "'%s': a mutant that reintroduces none has Source: none", v);
+			return -1;
+		}
+		return copy_text(m->source, sizeof(m->source), v, err, errlen);
+	}
+	semi = strchr(v, ';');
+	if (strncmp(v, "fixed in ", 9) != 0 || !semi ||
+	    !kernel_tag(v + 9, (size_t)(semi - v - 9))) {
+		pc_set_err(err, errlen,
+			   "'%.60s' does not begin 'fixed in TAG;' (a mainline tag: v6.17, "
+			   "v7.0-rc3)",
+			   v);
+		return -1;
+	}
+	if ((size_t)(semi - v - 9) >= sizeof(m->fixed_in)) {
+		pc_set_err(err, errlen, "fixed-in tag too long");
+		return -1;
+	}
+	memcpy(m->fixed_in, v + 9, (size_t)(semi - v - 9));
+	if (copy_text(buf, sizeof(buf), semi + 1, err, errlen))
+		return -1;
+	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		size_t n;
+
+		while (*tok == ' ')
+			tok++;
+		for (n = strlen(tok); n && tok[n - 1] == ' '; n--)
+			tok[n - 1] = '\0';
+		if (n < 12 || strncmp(tok, "https://", 8) != 0 || strchr(tok, ' ')) {
+			pc_set_err(err, errlen, "source %d '%.60s' is not an https:// address",
+				   sources + 1, tok);
+			return -1;
+		}
+		sources++;
+	}
+	if (sources < 2) {
+		pc_set_err(err, errlen,
+			   "%d source(s): a real bug's id is confirmed from two sources at least",
+			   sources);
+		return -1;
+	}
+	return copy_text(m->source, sizeof(m->source), v, err, errlen);
 }
 
 static int v_trigger(struct pc_mutant *m, const char *path, const char *v, char *err, size_t errlen)
@@ -189,6 +274,7 @@ static const struct {
 	{"Expect", v_expect},
 	{"Arch", v_arch},
 	{"Reintroduces", v_reintroduces},
+	{"Source", v_source},
 	{"Trigger", v_trigger},
 };
 #define N_KEYS ((int)(sizeof(keys) / sizeof(keys[0])))
@@ -220,7 +306,7 @@ static int header_line(struct pc_mutant *m, const char *path, char *line, int *n
 	if (k < 0) {
 		pc_set_err(err, errlen,
 			   "unknown key '%.*s' (keys, in this order: Mutant Bug Class Breaks "
-			   "Expect Arch Reintroduces Trigger)",
+			   "Expect Arch Reintroduces Source Trigger)",
 			   (int)(colon - line), line);
 		return -1;
 	}

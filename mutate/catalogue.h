@@ -23,9 +23,20 @@ struct pc_mutant {
 	int n_expect;
 	char expect[PC_MUTANT_MAX_NAMES][48];
 	char arch[8]; /* arm64, x86_64, all */
+	/* "none", or the upstream fix's id and "subject" the mutant undoes. */
 	char reintroduces[PC_MUTANT_TEXT];
+	/* For a real bug: the first mainline tag with the fix ("v6.17") and
+	   where the id was confirmed, two sources at least; "none" else. */
+	char fixed_in[24];
+	char source[PC_MUTANT_TEXT];
 	char trigger[PC_MUTANT_TEXT];
 };
+
+/* A mutant that re-creates a real upstream bug (Reintroduces not none). */
+static inline int pc_mutant_is_real(const struct pc_mutant *m)
+{
+	return m->reintroduces[0] && m->reintroduces[0] != 'n';
+}
 
 /*
  * Parses the header of the patch file path whose text is buf.  0, or -1

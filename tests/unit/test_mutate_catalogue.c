@@ -18,7 +18,8 @@ static const char *const good_keys[] = {
 	"Breaks: mremap/perms mremap/moved\n",
 	"Expect: mremap/perms gate:batching-regression mremap/kernel-log\n",
 	"Arch: all\n",
-	"Reintroduces: 0123abcd \"mm: mremap: respect the write bit\"\n",
+	"Reintroduces: 0123456789ab \"mm: mremap: respect the write bit\"\n",
+	"Source: fixed in v6.17-rc3; https://example.org/a; https://example.org/b\n",
 	"Trigger: a large folio whose PTEs differ in write permission at the move\n",
 };
 #define N_KEYS (int)(sizeof(good_keys) / sizeof(good_keys[0]))
@@ -29,8 +30,12 @@ static int parse_with(int i, const char *repl, const char *diff, struct pc_mutan
 {
 	char buf[4096] = "";
 
-	for (int k = 0; k < N_KEYS; k++)
-		strcat(buf, k != i ? good_keys[k] : repl ? repl : "");
+	for (int k = 0; k < N_KEYS; k++) {
+		if (i == -2 && (k == 6 || k == 7)) /* the mutant of no real bug */
+			strcat(buf, k == 6 ? "Reintroduces: none\n" : "Source: none\n");
+		else
+			strcat(buf, k != i ? good_keys[k] : repl ? repl : "");
+	}
 	strcat(buf, diff);
 	return pc_mutant_parse(PATH, buf, strlen(buf), m, err, errlen);
 }
@@ -60,8 +65,12 @@ static void check_good(void)
 			  !strcmp(m.expect[2], "mremap/kernel-log"),
 		  "Expect: a check, a gate rule, a kernel-log check");
 	TAP_CHECK(strstr(m.reintroduces, "respect the write bit") != NULL, "Reintroduces is kept");
-	TAP_CHECK_EQ(parse_with(6, "Reintroduces: none\n", DIFF, &m, err, sizeof(err)), 0,
-		     "Reintroduces: none");
+	TAP_CHECK(pc_mutant_is_real(&m) && !strcmp(m.fixed_in, "v6.17-rc3") &&
+			  strstr(m.source, "https://example.org/b") != NULL,
+		  "a real bug: fixed in, its sources kept");
+	TAP_CHECK_EQ(parse_with(-2, NULL, DIFF, &m, err, sizeof(err)), 0,
+		     "Reintroduces: none with Source: none");
+	TAP_CHECK(!pc_mutant_is_real(&m), "Reintroduces: none is no real bug");
 }
 
 static void check_bad(void)
@@ -70,7 +79,7 @@ static void check_bad(void)
 		     "an unknown key");
 	expect_error(3, NULL, DIFF, PATH ":4: out of order: key 'Expect' (expected 'Breaks' here)",
 		     "a missing key in the middle");
-	expect_error(7, NULL, DIFF, PATH ":8: missing key 'Trigger' before '---'",
+	expect_error(8, NULL, DIFF, PATH ":9: missing key 'Trigger' before '---'",
 		     "a missing last key");
 	expect_error(1, "Bug: one\n  continued\n", DIFF, PATH ":3: continuation lines",
 		     "a continuation line");
@@ -94,6 +103,20 @@ static void check_bad(void)
 	expect_error(0, "Mutant: Bad_Name\n", DIFF, "is not [a-z0-9-]+", "a name with bad letters");
 	expect_error(6, "Reintroduces: abc subject\n", DIFF, PATH ":7: 'abc subject' is neither",
 		     "a malformed Reintroduces");
+	expect_error(6, "Reintroduces: 0123abcd \"mm: a subject\"\n", DIFF,
+		     PATH ":7: '0123abcd \"mm: a subject\"' is neither",
+		     "an id shorter than the kernel's 12 digits");
+	expect_error(6, "Reintroduces: 0123456789ab \"\"\n", DIFF, PATH ":7:", "an empty subject");
+	expect_error(7, "Source: none\n", DIFF, PATH ":8: 'none' does not begin 'fixed in TAG;'",
+		     "a real bug without its source");
+	expect_error(7, "Source: fixed in 6.17; https://example.org/a; https://example.org/b\n",
+		     DIFF, PATH ":8: 'fixed in 6.17;", "a fixed-in that is no tag");
+	expect_error(7, "Source: fixed in v6.17; https://example.org/a\n", DIFF,
+		     PATH ":8: 1 source(s): a real bug's id is confirmed from two sources",
+		     "one source only");
+	expect_error(7, "Source: fixed in v6.17; https://example.org/a; lore somewhere\n", DIFF,
+		     PATH ":8: source 2 'lore somewhere' is not an https:// address",
+		     "a source that is no address");
 	expect_error(1, "Bug:\n", DIFF, PATH ":2: key 'Bug' has no value", "an empty value");
 	expect_error(-1, NULL, "", PATH ": no '---' line ends the header", "no end of the header");
 	expect_error(-1, NULL, "---\n", PATH ": no unified diff after the header", "no diff");
