@@ -29,6 +29,8 @@ static void row_text(struct pc_out *o, const struct pc_mutate_row *r)
 		r->decision[0] ? r->decision : "-");
 	names_text(o, r->m.expect, r->m.n_expect);
 	pc_outf(o, "\n    bug: %s\n", r->m.bug);
+	if (pc_mutant_is_real(&r->m))
+		pc_outf(o, "    reintroduces: %s, fixed in %s\n", r->m.reintroduces, r->m.fixed_in);
 	for (int f = 0; f < r->run.n_failed; f++)
 		pc_outf(o, "    failed: %s [%s]: %s\n", r->run.failed[f].check,
 			r->run.failed[f].tier, r->run.failed[f].evidence);
@@ -106,6 +108,8 @@ static json_t *row_json(struct pc_jb *b, const struct pc_mutate_row *r)
 	pc_jset(b, o, "expect", names_json(b, r->m.expect, r->m.n_expect));
 	pc_jset(b, o, "arch", jtext(r->m.arch));
 	pc_jset(b, o, "reintroduces", jtext(r->m.reintroduces));
+	pc_jset(b, o, "fixed_in", pc_mutant_is_real(&r->m) ? jtext(r->m.fixed_in) : json_null());
+	pc_jset(b, o, "source", jtext(r->m.source));
 	pc_jset(b, o, "trigger", jtext(r->m.trigger));
 	pc_jset(b, o, "run", run_json(b, &r->run));
 	pc_jset(b, gate, "decision", r->decision[0] ? jtext(r->decision) : json_null());

@@ -103,6 +103,12 @@ EOF
 out=$("$MUTATE" --check --tree "$tree" --catalogue "$DATA/good" 2>&1)
 expect "--check: good fixtures pass" 0 $? "$out" "fixture-caught: applies" \
 	"3 mutants: headers good, every patch applies"
+out=$("$MUTATE" --check --real --tree "$tree" --catalogue "$DATA/good" 2>&1)
+expect "--check --real: only the mutant that reintroduces a real bug" 0 $? "$out" \
+	"fixture-caught: applies" "1 mutants: headers good, every patch applies"
+out=$("$MUTATE" --check --real --only fixture-missed --tree "$tree" --catalogue "$DATA/good" 2>&1)
+expect "--real with --only naming none of them: a usage error" 7 $? "$out" \
+	"--real: no mutant of .* named by --only reintroduces a real bug"
 out=$("$MUTATE" --check --tree "$tree" --catalogue "$DATA/bad-header" 2>&1)
 expect "--check: a bad header fails, named with file:line" 1 $? "$out" \
 	"fixture-unknown-check.patch:5: unknown check 'mremap/no-such-check'"
@@ -150,6 +156,7 @@ out=$("$JUDGE" table --arch arm64 --control "$j/control" "$G/fixture-caught.patc
 expect "judge: control clean, caught by a check and by the gate: exit 0" 0 $? "$out" \
 	"^control \(arm64, .*\): clean:" \
 	"^fixture-caught +caught +do-not-ship +mremap/perms" \
+	"^    reintroduces: 000000000000 \"fixture: no real commit.*\", fixed in v7.0$" \
 	"failed: mremap/perms \[kernel:fexit\]: read-only PTE became writable" \
 	"^fixture-perf +caught +do-not-ship +gate:batching-regression" \
 	"gate: batching-regression: batching regressed: mremap PTEs per batch" \
