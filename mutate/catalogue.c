@@ -199,9 +199,10 @@ static bool kernel_tag(const char *v, size_t len)
 
 /*
  * `none` for a mutant of no real bug; for one that reintroduces a fix,
- * "fixed in TAG; URL; URL[; URL...]": the first mainline tag carrying the
- * fix, then where its id was confirmed, two sources at least (the
- * project's rule: never an id from one source).
+ * "fixed in TAG; SOURCE; SOURCE[; ...]": the first mainline tag carrying
+ * the fix, then where its id was confirmed, two sources at least (the
+ * project's rule: never an id from one source), each an https:// address
+ * or a mail's <Message-ID> (a list message, the way the kernel cites one).
  */
 static int v_source(struct pc_mutant *m, const char *path, const char *v, char *err, size_t errlen)
 {
@@ -235,14 +236,20 @@ static int v_source(struct pc_mutant *m, const char *path, const char *v, char *
 	if (copy_text(buf, sizeof(buf), semi + 1, err, errlen))
 		return -1;
 	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		bool url, msgid;
 		size_t n;
 
 		while (*tok == ' ')
 			tok++;
 		for (n = strlen(tok); n && tok[n - 1] == ' '; n--)
 			tok[n - 1] = '\0';
-		if (n < 12 || strncmp(tok, "https://", 8) != 0 || strchr(tok, ' ')) {
-			pc_set_err(err, errlen, "source %d '%.60s' is not an https:// address",
+		url = n >= 12 && !strncmp(tok, "https://", 8);
+		msgid = n >= 5 && tok[0] == '<' && tok[n - 1] == '>' && strchr(tok, '@');
+
+		if (strchr(tok, ' ') || (!url && !msgid)) {
+			pc_set_err(err, errlen,
+				   "source %d '%.60s' is neither an https:// address nor a "
+				   "<Message-ID>",
 				   sources + 1, tok);
 			return -1;
 		}

@@ -68,6 +68,11 @@ static void check_good(void)
 	TAP_CHECK(pc_mutant_is_real(&m) && !strcmp(m.fixed_in, "v6.17-rc3") &&
 			  strstr(m.source, "https://example.org/b") != NULL,
 		  "a real bug: fixed in, its sources kept");
+	TAP_CHECK_EQ(parse_with(7,
+				"Source: fixed in v7.0; <1234.5678@example.org>; "
+				"https://example.org/b\n",
+				DIFF, &m, err, sizeof(err)),
+		     0, "a source may be a mail's <Message-ID>");
 	TAP_CHECK_EQ(parse_with(-2, NULL, DIFF, &m, err, sizeof(err)), 0,
 		     "Reintroduces: none with Source: none");
 	TAP_CHECK(!pc_mutant_is_real(&m), "Reintroduces: none is no real bug");
@@ -115,7 +120,8 @@ static void check_bad(void)
 		     PATH ":8: 1 source(s): a real bug's id is confirmed from two sources",
 		     "one source only");
 	expect_error(7, "Source: fixed in v6.17; https://example.org/a; lore somewhere\n", DIFF,
-		     PATH ":8: source 2 'lore somewhere' is not an https:// address",
+		     PATH ":8: source 2 'lore somewhere' is neither an https:// address nor a "
+			  "<Message-ID>",
 		     "a source that is no address");
 	expect_error(1, "Bug:\n", DIFF, PATH ":2: key 'Bug' has no value", "an empty value");
 	expect_error(-1, NULL, "", PATH ": no '---' line ends the header", "no end of the header");
