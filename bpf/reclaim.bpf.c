@@ -18,6 +18,13 @@
  * and compaction do not excuse a loss here: none of them may empty a
  * slot a dirty page was in.
  *
+ * reclaim/write, at the same exits: every present writable PTE of the
+ * range that maps a page of an anonymous folio maps a page exclusive to
+ * the process (pc_anon_write_exclusive, the kernel's own rule): reclaim
+ * that cannot discard a batch puts it back with set_ptes, and a batch
+ * that spanned entries of both write permissions (29f40594a281) makes
+ * the read-only ones writable, their pages not exclusive since a fork.
+ *
  * The hook tier (guests: fentry and fexit of try_to_unmap_one, the
  * batched unmap itself, where the traced task reclaims a folio of its own
  * mm: MADV_PAGEOUT, or direct reclaim) judges the same from the folio's
@@ -36,7 +43,7 @@ struct rc_state {
 	__u32 active, shared;
 	__u32 exit, pad; /* the walk at sys_exit (else at sys_enter) */
 	__u64 noted;
-	struct pc_check_counts c;
+	struct pc_check_counts c, c_write; /* reclaim/dirty, reclaim/write */
 	struct pc_window w;
 	struct pc_pending pv;
 	struct pc_range_walk rw;
@@ -68,12 +75,21 @@ __noinline int pc_rc_slot(struct rc_state *st, __u64 i)
 		return 0;
 	readable = pc_rw_pte(&st->rw, i, &addr, &p);
 	if (st->exit) {
+		bool anon = false, exclusive = false;
+
 		/* An unreadable table (a huge PMD now) is not an empty slot. */
-		if (!(st->dirty_lazy[word] & bit) || !readable)
+		if (!readable)
 			return 0;
-		pc_judge(&st->c, &st->pv, &st->w, PC_CHK_RECLAIM_DIRTY,
-			 pc_reclaim_dirty_kept(true, p.kind != PC_PTE_NONE), addr, 0, 1,
-			 p.kind != PC_PTE_NONE);
+		if (st->dirty_lazy[word] & bit)
+			pc_judge(&st->c, &st->pv, &st->w, PC_CHK_RECLAIM_DIRTY,
+				 pc_reclaim_dirty_kept(true, p.kind != PC_PTE_NONE), addr, 0, 1,
+				 p.kind != PC_PTE_NONE);
+		/* What reclaim put back, with the write it had: a writable
+		   anonymous PTE maps an exclusive page. */
+		if (p.kind == PC_PTE_PRESENT && p.write && !pc_rw_page(p.pfn, &anon, &exclusive) &&
+		    anon)
+			pc_judge(&st->c_write, &st->pv, &st->w, PC_CHK_RECLAIM_WRITE,
+				 pc_anon_write_exclusive(true, exclusive), addr, 0, 1, 0);
 		return 0;
 	}
 	if ((i & 63) == 0)
@@ -120,7 +136,7 @@ static __always_inline void rc_begin(bool hook, __u32 *tid, __u64 start, __u64 l
 		 tid, 0);
 	st = bpf_map_lookup_elem(hook ? (void *)&rc_hook_states : (void *)&rc_states, tid);
 	if (st)
-		st->active = st->noted > 0;
+		st->active = 1; /* reclaim/write judges every writable PTE at the exit */
 }
 
 /* Closes the window under tid: its noted slots judged at tier.  A process
@@ -137,6 +153,7 @@ static __always_inline void rc_end(bool hook, __u32 *tid, __u32 tier)
 	if (BPF_CORE_READ(task, signal, flags) & RC_SIGNAL_GROUP_EXIT)
 		return;
 	__builtin_memset(&st->c, 0, sizeof(st->c));
+	__builtin_memset(&st->c_write, 0, sizeof(st->c_write));
 	st->pv.events_sent = 0;
 	st->exit = 1;
 	st->w.tier = tier;
@@ -145,8 +162,10 @@ static __always_inline void rc_end(bool hook, __u32 *tid, __u32 tier)
 	bpf_loop((st->rw.npages + PC_RW_CHUNK - 1) / PC_RW_CHUNK, hook ? rc_hook_chunk : rc_chunk,
 		 tid, 0);
 	st = bpf_map_lookup_elem(map, tid);
-	if (st)
-		add_counts(PC_CHK_RECLAIM_DIRTY, tier, &st->c);
+	if (!st)
+		return;
+	add_counts(PC_CHK_RECLAIM_DIRTY, tier, &st->c);
+	add_counts(PC_CHK_RECLAIM_WRITE, tier, &st->c_write);
 }
 
 /* At sys_enter, from bpf/syscalls.bpf.c. */

@@ -45,19 +45,28 @@ static void reclaim_configure(struct pc_session *s)
 	"ptecheck's own scenarios (others may map MAP_DROPPABLE memory, discarded dirty by "       \
 	"design) "
 
-/* Tiers kernel:syscall-walk and kernel:fexit of reclaim/dirty (one result
-   at a time: adding one may move the other). */
+#define NONE_WRITE                                                                                 \
+	"nothing to judge: no writable PTE of an anonymous folio in ptecheck's own scenarios "
+
+/* Tiers kernel:syscall-walk and kernel:fexit of reclaim/dirty and
+   reclaim/write (one result at a time: adding one may move the others). */
 static void reclaim_results(struct pc_session *s, struct pc_report *r)
 {
+	const char *why = pc_session_hook_walk_why(s, &pc_reclaim_trace, UNMAP);
+
 	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_DIRTY, PC_TIER_SYSCALL_WALK, NULL,
 			    NULL, "entries", NONE "in a traced MADV_PAGEOUT");
-	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_DIRTY, PC_TIER_FEXIT, FUNC,
-			    pc_session_hook_walk_why(s, &pc_reclaim_trace, UNMAP), "entries",
-			    NONE "in a folio a traced task reclaimed (" FUNC ")");
+	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_DIRTY, PC_TIER_FEXIT, FUNC, why,
+			    "entries", NONE "in a folio a traced task reclaimed (" FUNC ")");
+	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_WRITE, PC_TIER_SYSCALL_WALK, NULL,
+			    NULL, "entries", NONE_WRITE "after a traced MADV_PAGEOUT");
+	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_WRITE, PC_TIER_FEXIT, FUNC, why,
+			    "entries", NONE_WRITE "after a traced " FUNC);
 }
 
 static const struct pc_feature_hook feature_hooks[] = {
-	{"reclaim", FUNC, "reclaim/dirty: each folio a traced task unmaps to reclaim it"},
+	{"reclaim", FUNC,
+	 "reclaim/dirty, reclaim/write: each folio a traced task unmaps to reclaim it"},
 };
 
 static void reclaim_feature_tiers(const struct pc_features *f)
@@ -68,6 +77,9 @@ static void reclaim_feature_tiers(const struct pc_features *f)
 	pc_hook_tier_append(tiers, sizeof(tiers), &f->hooks[UNMAP]);
 	f->tiers("reclaim/dirty", tiers);
 	f->tiers("reclaim/rss", "oracle:status-rss");
+	pc_walk_part_tiers_text(f, PC_SYS_RECLAIM, "oracle:write-fault", tiers, sizeof(tiers));
+	pc_hook_tier_append(tiers, sizeof(tiers), &f->hooks[UNMAP]);
+	f->tiers("reclaim/write", tiers);
 }
 
 const struct pc_trace_path pc_reclaim_trace = {

@@ -14,6 +14,15 @@
  *               64 KiB boundary (pc_range_misalign): arm64 folds no block,
  *               whose clear would unfold it and spread the dirty bit
  *
+ *   write-restore-POS   64 KiB folios whose entry POS alone went through
+ *               a fork (the rest left out of it), so it alone is read-only
+ *               and not exclusive; lazyfree, one writable entry dirtied;
+ *               MADV_PAGEOUT puts the batch back: entry POS must stay
+ *               read-only (reclaim/write, verify/reclaim_restore.c;
+ *               29f40594a281's state).  No first: a batch that begins
+ *               read-only and clean is one a correct kernel may discard
+ *               on its own, leaving nothing put back to judge
+ *
  *   dirty-16k-POS   16 KiB folios (the run's 64 KiB off and 16 KiB on
  *               around it, PC_NEEDS_MTHP_16K): first, second and last
  *
@@ -26,6 +35,11 @@
 static int run_lazyfree(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, rc_measure_lazyfree, data);
+}
+
+static int run_restore(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, rc_measure_restore, data);
 }
 
 #define RC(pos)	    (&(const struct rc_scenario){(pos), false, 64})
@@ -49,6 +63,12 @@ static const struct pc_scenario scenarios[] = {
 	 run_lazyfree, RC_MIS(PC_POS_MIDDLE)},
 	{"dirty-misaligned-last", "4 KiB off 64 KiB, the dirty entry last", 0, run_lazyfree,
 	 RC_MIS(PC_POS_LAST)},
+	{"write-restore-second", "entry 1 alone not exclusive (the others left out of a fork), "
+	 "lazyfree, entry 0 dirtied: reclaim puts the batch back, entry 1 read-only",
+	 0, run_restore, RC(PC_POS_SECOND)},
+	{"write-restore-middle", "entry 8 alone not exclusive", 0, run_restore,
+	 RC(PC_POS_MIDDLE)},
+	{"write-restore-last", "entry 15 alone not exclusive", 0, run_restore, RC(PC_POS_LAST)},
 	{"dirty-16k-first", "16 KiB lazyfree folios, the dirty entry first: the control",
 	 PC_NEEDS_MTHP_16K, run_lazyfree, RC_16K(PC_POS_FIRST)},
 	{"dirty-16k-second", "16 KiB lazyfree folios, the dirty entry second (batches of 4)",

@@ -16,5 +16,8 @@ struct rc_scenario {
 
 /* reclaim_lazyfree.c: one attempt (pc_measure_fn). */
 int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* reclaim_restore.c: one attempt (pc_measure_fn); pos names the one entry
+   of each folio shared with a child, misaligned unused. */
+int rc_measure_restore(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
 #endif

@@ -8,12 +8,18 @@
  * the batch (a clean lazyfree folio: RSS falls by nr) or, when a PTE was
  * dirty, puts the batch back (set_ptes) and keeps the folio.  A batch that
  * loses a dirty bit discards what the process wrote after MADV_FREE; one
- * that takes one page off the counter for nr leaves RSS too high.
+ * that takes one page off the counter for nr leaves RSS too high; one that
+ * spans entries of another write permission puts them all back with its
+ * first entry's, and a page not exclusive since fork becomes writable
+ * (29f40594a281 fixed it: FPB_RESPECT_WRITE).
  *
  * The suite's oracles (verify/reclaim*.c) judge the checks with the
  * shared predicates: pc_written_survives for the data, pc_rss_fell_by
  * for the counter (include/ptecheck/common.h); the kernel tier of
- * reclaim/dirty with pc_reclaim_dirty_kept.
+ * reclaim/dirty with pc_reclaim_dirty_kept.  reclaim/write is the
+ * kernel-wide rule of common.h, pc_anon_write_exclusive, over the range
+ * (kernel tiers), and the write fault after it (pc_write_faulted: the
+ * oracle).
  */
 #ifndef PTECHECK_RECLAIM_H
 #define PTECHECK_RECLAIM_H
@@ -22,11 +28,14 @@
 
 #define PC_CHECKS_reclaim(X)                                                                       \
 	X(RECLAIM_DIRTY, "reclaim/dirty")                                                          \
-	X(RECLAIM_RSS, "reclaim/rss")
+	X(RECLAIM_RSS, "reclaim/rss")                                                              \
+	X(RECLAIM_WRITE, "reclaim/write")
 
 #define PC_EVIDENCE_reclaim(E)                                                                     \
 	E(RECLAIM_DIRTY, DATA_LOST, "written after MADV_FREE, discarded by reclaim")               \
-	E(RECLAIM_RSS, RSS, "RssAnon fell by other than the pages reclaim took")
+	E(RECLAIM_RSS, RSS, "RssAnon fell by other than the pages reclaim took")                   \
+	E(RECLAIM_WRITE, WRITE_GAINED,                                                             \
+	  "a page not exclusive since fork writable after reclaim put its batch back")
 
 /*
  * reclaim/dirty in the kernel (bpf/reclaim.bpf.c): a PTE dirty at the
