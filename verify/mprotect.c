@@ -23,6 +23,10 @@
  *                          the control of a batch that takes its first
  *                          page's exclusivity
  *
+ *   write-half-POS         the same with mprotect over each folio's
+ *                          second half alone (middle, last): batches that
+ *                          begin mid-folio (cf1b80dc31a1's state)
+ *
  * SHAPE: 64k (64 KiB mTHP, the size the run enables), 16k (16 KiB: the
  * run's 64 KiB off and 16 KiB on around it, PC_NEEDS_MTHP_16K; first,
  * second and last, the middle of 4 being the third) and 2m-pte (a PMD
@@ -69,7 +73,8 @@ static int run_write(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, mp_measure_write, data);
 }
 
-#define WR(pos) (&(const struct mp_write){(pos)})
+#define WR(pos)	     (&(const struct mp_write){(pos), 0})
+#define WR_HALF(pos) (&(const struct mp_write){(pos), 8})
 
 #define MK(shape, pos, mark) (&(const struct mp_marker){&(shape), (pos), (mark)})
 #define SOFT_DIRTY(name, shape, pos, what)                                                         \
@@ -144,6 +149,10 @@ static const struct pc_scenario scenarios[] = {
 	 "read-only by mprotect(PROT_READ|PROT_WRITE)", 0, run_write, WR(PC_POS_SECOND)},
 	{"write-middle", "entry 8 alone still shared", 0, run_write, WR(PC_POS_MIDDLE)},
 	{"write-last", "entry 15 alone still shared", 0, run_write, WR(PC_POS_LAST)},
+	{"write-half-middle", "mprotect over each folio's second half (batches from entry 8), "
+	 "entry 8 alone still shared", 0, run_write, WR_HALF(PC_POS_MIDDLE)},
+	{"write-half-last", "the same, entry 15 alone still shared", 0, run_write,
+	 WR_HALF(PC_POS_LAST)},
 };
 /* clang-format on */
 

@@ -31,9 +31,12 @@ struct mp_marker {
 /* mprotect_marker.c: one attempt (pc_measure_fn). */
 int mp_measure_marker(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
-/* A write scenario: one page of each 64 KiB folio left shared, at pos. */
+/* A write scenario: one page of each 64 KiB folio left shared, at pos;
+   the mprotect calls over the whole range (from 0), or over each folio
+   from its entry from on, so that each batch begins there (mid-folio). */
 struct mp_write {
 	enum pc_pos pos;
+	size_t from;
 };
 
 /* mprotect_write.c: one attempt (pc_measure_fn). */

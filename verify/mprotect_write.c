@@ -16,7 +16,11 @@
  * batch (commit_anon_folio_batch's sub-batches).  Then page p of each
  * folio written, counted: it must fault.  A batch that took its first
  * page's exclusivity for all of it made p writable: no fault, unless p is
- * the first (the control).  One exclusive page of each folio written
+ * the first (the control).  The -half scenarios make the calls over each
+ * folio's second half alone (entries 8 to 15), so that each batch begins
+ * mid-folio, and leave entry 8 or 15 shared: a batch that read the
+ * exclusivity of its pages from the folio's first page on (cf1b80dc31a1
+ * fixed it) reads entry 8's from entry 0.  One exclusive page of each folio written
  * last must not fault: that mprotect granted write at all (else a pass
  * would say nothing: a skip).  Pages that moved meanwhile (migration,
  * collapse: pagemap's PFNs) are a retry, not a verdict; rewritten pages
@@ -44,9 +48,9 @@
 struct wr_run {
 	struct pc_range rg;
 	struct pc_folios fo;
-	size_t n, p;
-	__u64 *pfn_end;	  /* pagemap at the end: moved pages */
-	size_t unfaulted; /* rewrites after the fork that did not fault */
+	size_t n, p, from; /* pages, the shared entry, where the mprotect calls begin */
+	__u64 *pfn_end;	   /* pagemap at the end: moved pages */
+	size_t unfaulted;  /* rewrites after the fork that did not fault */
 	size_t first_unfaulted;
 	size_t copied; /* rewritten pages the fault copied out of their folio */
 };
@@ -135,7 +139,9 @@ static void judge_write(struct pc_attempt *a, int slot, struct wr_run *r)
 		if (!r->fo.whole[f])
 			continue;
 		exclusive++;
-		granted += !write_counted(r, f * FP + (r->p + 1) % FP);
+		/* The entry after p among those the calls covered. */
+		granted +=
+			!write_counted(r, f * FP + r->from + (r->p - r->from + 1) % (FP - r->from));
 	}
 	if (!widened && !r->unfaulted && !granted) {
 		pc_slot_skip(a, slot,
@@ -151,6 +157,23 @@ static void judge_write(struct pc_attempt *a, int slot, struct wr_run *r)
 			  "%zu rewrites after fork without a fault",
 			  granted, exclusive, shared, r->p, widened, r->fo.n_whole, r->n / FP,
 			  r->unfaulted);
+}
+
+/* mprotect(PROT_READ) and back over the range, or over each folio from
+   its entry from on (each batch then begins mid-folio): 0 or
+   pc_skip_rest's. */
+static int wr_mprotect(struct pc_attempt *a, const struct wr_run *r)
+{
+	size_t step = r->from ? FP : r->n, len = step - r->from;
+
+	for (size_t i0 = 0; i0 < r->n; i0 += step) {
+		char *at = r->rg.base + (i0 + r->from) * PAGE;
+
+		if (mprotect(at, len * PAGE, PROT_READ) ||
+		    mprotect(at, len * PAGE, PROT_READ | PROT_WRITE))
+			return pc_skip_rest(a, "mprotect", errno);
+	}
+	return 0;
 }
 
 /* Pages whose PFN changed since the state was read (migration, collapse). */
@@ -174,6 +197,7 @@ int mp_measure_write(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	if (!r.n)
 		return 0;
 	r.p = pc_pos_index(sc->pos, FP);
+	r.from = sc->from;
 	r.pfn_end = calloc(r.n, sizeof(*r.pfn_end));
 	if (!r.pfn_end || pc_folios_alloc(&r.fo, r.n, FP)) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
@@ -181,9 +205,8 @@ int mp_measure_write(struct pc_scenario_ctx *ctx, const void *data, struct pc_at
 	}
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = wr_state(ctx, a, &r);
-	if (!ret && (mprotect(r.rg.base, r.n * PAGE, PROT_READ) ||
-		     mprotect(r.rg.base, r.n * PAGE, PROT_READ | PROT_WRITE)))
-		ret = pc_skip_rest(a, "mprotect", errno);
+	if (!ret)
+		ret = wr_mprotect(a, &r);
 	if (!ret) {
 		ret = pc_pagemap_read(0, (__u64)(uintptr_t)r.rg.base, r.n, r.pfn_end);
 		if (ret)
