@@ -156,6 +156,29 @@ t_run_help() {
 	fi
 }
 
+# t_switch: x86_64's build tree asked for arm64 is emptied first (a
+# Makefile tree would keep the objects another arch's flags made: an arm64
+# ptecheck carried x86 BPF objects), then built for arm64.
+t_switch() {
+	local desc="build-guest arm64 into x86_64's tree starts afresh" dir=$tmp/switch why
+	why=$(cannot_build arm64)
+	if [ -z "${built[x86_64]:-}" ] || [ -n "$why" ]; then
+		skip "$desc" "${why:-x86_64 not built}"
+		return
+	fi
+	cp -a "${built[x86_64]}" "$dir" && touch "$dir/stale-object"
+	run bash "$BG" --dir "$dir" arm64
+	if [ "$rc" -ne 0 ]; then
+		fail "$desc" "exit $rc: $(last_err)"
+	elif [ -e "$dir/stale-object" ] || ! grep -q 'another toolchain: starting afresh' "$tmp/err" "$tmp/out"; then
+		fail "$desc" "the tree was not emptied first"
+	elif ! file -b "$dir/ptecheck" | grep -q 'ARM aarch64'; then
+		fail "$desc" "ptecheck: $(file -b "$dir/ptecheck")"
+	else
+		pass "$desc"
+	fi
+}
+
 cases=(
 	"t_help"
 	"t_usage|without ARCH"
@@ -172,6 +195,7 @@ cases=(
 	"t_file|arm64|ARM aarch64|workloads/mremap_folios"
 	"t_file|arm64|ARM aarch64|workloads/mremap_pmd"
 	"t_run_help|arm64|qemu-aarch64"
+	"t_switch"
 )
 
 echo "TAP version 13"
