@@ -56,6 +56,7 @@ static const char *const verdict_text[PC_V__COUNT] = {
 	[PC_V_OUTSIDE_RANGE] = "page outside an advised range treated as in it",
 	[PC_V_NOT_LAZYFREE] = "page MADV_FREE covered left dirty (not lazyfree)",
 	[PC_V_UFFD_WP_LOST] = "uffd-wp protection lost",
+	[PC_V_FAULT_LOOP] = "a fault retried without ever mapping its page",
 };
 
 const char *pc_verdict_text(__u32 v)

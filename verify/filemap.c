@@ -82,6 +82,25 @@ SHAPE(trunc_tmpfile, FB_TMPDIR, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K);
 #define SHARED PC_SCENARIO_SHARED_MAPPERS
 #define RESIZE PC_SCENARIO_RESIZES
 
+static int run_refault(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, fm_measure_refault, data);
+}
+
+static const struct fm_refault refault_memfd = {
+	.what = "64 KiB shmem folios (memfd)",
+	.pos = PC_POS_MIDDLE,
+	.no_folio = "no 64 KiB shmem folio formed whole (fell back to small folios)",
+};
+
+static const struct fm_refault refault_blockfs = {
+	.what = "64 KiB file folios",
+	.file = true,
+	.pos = PC_POS_MIDDLE,
+	.no_folio = "no 64 KiB file folio formed whole (the filesystem has no large folios "
+		    "here: xfs from v5.18, ext4 from v6.16; or the write path made others)",
+};
+
 static const struct pc_scenario scenarios[] = {
 	{"whole-memfd64k", "memfd 1 MiB of 64 KiB folios, read one byte per page", 0, run_shape,
 	 &whole_memfd64k},
@@ -138,6 +157,12 @@ static const struct pc_scenario scenarios[] = {
 	 run_shape, &trunc_ext4},
 	{"trunc-race-tmpfile", "tmpdir file: faults race ftruncate; judged quiescent", RESIZE,
 	 run_shape, &trunc_tmpfile},
+	{"refault-memfd64k",
+	 "entry 8 of each 64 KiB shmem folio zapped alone, then written: "
+	 "the write fault maps it (finish_fault's fallback)",
+	 0, run_refault, &refault_memfd},
+	{"refault-blockfs", "the same on a block-fs file's 64 KiB folios", BLK, run_refault,
+	 &refault_blockfs},
 };
 
 const struct pc_suite pc_filemap_suite = {

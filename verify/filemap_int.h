@@ -62,6 +62,17 @@ static inline bool fm_eof_kind(enum fm_kind k)
 enum { S_PTES, S_DATA, S_RSS, S_BOUNDS, S_SIGBUS, S_RMAP };
 
 int fm_measure(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+
+/* A refault scenario (filemap_refault.c): entry pos of each 64 KiB folio
+   of a memfd or of a block-fs file zapped alone, then written. */
+struct fm_refault {
+	const char *what;     /* "memfd", "file" */
+	bool file;	      /* the run's block filesystem, else a memfd */
+	enum pc_pos pos;      /* the entry zapped and written */
+	const char *no_folio; /* why none formed, most likely */
+};
+/* filemap_refault.c: one attempt (pc_measure_fn). */
+int fm_measure_refault(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 /* The scenario's name: FB_BLOCKFS shapes by the filesystem under the
    directory ("whole-xfs"), the table's name otherwise. */
 const char *fm_scenario_name(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh,

@@ -106,6 +106,22 @@ int pc_probe_write(volatile char *p, __u8 v)
 	return probe_access(p, v);
 }
 
+int pc_probe_write_within(volatile char *p, __u8 v, unsigned int seconds)
+{
+	struct sigaction sa, old;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = probe_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, &old);
+	alarm(seconds);
+	sig = probe_access(p, v);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	return sig;
+}
+
 void pc_probe_install(struct pc_probe_handlers *old)
 {
 	struct sigaction sa;

@@ -35,6 +35,7 @@
 #define TIER_RSS	 "oracle:status-rss"
 #define TIER_WRITE_FAULT "oracle:write-fault"
 #define TIER_SMAPS	 "oracle:smaps"
+#define TIER_PROGRESS	 "oracle:progress"
 
 /* Salts of pc_page_byte: what a page holds first, and what overwrites it. */
 #define SALT_A 0x11
@@ -79,5 +80,11 @@ void pc_probe_restore(const struct pc_probe_handlers *old);
    access raised. */
 int pc_probe_read(const volatile char *p);
 int pc_probe_write(volatile char *p, __u8 v);
+/*
+ * A write of v to *p that must complete within seconds: 0, SIGALRM when
+ * it did not (the fault taken again and again without mapping the page),
+ * or SIGBUS/SIGSEGV while pc_probe_install's handlers are in place.
+ */
+int pc_probe_write_within(volatile char *p, __u8 v, unsigned int seconds);
 
 #endif

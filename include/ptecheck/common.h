@@ -52,6 +52,7 @@ enum pc_verdict {
 	PC_V_OUTSIDE_RANGE,	  /* a page outside an advised range treated as in it */
 	PC_V_NOT_LAZYFREE,	  /* a page MADV_FREE covered whole left dirty */
 	PC_V_UFFD_WP_LOST,	  /* uffd-wp before, not after (no unprotect) */
+	PC_V_FAULT_LOOP,	  /* a fault retried without ever mapping its page */
 	PC_V__COUNT,
 };
 

@@ -13,13 +13,30 @@
 	X(FM_BOUNDS, "filemap/batch-bounds")                                                       \
 	X(FM_PTES_SET, "filemap/ptes-set")                                                         \
 	X(FM_RMAP, "filemap/rmap-count")                                                           \
-	X(FM_RSS, "filemap/rss-count")
+	X(FM_RSS, "filemap/rss-count")                                                             \
+	X(FM_PROGRESS, "filemap/fault-progress")
 
 #define PC_EVIDENCE_filemap(E)                                                                     \
 	E(FM_RMAP, BATCH_NR_MISMATCH,                                                              \
 	  "folio_add_file_rmap_ptes covered a different number of pages than set_pte_range "       \
 	  "mapped")                                                                                \
-	E(FM_RMAP, BATCH_OUTSIDE_FOLIO, "the rmap update covered another folio than the batch")
+	E(FM_RMAP, BATCH_OUTSIDE_FOLIO, "the rmap update covered another folio than the batch")    \
+	E(FM_PROGRESS, FAULT_LOOP,                                                                 \
+	  "a write fault of a large folio's page, its other PTEs present, never mapped it")
+
+/*
+ * filemap/fault-progress: a fault of a page of a large file folio whose
+ * other pages are mapped already maps that page and returns (finish_fault
+ * maps the whole folio where every PTE of its range is empty, else falls
+ * back to the one page: 34b82f33cf3f; before it, a range not all empty
+ * returned VM_FAULT_NOPAGE unmapped, and the access faulted forever).
+ * completed: the access returned within its time; mapped: pagemap shows
+ * the page present after it.
+ */
+PC_INLINE int pc_fault_progress(bool completed, bool mapped)
+{
+	return completed && mapped ? PC_OK : PC_V_FAULT_LOOP;
+}
 
 /*
  * A page of file index idx lies at or past EOF when idx >= DIV_ROUND_UP(

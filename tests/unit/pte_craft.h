@@ -70,6 +70,7 @@ static inline const char *verdict_name(int v)
 		[PC_V_OUTSIDE_RANGE] = "OUTSIDE_RANGE",
 		[PC_V_NOT_LAZYFREE] = "NOT_LAZYFREE",
 		[PC_V_UFFD_WP_LOST] = "UFFD_WP_LOST",
+		[PC_V_FAULT_LOOP] = "FAULT_LOOP",
 	};
 
 	if (v < 0 || v >= (int)(sizeof(names) / sizeof(names[0])) || !names[v])

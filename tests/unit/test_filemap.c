@@ -211,9 +211,21 @@ static void check_batch_cap(void)
 	TAP_CHECK_EQ(pc_fault_batch_cap(b, 32, 47), 0, "cap: a small folio is not counted");
 }
 
+/* filemap/fault-progress: a fault that never returned, or returned without
+   the page mapped, is the loop of a finish_fault that gave up. */
+static void check_fault_progress(void)
+{
+	CHECK_VERDICT(pc_fault_progress(true, true), PC_OK, "progress: written and mapped");
+	CHECK_VERDICT(pc_fault_progress(false, false), PC_V_FAULT_LOOP,
+		      "progress: the write never returned: FAULT_LOOP");
+	CHECK_VERDICT(pc_fault_progress(true, false), PC_V_FAULT_LOOP,
+		      "progress: returned, the page not mapped: FAULT_LOOP");
+}
+
 int main(void)
 {
 	tap_plan(0);
+	check_fault_progress();
 	check_fault_bounds();
 	check_fault_evidence();
 	check_fault_entries(X86);
