@@ -87,6 +87,11 @@ static int run_refault(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, fm_measure_refault, data);
 }
 
+static int run_trunc_pinned(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, fm_measure_trunc_pinned, data);
+}
+
 static const struct fm_refault refault_memfd = {
 	.what = "64 KiB shmem folios (memfd)",
 	.pos = PC_POS_MIDDLE,
@@ -163,6 +168,10 @@ static const struct pc_scenario scenarios[] = {
 	 0, run_refault, &refault_memfd},
 	{"refault-blockfs", "the same on a block-fs file's 64 KiB folios", BLK, run_refault,
 	 &refault_blockfs},
+	{"trunc-pinned-pmd-blockfs",
+	 "a block-fs file's PMD-mapped 2 MiB folio, one page "
+	 "pinned (vmsplice), truncated into: the split fails, nothing mapped past EOF",
+	 BLK | RESIZE, run_trunc_pinned, NULL},
 };
 
 const struct pc_suite pc_filemap_suite = {

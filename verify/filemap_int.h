@@ -73,6 +73,8 @@ struct fm_refault {
 };
 /* filemap_refault.c: one attempt (pc_measure_fn). */
 int fm_measure_refault(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* filemap_trunc_pinned.c: one attempt (pc_measure_fn; no data). */
+int fm_measure_trunc_pinned(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 /* The scenario's name: FB_BLOCKFS shapes by the filesystem under the
    directory ("whole-xfs"), the table's name otherwise. */
 const char *fm_scenario_name(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh,
