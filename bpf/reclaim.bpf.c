@@ -58,6 +58,25 @@ PC_THREAD_BIG_MAP(rc_hook_states, struct rc_state, 64);
 /* Whether the hook tier judges here (trace/reclaim.c: attached, vmemmap). */
 const volatile bool rc_hook_enabled = false;
 
+/* reclaim/bounds: the PTEs of the folio past the VMA's end, in its page
+   table, at try_to_unmap_one's entry (per thread). */
+#define RC_BOUNDS_MAX 16 /* slots read past the VMA's end: a 64 KiB folio's */
+struct rc_bounds {
+	__u64 start;		  /* the first slot's address: vm_end */
+	__u64 pfn[RC_BOUNDS_MAX]; /* PFN + 1 of the folio's page there, 0 none */
+	__u32 n, active, shared, pad;
+	struct pc_check_counts c;
+	struct pc_window w;
+	struct pc_pending pv;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct rc_bounds);
+} rc_bounds_states SEC(".maps");
+
 static __always_inline bool rc_call(struct bpf_raw_tracepoint_args *ctx, long nr)
 {
 	return nr == PC_NR_madvise && pc_sys_native(ctx) && pc_sys_arg(ctx, 2) == RC_MADV_PAGEOUT;
@@ -200,6 +219,87 @@ __noinline int pc_reclaim_sys_exit(struct bpf_raw_tracepoint_args *ctx, long nr)
 	return 0;
 }
 
+/* The PTE at addr of the current mm: its PFN + 1 when present, 0 when not,
+   -1 when there is no PTE table. */
+static __always_inline long rc_pte_pfn1(__u64 pgd, __u64 addr)
+{
+	struct pc_pte p;
+	__u64 pmd = 0, raw = 0;
+
+	if (pc_walk_pmd(pgd, addr, &pmd) != PC_WALK_TABLE ||
+	    pc_read_ptes(pc_table_phys(pmd), (addr >> PC_PAGE_SHIFT) & 511, &raw, 8))
+		return -1;
+	p = pc_decode_pte(raw);
+	return p.kind == PC_PTE_PRESENT ? (long)(p.pfn + 1) : 0;
+}
+
+/*
+ * reclaim/bounds at the entry: the PTEs from vm_end on, in vm_end's page
+ * table, that map a page of the folio being unmapped (its head at folio,
+ * an address read as a number).  A global function, verified once.
+ */
+__noinline int pc_rc_bounds_enter(__u32 tid, __u64 folio, __u64 vm_end, __u64 pgd)
+{
+	struct rc_bounds fresh = {}, *b;
+	__u32 noted = 0;
+
+	if (!rc_hook_enabled || !walk_page_size || !(vm_end & (PC_PMD_SIZE - 1)))
+		return 0;
+	bpf_map_update_elem(&rc_bounds_states, &tid, &fresh, BPF_ANY);
+	b = bpf_map_lookup_elem(&rc_bounds_states, &tid);
+	if (!b)
+		return 0;
+	b->start = vm_end;
+	for (__u32 i = 0; i < RC_BOUNDS_MAX; i++) {
+		__u64 addr = vm_end + ((__u64)i << PC_PAGE_SHIFT);
+		struct pc_folio_at at;
+		long pfn1;
+
+		if (!(addr & (PC_PMD_SIZE - 1)) && i) /* the next page table */
+			break;
+		b->n = i + 1;
+		pfn1 = rc_pte_pfn1(pgd, addr);
+		if (pfn1 <= 0)
+			continue;
+		at = pc_folio_of_page(walk_vmemmap + (pfn1 - 1) * walk_page_size);
+		if (at.pages && at.head == folio) {
+			b->pfn[i] = pfn1;
+			noted++;
+		}
+	}
+	b->shared = pc_task_shared();
+	b->active = noted > 0;
+	return 0;
+}
+
+/* reclaim/bounds at the exit: each slot noted maps the same page still. */
+__noinline int pc_rc_bounds_exit(__u32 tid, __u64 pgd)
+{
+	struct rc_bounds *b = bpf_map_lookup_elem(&rc_bounds_states, &tid);
+
+	if (!b || !b->active)
+		return 0;
+	b->active = 0;
+	__builtin_memset(&b->c, 0, sizeof(b->c));
+	b->pv.events_sent = 0;
+	b->w.tier = PC_TIER_FEXIT;
+	b->w.gen = 0;
+	b->w.flags = b->shared ? PC_WIN_UNRELIABLE : 0;
+	for (__u32 i = 0; i < RC_BOUNDS_MAX && i < b->n; i++) {
+		__u64 addr = b->start + ((__u64)i << PC_PAGE_SHIFT);
+		long pfn1;
+
+		if (!b->pfn[i])
+			continue;
+		pfn1 = rc_pte_pfn1(pgd, addr);
+		pc_judge(&b->c, &b->pv, &b->w, PC_CHK_RECLAIM_BOUNDS,
+			 pc_reclaim_within_vma(true, pfn1 == (long)b->pfn[i]), addr, 0,
+			 b->pfn[i] - 1, pfn1 > 0 ? pfn1 - 1 : 0);
+	}
+	add_counts(PC_CHK_RECLAIM_BOUNDS, PC_TIER_FEXIT, &b->c);
+	return 0;
+}
+
 /*
  * The hook tier, of the current task's own mm: from address (the folio's
  * first page, or the VMA's start where the folio begins before it) to the
@@ -215,7 +315,7 @@ int BPF_PROG(reclaim_unmap_fentry, struct folio *folio, struct vm_area_struct *v
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 tid = pc_tid();
-	__u64 end, vm_end;
+	__u64 end, vm_end, faddr = 0;
 
 	(void)folio;
 	if (!rc_hook_enabled || !vma || BPF_CORE_READ(vma, vm_mm) != BPF_CORE_READ(task, mm) ||
@@ -223,6 +323,10 @@ int BPF_PROG(reclaim_unmap_fentry, struct folio *folio, struct vm_area_struct *v
 		return 0;
 	end = (address | ((1ULL << PC_PMD_SHIFT) - 1)) + 1;
 	vm_end = BPF_CORE_READ(vma, vm_end);
+	/* The folio's address as a number: arithmetic on the BTF pointer
+	   is what the verifier refuses. */
+	bpf_probe_read_kernel(&faddr, sizeof(faddr), &ctx[0]);
+	pc_rc_bounds_enter(tid, faddr, vm_end, (__u64)BPF_CORE_READ(task, mm, pgd));
 	if (end > vm_end)
 		end = vm_end;
 	if (end > address)
@@ -235,9 +339,12 @@ int BPF_PROG(reclaim_unmap_fentry, struct folio *folio, struct vm_area_struct *v
 SEC("fexit/try_to_unmap_one")
 int BPF_PROG(reclaim_unmap_fexit)
 {
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u32 tid = pc_tid();
 
-	if (rc_hook_enabled)
-		rc_end(true, &tid, PC_TIER_FEXIT);
+	if (!rc_hook_enabled)
+		return 0;
+	rc_end(true, &tid, PC_TIER_FEXIT);
+	pc_rc_bounds_exit(tid, (__u64)BPF_CORE_READ(task, mm, pgd));
 	return 0;
 }

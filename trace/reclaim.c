@@ -62,6 +62,10 @@ static void reclaim_results(struct pc_session *s, struct pc_report *r)
 			    NULL, "entries", NONE_WRITE "after a traced MADV_PAGEOUT");
 	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_WRITE, PC_TIER_FEXIT, FUNC, why,
 			    "entries", NONE_WRITE "after a traced " FUNC);
+	pc_walk_tier_result(s, r, PC_SYS_RECLAIM, PC_CHK_RECLAIM_BOUNDS, PC_TIER_FEXIT, FUNC, why,
+			    "entries",
+			    "nothing to judge: no folio of ptecheck's own scenarios mapped on both "
+			    "sides of a VMA's end when " FUNC " unmapped it");
 }
 
 static const struct pc_feature_hook feature_hooks[] = {
@@ -80,6 +84,12 @@ static void reclaim_feature_tiers(const struct pc_features *f)
 	pc_walk_part_tiers_text(f, PC_SYS_RECLAIM, "oracle:write-fault", tiers, sizeof(tiers));
 	pc_hook_tier_append(tiers, sizeof(tiers), &f->hooks[UNMAP]);
 	f->tiers("reclaim/write", tiers);
+	/* The hook's alone: no syscall's range nor userspace can see which
+	   VMA's unmap changed a PTE. */
+	snprintf(tiers, sizeof(tiers), "%s%s",
+		 f->hooks[UNMAP].mech ? "kernel:fexit" : "none here: kernel:fexit skips: ",
+		 f->hooks[UNMAP].mech ? "" : f->hooks[UNMAP].reason);
+	f->tiers("reclaim/bounds", tiers);
 }
 
 const struct pc_trace_path pc_reclaim_trace = {

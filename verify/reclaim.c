@@ -23,6 +23,12 @@
  *               read-only and clean is one a correct kernel may discard
  *               on its own, leaving nothing put back to judge
  *
+ *   bounds-vma-split   64 KiB lazyfree folios each across a VMA boundary
+ *               (MADV_RANDOM over their second halves), reclaimed by the
+ *               node's LRU reclaim: reclaim/bounds in the hook tier,
+ *               reclaim/rss here (verify/reclaim_bounds.c; ddd05742b45b's
+ *               state)
+ *
  *   dirty-16k-POS   16 KiB folios (the run's 64 KiB off and 16 KiB on
  *               around it, PC_NEEDS_MTHP_16K): first, second and last
  *
@@ -40,6 +46,11 @@ static int run_lazyfree(struct pc_scenario_ctx *ctx, const void *data)
 static int run_restore(struct pc_scenario_ctx *ctx, const void *data)
 {
 	return pc_attempts_run(ctx, rc_measure_restore, data);
+}
+
+static int run_bounds(struct pc_scenario_ctx *ctx, const void *data)
+{
+	return pc_attempts_run(ctx, rc_measure_bounds, data);
 }
 
 #define RC(pos)	    (&(const struct rc_scenario){(pos), false, 64})
@@ -69,6 +80,9 @@ static const struct pc_scenario scenarios[] = {
 	{"write-restore-middle", "entry 8 alone not exclusive", 0, run_restore,
 	 RC(PC_POS_MIDDLE)},
 	{"write-restore-last", "entry 15 alone not exclusive", 0, run_restore, RC(PC_POS_LAST)},
+	{"bounds-vma-split", "64 KiB lazyfree folios, each across a VMA boundary (MADV_RANDOM "
+	 "over its second half), taken by the node's reclaim: each VMA's unmap takes its own "
+	 "half (reclaim/bounds, the hook tier)", 0, run_bounds, RC(PC_POS_FIRST)},
 	{"dirty-16k-first", "16 KiB lazyfree folios, the dirty entry first: the control",
 	 PC_NEEDS_MTHP_16K, run_lazyfree, RC_16K(PC_POS_FIRST)},
 	{"dirty-16k-second", "16 KiB lazyfree folios, the dirty entry second (batches of 4)",

@@ -19,5 +19,7 @@ int rc_measure_lazyfree(struct pc_scenario_ctx *ctx, const void *data, struct pc
 /* reclaim_restore.c: one attempt (pc_measure_fn); pos names the one entry
    of each folio shared with a child, misaligned unused. */
 int rc_measure_restore(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* reclaim_bounds.c: one attempt (pc_measure_fn); kb the folios' size. */
+int rc_measure_bounds(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
 #endif

@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -409,6 +411,33 @@ int pc_fork_exit(void)
 		if (errno != EINTR)
 			return -errno;
 	return 0;
+}
+
+int pc_node_reclaim(const void *addr, size_t bytes, char *why, size_t why_len)
+{
+	void *pages[1] = {(void *)addr};
+	int status[1] = {-1}, fd, ret = 0, node = 0;
+	char path[96], amount[32];
+
+	/* move_pages with no target nodes reports each page's node. */
+	if (syscall(SYS_move_pages, 0, 1UL, pages, NULL, status, 0) == 0 && status[0] >= 0)
+		node = status[0];
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/reclaim", node);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(why, why_len, "%s: %s", path,
+			 ret == -ENOENT ? "no proactive reclaim of one node in this kernel (v6.17 on)"
+					: strerror(-ret));
+		return ret;
+	}
+	snprintf(amount, sizeof(amount), "%zu", bytes);
+	if (write(fd, amount, strlen(amount)) < 0 && errno != EAGAIN) {
+		ret = -errno;
+		snprintf(why, why_len, "write %s to %s: %s", amount, path, strerror(-ret));
+	}
+	close(fd);
+	return ret;
 }
 
 void pc_skip_rss_inexact(struct pc_attempt *a, int slot, const struct pc_rss_calib *c)

@@ -186,6 +186,18 @@ struct pc_rss_calib {
 	int rounds;
 };
 
+/*
+ * Proactive reclaim of bytes on the NUMA node holding the page at addr
+ * (/sys/devices/system/node/nodeN/reclaim, v6.17 on): LRU reclaim as
+ * memory pressure runs it, which takes folios MADV_PAGEOUT passes over or
+ * splits (mapped by another process, or across two VMAs).  It reclaims
+ * from the node's LRUs in their order, not only the caller's pages: what
+ * else it drops is page cache (anonymous memory too where swap is on).
+ * 0 (also when it reclaimed less than asked: EAGAIN); or -errno, why
+ * saying what is missing (-ENOENT: no such file in this kernel).
+ */
+int pc_node_reclaim(const void *addr, size_t bytes, char *why, size_t why_len);
+
 /* Skips slot, saying RSS does not read exactly here and what the
    calibration saw. */
 void pc_skip_rss_inexact(struct pc_attempt *a, int slot, const struct pc_rss_calib *c);

@@ -29,13 +29,16 @@
 #define PC_CHECKS_reclaim(X)                                                                       \
 	X(RECLAIM_DIRTY, "reclaim/dirty")                                                          \
 	X(RECLAIM_RSS, "reclaim/rss")                                                              \
-	X(RECLAIM_WRITE, "reclaim/write")
+	X(RECLAIM_WRITE, "reclaim/write")                                                          \
+	X(RECLAIM_BOUNDS, "reclaim/bounds")
 
 #define PC_EVIDENCE_reclaim(E)                                                                     \
 	E(RECLAIM_DIRTY, DATA_LOST, "written after MADV_FREE, discarded by reclaim")               \
 	E(RECLAIM_RSS, RSS, "RssAnon fell by other than the pages reclaim took")                   \
 	E(RECLAIM_WRITE, WRITE_GAINED,                                                             \
-	  "a page not exclusive since fork writable after reclaim put its batch back")
+	  "a page not exclusive since fork writable after reclaim put its batch back")             \
+	E(RECLAIM_BOUNDS, OUTSIDE_VMA,                                                             \
+	  "a PTE of the folio past the VMA's end changed by that VMA's unmap")
 
 /*
  * reclaim/dirty in the kernel (bpf/reclaim.bpf.c): a PTE dirty at the
@@ -47,6 +50,21 @@
 PC_INLINE int pc_reclaim_dirty_kept(bool dirty_lazyfree_before, bool mapped_after)
 {
 	return dirty_lazyfree_before && !mapped_after ? PC_V_DATA_LOST : PC_OK;
+}
+
+/*
+ * reclaim/bounds in the kernel (bpf/reclaim.bpf.c, fexit of
+ * try_to_unmap_one): the unmap of a folio in one VMA changes no PTE
+ * outside that VMA.  A PTE past the VMA's end, in the same page table,
+ * that mapped a page of the same folio when the call began, maps the same
+ * page when it returns: the folio is locked for the whole rmap walk, so
+ * only this call could have unmapped it, and each VMA's PTEs are its own
+ * call's (folio_unmap_pte_batch bounds a batch by the VMA and the page
+ * table: ddd05742b45b).
+ */
+PC_INLINE int pc_reclaim_within_vma(bool mapped_before, bool same_after)
+{
+	return mapped_before && !same_after ? PC_V_OUTSIDE_VMA : PC_OK;
 }
 
 #endif

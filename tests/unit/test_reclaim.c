@@ -26,5 +26,11 @@ int main(void)
 		      "kernel: a dirty lazyfree PTE empty after MADV_PAGEOUT: DATA_LOST");
 	CHECK_VERDICT(pc_reclaim_dirty_kept(false, false), PC_OK,
 		      "kernel: a clean lazyfree PTE discarded: silent");
+	CHECK_VERDICT(pc_reclaim_within_vma(true, true), PC_OK,
+		      "bounds: the folio's PTE past the VMA still maps its page: silent");
+	CHECK_VERDICT(pc_reclaim_within_vma(true, false), PC_V_OUTSIDE_VMA,
+		      "bounds: that PTE changed by this VMA's unmap: OUTSIDE_VMA");
+	CHECK_VERDICT(pc_reclaim_within_vma(false, false), PC_OK,
+		      "bounds: nothing of the folio mapped there: silent");
 	return tap_finish();
 }
