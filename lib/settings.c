@@ -731,14 +731,23 @@ int pc_mthp_set(unsigned int size_kb, int shmem, const char *mode)
 	return setting_set(path, mode);
 }
 
+int pc_setting_write(const char *path, const char *value)
+{
+	return setting_set(path, value);
+}
+
+int pc_setting_reset(const char *path)
+{
+	int i = find_setting(path, getpid());
+
+	/* Still recorded: the exit restores it again, whatever it is then. */
+	return i < 0 ? 0 : pc_write_file(path, settings[i].old);
+}
+
 int pc_mthp_reset(unsigned int size_kb, int shmem)
 {
 	char path[PC_SETTING_PATH_MAX];
-	int err = mthp_path(path, sizeof(path), size_kb, shmem), i;
+	int err = mthp_path(path, sizeof(path), size_kb, shmem);
 
-	if (err)
-		return err;
-	i = find_setting(path, getpid());
-	/* Still recorded: the exit restores it again, whatever it is then. */
-	return i < 0 ? 0 : pc_write_file(path, settings[i].old);
+	return err ? err : pc_setting_reset(path);
 }

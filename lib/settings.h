@@ -36,6 +36,15 @@ int pc_read_file(const char *path, char *buf, size_t len);
 /* Writes a string to a file (no recording).  0 or -errno. */
 int pc_write_file(const char *path, const char *value);
 
+/*
+ * A sysfs/procfs file set to value, its old value recorded (and
+ * journaled) for the exit's restore as the mTHP files are: 0 or -errno.
+ */
+int pc_setting_write(const char *path, const char *value);
+/* path back to what it was before this process first set it (no-op when
+   it never did), the record kept for the exit's restore.  0 or -errno. */
+int pc_setting_reset(const char *path);
+
 /* The bracketed choice of a sysfs "a [b] c" file, or the whole content. */
 int pc_sysfs_choice(const char *path, char *buf, size_t len);
 

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -256,6 +257,44 @@ static void mthp_16k(struct pc_scenario_ctx *ctx, bool begin)
 	}
 }
 
+/*
+ * Around a scenario that needs KSM (PC_NEEDS_KSM): ksmd started with a
+ * short sleep and a large scan, then every file put back as it was (the
+ * records kept for the exit's restore: lib/settings.c).
+ */
+static void ksm(struct pc_scenario_ctx *ctx, bool begin)
+{
+	static const char *const files[][2] = {
+		{"pages_to_scan", "1000"}, {"sleep_millisecs", "10"}, {"run", "1"}};
+	static char why[160];
+	const char *root = getenv("PTECHECK_SYSFS_ROOT");
+	char path[256];
+	int n = (int)(sizeof(files) / sizeof(files[0]));
+
+	for (int k = 0; k < n; k++) {
+		int i = begin ? k : n - 1 - k, err;
+
+		snprintf(path, sizeof(path), "%s/kernel/mm/ksm/%s", root && *root ? root : "/sys",
+			 files[i][0]);
+		if (!begin) {
+			pc_setting_reset(path);
+			continue;
+		}
+		err = pc_setting_write(path, files[i][1]);
+		if (err) {
+			snprintf(why, sizeof(why), "KSM not started: %s: %s", path,
+				 err == -ENOENT ? "no KSM in this kernel (CONFIG_KSM)"
+						: strerror(-err));
+			ctx->ksm_why = why;
+			ctx->ksm_on = false;
+			ksm(ctx, false);
+			return;
+		}
+	}
+	ctx->ksm_on = begin;
+	ctx->ksm_why = NULL;
+}
+
 int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct pc_scenario *sc)
 {
 	struct scenario_seen seen = {.judged = false};
@@ -275,12 +314,16 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 	}
 	if (sc->needs & PC_NEEDS_MTHP_16K)
 		mthp_16k(&run->ctx, true);
+	if (sc->needs & PC_NEEDS_KSM)
+		ksm(&run->ctx, true);
 	pid = fork();
 	if (pid == 0)
 		scenario_child(sc, run, report_pipe, go_pipe);
 	if (pid < 0) {
 		if (sc->needs & PC_NEEDS_MTHP_16K)
 			mthp_16k(&run->ctx, false);
+		if (sc->needs & PC_NEEDS_KSM)
+			ksm(&run->ctx, false);
 		status = -errno;
 		for (int i = 0; i < 2; i++) {
 			close(report_pipe[i]);
@@ -303,6 +346,8 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 		;
 	if (sc->needs & PC_NEEDS_MTHP_16K)
 		mthp_16k(&run->ctx, false);
+	if (sc->needs & PC_NEEDS_KSM)
+		ksm(&run->ctx, false);
 	if (s->loaded)
 		pc_session_untrack(s, pid);
 	keep_scenario_hists(run, su, sc, &seen, before);

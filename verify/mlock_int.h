@@ -40,5 +40,7 @@ struct ml_scenario {
 
 /* mlock_folios.c: one attempt (pc_measure_fn). */
 int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* mlock_ksm.c: one attempt (pc_measure_fn; no data, PC_NEEDS_KSM). */
+int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 
 #endif

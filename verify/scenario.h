@@ -34,6 +34,10 @@
    with its enforcement flags: what a child's exit does to the memory is
    the scenario's state (zap's exit, whose exit_mmap no syscall shows). */
 #define PC_SCENARIO_FOLLOW_CHILDREN (1U << 6)
+/* KSM running: around the scenario the parent starts ksmd quickly
+   (/sys/kernel/mm/ksm: run 1, pages_to_scan, sleep_millisecs), and puts
+   back what was there after (ctx->ksm_on, ctx->ksm_why say what took). */
+#define PC_NEEDS_KSM (1U << 7)
 
 /* The modes the run sets its mTHP sizes to: anonymous folios where a
    mapping asks (MADV_HUGEPAGE), shmem ones always. */
@@ -74,6 +78,8 @@ struct pc_scenario_ctx {
 	bool mthp_anon_16k;   /* ... 16 KiB anon mTHP, 64 KiB off (PC_NEEDS_MTHP_16K) */
 	bool mthp_shmem_16k;  /* ... 16 KiB shmem mTHP, 64 KiB off (likewise) */
 	bool have_kpageflags; /* /proc/kpageflags readable */
+	bool ksm_on;	      /* ksmd started for this scenario (PC_NEEDS_KSM) */
+	const char *ksm_why;  /* why it was not, else NULL */
 	unsigned int scale;   /* 1 = full size; larger divides sizes (TCG) */
 	const char *tmpdir;   /* private directory for files (file scenarios) */
 	/* Directories the parent mounted for PC_NEEDS_SHMEM_HUGE and

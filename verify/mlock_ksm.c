@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mlock of a range that maps KSM pages merged from pages outside it
+ * (mlock/folios [oracle:kpageflags]): a small folio the range maps is
+ * mlocked, whatever its index says.
+ *
+ * The state (b1454b463c21's): 2k small anonymous pages (MADV_NOHUGEPAGE),
+ * page i and page k + i filled alike, MADV_MERGEABLE, ksmd running
+ * (PC_NEEDS_KSM: the parent starts it around the scenario): each pair is
+ * merged into one KSM page, the one of the first half that ksmd met first,
+ * so its index is the first half's.  Read back: pagemap gives both pages
+ * of a pair one PFN, kpageflags KPF_KSM on it (waited for, 20 s at most).
+ * Then, on one pinned CPU, mlock of the second half alone: every page it
+ * maps must be mlocked (pc_mlock_folio: a small folio the range holds),
+ * the merged ones included; mlock_pte_range used to ask folio_within_range
+ * of any folio, which places a KSM page by its index, in the first half,
+ * outside the locked range.  munlock after.  The KSM merges are
+ * disturbances: the window begins once they are done.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/kernel-page-flags.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ptecheck/mlock.h>
+#include "mlock_int.h"
+#include "procmm.h"
+#include "shape.h"
+
+#define KSM_WAIT_MS 20000
+
+struct mk_run {
+	struct pc_range rg;
+	size_t k;      /* pages per half */
+	__u64 *pm;     /* pagemap: the merges, then while locked */
+	__u64 *flags;  /* kpageflags of the second half while locked */
+	size_t merged; /* pairs sharing one KSM page */
+};
+
+/* Pairs sharing one PFN that kpageflags calls KSM. */
+static size_t mk_merged(struct mk_run *r)
+{
+	size_t merged = 0;
+
+	if (pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, 2 * r->k, r->pm))
+		return 0;
+	for (size_t i = 0; i < r->k; i++) {
+		__u64 a = r->pm[i] & PC_PM_PFN_MASK, b = r->pm[r->k + i] & PC_PM_PFN_MASK, fl = 0;
+
+		if ((r->pm[i] & PC_PM_PRESENT) && a && a == b && !pc_kpageflags_read(a, 1, &fl) &&
+		    (fl & PC_KPF(KPF_KSM)))
+			merged++;
+	}
+	return merged;
+}
+
+/* The pages filled in pairs, merged by ksmd.  0, 1 when not made (slots
+   skipped), or pc_skip_rest's. */
+static int mk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct mk_run *r)
+{
+	const char *what = "mmap";
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	int ret;
+
+	r->rg.n = 2 * r->k;
+	r->rg.base = pc_resv_map(&r->rg.resv, 2 * r->k * PAGE + PMD);
+	if (!r->rg.base)
+		return pc_skip_rest(a, what, errno);
+	ret = pc_map_fixed(r->rg.base, 2 * r->k * PAGE, -1, MADV_NOHUGEPAGE);
+	if (ret)
+		return pc_skip_rest(a, what, -ret);
+	for (size_t i = 0; i < r->k; i++) {
+		memset(r->rg.base + i * PAGE, pc_page_byte(i, SALT_A), PAGE);
+		memset(r->rg.base + (r->k + i) * PAGE, pc_page_byte(i, SALT_A), PAGE);
+	}
+	if (madvise(r->rg.base, 2 * r->k * PAGE, MADV_MERGEABLE))
+		return pc_skip_rest(a, "madvise(MADV_MERGEABLE)", errno);
+	for (int ms = 0; ms < KSM_WAIT_MS && r->merged < r->k; ms += 50) {
+		nanosleep(&ts, NULL);
+		r->merged = mk_merged(r);
+	}
+	if (r->merged)
+		return 0;
+	pc_skip_all(a, ctx->ksm_on    ? "ksmd merged no pair of pages in 20 s (KPF_KSM, one PFN)"
+		       : ctx->ksm_why ? ctx->ksm_why
+				      : "KSM not started");
+	return 1;
+}
+
+static void mk_judge(struct pc_attempt *a, int slot, const struct mk_run *r)
+{
+	struct pc_oracle_msg *m = &a->msg[slot];
+	size_t unlocked_ksm = 0;
+
+	for (size_t i = 0; i < r->k; i++) {
+		size_t j = r->k + i;
+		bool mlocked = r->flags[i] & PC_KPF(PC_KPF_MLOCKED),
+		     ksm = r->flags[i] & PC_KPF(KPF_KSM);
+		int v;
+
+		if (!(r->pm[j] & PC_PM_PRESENT))
+			continue;
+		v = pc_mlock_folio(mlocked, true);
+		m->checked++;
+		unlocked_ksm += ksm && !mlocked;
+		if (pc_is_violation(v))
+			pc_oracle_add_evidence(
+				m, v, (__u64)(uintptr_t)(r->rg.base + j * PAGE), 0, 1, mlocked,
+				"page %zu of the locked half%s, while locked", i,
+				ksm ? " (a KSM page merged with one outside it)" : "");
+	}
+	pc_slot_judge(a, slot);
+	pc_oracle_appendf(m,
+			  "%zu of %zu pairs merged by ksmd (one KSM page, its index the first "
+			  "half's); mlock of the second half: %zu KSM pages left unlocked",
+			  r->merged, r->k, unlocked_ksm);
+}
+
+int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
+{
+	int slot = pc_slot_add(a, ctx, PC_CHK_MLOCK_FOLIOS, TIER_KPAGEFLAGS);
+	struct mk_run r = {.rg = {.fd = -1}, .k = 16};
+	cpu_set_t oldmask;
+	bool pinned = false;
+	int ret;
+
+	(void)data;
+	if (!ctx->ksm_on) {
+		pc_skip_all(a, ctx->ksm_why ? ctx->ksm_why : "KSM not started");
+		return 0;
+	}
+	r.pm = calloc(2 * r.k, sizeof(*r.pm));
+	r.flags = calloc(r.k, sizeof(*r.flags));
+	if (!r.pm || !r.flags) {
+		ret = pc_skip_rest(a, "calloc", ENOMEM);
+		goto out;
+	}
+	ret = mk_state(ctx, a, &r);
+	if (ret)
+		goto out;
+	pinned = pc_pin_cpu(&oldmask);
+	pc_window_begin(ctx, &a->win, &a->disturbed);
+	ret = pc_mlock(r.rg.base + r.k * PAGE, r.k * PAGE);
+	if (!ret) {
+		ret = pc_pagemap_read(0, (__u64)(uintptr_t)r.rg.base, 2 * r.k, r.pm);
+		for (size_t i = 0; !ret && i < r.k; i++)
+			if (r.pm[r.k + i] & PC_PM_PRESENT)
+				ret = pc_kpageflags_read(r.pm[r.k + i] & PC_PM_PFN_MASK, 1,
+							 &r.flags[i]);
+		pc_munlock(r.rg.base + r.k * PAGE, r.k * PAGE);
+		if (ret)
+			ret = pc_skip_rest(a, "pagemap/kpageflags while locked", -ret);
+	} else {
+		ret = pc_skip_rest(a, "mlock", -ret);
+	}
+	pc_window_end(ctx, &a->win, &a->disturbed);
+	if (!ret)
+		mk_judge(a, slot, &r);
+out:
+	if (pinned)
+		sched_setaffinity(0, sizeof(oldmask), &oldmask);
+	pc_range_release(&r.rg);
+	free(r.pm);
+	free(r.flags);
+	return ret < 0 ? ret : 0;
+}
