@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,8 @@ int rc_measure_bounds(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	const struct rc_scenario *sc = data;
 	int s_rss = pc_slot_add(a, ctx, PC_CHK_RECLAIM_RSS, TIER_RSS);
 	struct rb_run r = {.rg = {.fd = -1}};
+	cpu_set_t oldmask;
+	bool pinned = false;
 	int ret;
 
 	r.fp = sc->kb * KIB / PAGE;
@@ -159,6 +162,9 @@ int rc_measure_bounds(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 		goto out;
 	}
 	r.rss_exact = pc_rss_exact(&r.calib);
+	/* One CPU throughout: MADV_FREE leaves the folios in this CPU's
+	   lazyfree batch, which reclaim drains only where it runs. */
+	pinned = pc_pin_cpu(&oldmask);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = rb_state(ctx, a, &r);
 	/* The reclaim is the operation under test: the window ends first. */
@@ -168,6 +174,8 @@ int rc_measure_bounds(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	if (!ret)
 		judge_rss(a, s_rss, &r);
 out:
+	if (pinned)
+		sched_setaffinity(0, sizeof(oldmask), &oldmask);
 	pc_range_release(&r.rg);
 	pc_folios_free(&r.fo);
 	free(r.pm);
