@@ -14,9 +14,10 @@
  * blockfs-64k (a file on the run's block filesystem, ext4 or xfs as the
  * summary says, written in 64 KiB pieces: the filesystem's large folios).
  *
- *   ksm-merged  small pages merged in pairs by ksmd (PC_NEEDS_KSM), mlock of
- *               the half whose pages the KSM pages' index does not name:
- *               every page mlocked (verify/mlock_ksm.c; b1454b463c21's)
+ *   ksm-merged  small pages merged in pairs by ksmd (PC_NEEDS_KSM), each
+ *               half locked alone in turn: every page mlocked, the KSM
+ *               pages indexed in the other half too (verify/mlock_ksm.c;
+ *               b1454b463c21's)
  */
 #include "mlock_int.h"
 
@@ -102,8 +103,8 @@ static const struct pc_scenario scenarios[] = {
 	 PC_NEEDS_BLOCKFS, run_folios, ML(blockfs_64k, false)},
 	{"blockfs-64k-cut", "the same, cutting the first and last folio", PC_NEEDS_BLOCKFS,
 	 run_folios, ML(blockfs_64k, true)},
-	{"ksm-merged", "pairs of pages merged by ksmd, mlock of the half whose pages are not "
-	 "the KSM pages' index: every page mlocked", PC_NEEDS_KSM, run_ksm, NULL},
+	{"ksm-merged", "pairs of pages merged by ksmd, each half locked alone in turn: every "
+	 "page mlocked, KSM pages indexed in the other half too", PC_NEEDS_KSM, run_ksm, NULL},
 	{"anon-2m-pte", "mlock and munlock of a PTE-mapped 2 MiB THP", 0, run_folios,
 	 ML(anon_2m_pte, false)},
 	{"anon-2m-pte-cut", "the same, a page short at both ends: the THP never mlocked", 0,

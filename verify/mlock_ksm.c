@@ -7,14 +7,16 @@
  * The state (b1454b463c21's): 2k small anonymous pages (MADV_NOHUGEPAGE),
  * page i and page k + i filled alike, MADV_MERGEABLE, ksmd running
  * (PC_NEEDS_KSM: the parent starts it around the scenario): each pair is
- * merged into one KSM page, the one of the first half that ksmd met first,
- * so its index is the first half's.  Read back: pagemap gives both pages
- * of a pair one PFN, kpageflags KPF_KSM on it (waited for, 20 s at most).
- * Then, on one pinned CPU, mlock of the second half alone: every page it
- * maps must be mlocked (pc_mlock_folio: a small folio the range holds),
- * the merged ones included; mlock_pte_range used to ask folio_within_range
- * of any folio, which places a KSM page by its index, in the first half,
- * outside the locked range.  munlock after.  The KSM merges are
+ * merged into one KSM page, whose index is one half's (ksmd makes the page
+ * it meets second the KSM page: the second half's, as scanned in order of
+ * address; not visible from userspace, so both halves are locked in
+ * turn).  Read back: pagemap gives both pages of a pair one PFN,
+ * kpageflags KPF_KSM on it (waited for, 20 s at most).  Then, on one
+ * pinned CPU, mlock of each half alone, and munlock: every page the
+ * locked half maps must be mlocked while locked (pc_mlock_folio: a small
+ * folio the range holds), the merged ones included; mlock_pte_range used
+ * to ask folio_within_range of any folio, which places a KSM page by its
+ * index, in the other half, outside the locked range.  The KSM merges are
  * disturbances: the window begins once they are done.
  */
 #define _GNU_SOURCE
@@ -38,10 +40,10 @@
 
 struct mk_run {
 	struct pc_range rg;
-	size_t k;      /* pages per half */
-	__u64 *pm;     /* pagemap: the merges, then while locked */
-	__u64 *flags;  /* kpageflags of the second half while locked */
-	size_t merged; /* pairs sharing one KSM page */
+	size_t k;	 /* pages per half */
+	__u64 *pm;	 /* pagemap: the merges, then while locked */
+	__u64 *flags[2]; /* kpageflags of each half while it alone was locked */
+	size_t merged;	 /* pairs sharing one KSM page */
 };
 
 /* Pairs sharing one PFN that kpageflags calls KSM. */
@@ -99,28 +101,54 @@ static void mk_judge(struct pc_attempt *a, int slot, const struct mk_run *r)
 	struct pc_oracle_msg *m = &a->msg[slot];
 	size_t unlocked_ksm = 0;
 
-	for (size_t i = 0; i < r->k; i++) {
-		size_t j = r->k + i;
-		bool mlocked = r->flags[i] & PC_KPF(PC_KPF_MLOCKED),
-		     ksm = r->flags[i] & PC_KPF(KPF_KSM);
-		int v;
+	for (size_t h = 0; h < 2; h++) {
+		for (size_t i = 0; i < r->k; i++) {
+			size_t j = h * r->k + i;
+			bool mlocked = r->flags[h][i] & PC_KPF(PC_KPF_MLOCKED),
+			     ksm = r->flags[h][i] & PC_KPF(KPF_KSM);
+			int v;
 
-		if (!(r->pm[j] & PC_PM_PRESENT))
-			continue;
-		v = pc_mlock_folio(mlocked, true);
-		m->checked++;
-		unlocked_ksm += ksm && !mlocked;
-		if (pc_is_violation(v))
-			pc_oracle_add_evidence(
-				m, v, (__u64)(uintptr_t)(r->rg.base + j * PAGE), 0, 1, mlocked,
-				"page %zu of the locked half%s, while locked", i,
-				ksm ? " (a KSM page merged with one outside it)" : "");
+			if (!r->flags[h][i])
+				continue; /* not present while locked */
+			v = pc_mlock_folio(mlocked, true);
+			m->checked++;
+			unlocked_ksm += ksm && !mlocked;
+			if (pc_is_violation(v))
+				pc_oracle_add_evidence(
+					m, v, (__u64)(uintptr_t)(r->rg.base + j * PAGE), 0, 1,
+					mlocked,
+					"page %zu of the %s half, while it alone was locked%s", i,
+					h ? "second" : "first",
+					ksm ? " (a KSM page merged with one of the other half)"
+					    : "");
+		}
 	}
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m,
-			  "%zu of %zu pairs merged by ksmd (one KSM page, its index the first "
-			  "half's); mlock of the second half: %zu KSM pages left unlocked",
+			  "%zu of %zu pairs merged by ksmd (one KSM page); each half locked alone "
+			  "in turn: %zu KSM pages left unlocked",
 			  r->merged, r->k, unlocked_ksm);
+}
+
+/* mlock of half h alone, its pages' flags read while locked, munlock.
+   0 or -errno, *what the step. */
+static int mk_lock_half(struct mk_run *r, size_t h, const char **what)
+{
+	char *half = r->rg.base + h * r->k * PAGE;
+	int ret, un;
+
+	*what = "mlock";
+	ret = pc_mlock(half, r->k * PAGE);
+	if (ret)
+		return ret;
+	*what = "pagemap/kpageflags while locked";
+	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, 2 * r->k, r->pm);
+	for (size_t i = 0; !ret && i < r->k; i++)
+		if (r->pm[h * r->k + i] & PC_PM_PRESENT)
+			ret = pc_kpageflags_read(r->pm[h * r->k + i] & PC_PM_PFN_MASK, 1,
+						 &r->flags[h][i]);
+	un = pc_munlock(half, r->k * PAGE);
+	return ret ? ret : un;
 }
 
 int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
@@ -137,8 +165,9 @@ int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 		return 0;
 	}
 	r.pm = calloc(2 * r.k, sizeof(*r.pm));
-	r.flags = calloc(r.k, sizeof(*r.flags));
-	if (!r.pm || !r.flags) {
+	r.flags[0] = calloc(r.k, sizeof(*r.flags[0]));
+	r.flags[1] = calloc(r.k, sizeof(*r.flags[1]));
+	if (!r.pm || !r.flags[0] || !r.flags[1]) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}
@@ -147,18 +176,12 @@ int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 		goto out;
 	pinned = pc_pin_cpu(&oldmask);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
-	ret = pc_mlock(r.rg.base + r.k * PAGE, r.k * PAGE);
-	if (!ret) {
-		ret = pc_pagemap_read(0, (__u64)(uintptr_t)r.rg.base, 2 * r.k, r.pm);
-		for (size_t i = 0; !ret && i < r.k; i++)
-			if (r.pm[r.k + i] & PC_PM_PRESENT)
-				ret = pc_kpageflags_read(r.pm[r.k + i] & PC_PM_PFN_MASK, 1,
-							 &r.flags[i]);
-		pc_munlock(r.rg.base + r.k * PAGE, r.k * PAGE);
+	for (size_t h = 0; !ret && h < 2; h++) {
+		const char *what;
+
+		ret = mk_lock_half(&r, h, &what);
 		if (ret)
-			ret = pc_skip_rest(a, "pagemap/kpageflags while locked", -ret);
-	} else {
-		ret = pc_skip_rest(a, "mlock", -ret);
+			ret = pc_skip_rest(a, what, -ret);
 	}
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	if (!ret)
@@ -168,6 +191,7 @@ out:
 		sched_setaffinity(0, sizeof(oldmask), &oldmask);
 	pc_range_release(&r.rg);
 	free(r.pm);
-	free(r.flags);
+	free(r.flags[0]);
+	free(r.flags[1]);
 	return ret < 0 ? ret : 0;
 }
