@@ -427,8 +427,9 @@ int pc_node_reclaim(const void *addr, size_t bytes, char *why, size_t why_len)
 	if (fd < 0) {
 		ret = -errno;
 		snprintf(why, why_len, "%s: %s", path,
-			 ret == -ENOENT ? "no proactive reclaim of one node in this kernel (v6.17 on)"
-					: strerror(-ret));
+			 ret == -ENOENT
+				 ? "no proactive reclaim of one node in this kernel (v6.17 on)"
+				 : strerror(-ret));
 		return ret;
 	}
 	snprintf(amount, sizeof(amount), "%zu", bytes);
