@@ -11,13 +11,18 @@
  * it meets second the KSM page: the second half's, as scanned in order of
  * address; not visible from userspace, so both halves are locked in
  * turn).  Read back: pagemap gives both pages of a pair one PFN,
- * kpageflags KPF_KSM on it (waited for, 20 s at most).  Then, on one
- * pinned CPU, mlock of each half alone, and munlock: every page the
- * locked half maps must be mlocked while locked (pc_mlock_folio: a small
- * folio the range holds), the merged ones included; mlock_pte_range used
- * to ask folio_within_range of any folio, which places a KSM page by its
- * index, in the other half, outside the locked range.  The KSM merges are
- * disturbances: the window begins once they are done.
+ * kpageflags KPF_KSM on it (waited for, 20 s at most).  The range is
+ * then made read-only: mlock populates a private writable range with
+ * write faults, which would copy every KSM page out (no KSM page left to
+ * judge: the first runs here locked none).  Then, on one pinned CPU, mlock
+ * of each half alone, and munlock: every page the locked half maps must be
+ * mlocked while locked (pc_mlock_folio: a small folio the range holds),
+ * the merged ones included; mlock_pte_range used to ask folio_within_range
+ * of any folio, which places a KSM page by its index, in the other half,
+ * outside the locked range.  The KSM pages each half mapped while locked
+ * are counted: none in either is the state not made (a skip that says
+ * so).  The KSM merges are disturbances: the window begins once they are
+ * done.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +49,7 @@ struct mk_run {
 	__u64 *pm;	 /* pagemap: the merges, then while locked */
 	__u64 *flags[2]; /* kpageflags of each half while it alone was locked */
 	size_t merged;	 /* pairs sharing one KSM page */
+	size_t ksm[2];	 /* KSM pages each half mapped while it alone was locked */
 };
 
 /* Pairs sharing one PFN that kpageflags calls KSM. */
@@ -88,8 +94,13 @@ static int mk_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct mk
 		nanosleep(&ts, NULL);
 		r->merged = mk_merged(r);
 	}
-	if (r->merged)
+	if (r->merged) {
+		/* Read-only: mlock's populate then reads, not writes (no COW
+		   of the KSM pages). */
+		if (mprotect(r->rg.base, 2 * r->k * PAGE, PROT_READ))
+			return pc_skip_rest(a, "mprotect(PROT_READ)", errno);
 		return 0;
+	}
 	pc_skip_all(a, ctx->ksm_on    ? "ksmd merged no pair of pages in 20 s (KPF_KSM, one PFN)"
 		       : ctx->ksm_why ? ctx->ksm_why
 				      : "KSM not started");
@@ -101,6 +112,13 @@ static void mk_judge(struct pc_attempt *a, int slot, const struct mk_run *r)
 	struct pc_oracle_msg *m = &a->msg[slot];
 	size_t unlocked_ksm = 0;
 
+	if (!r->ksm[0] && !r->ksm[1]) {
+		pc_slot_skip(a, slot,
+			     "probe inconclusive: %zu pairs merged, but neither half mapped a KSM "
+			     "page while it was locked (merges undone)",
+			     r->merged);
+		return;
+	}
 	for (size_t h = 0; h < 2; h++) {
 		for (size_t i = 0; i < r->k; i++) {
 			size_t j = h * r->k + i;
@@ -125,9 +143,10 @@ static void mk_judge(struct pc_attempt *a, int slot, const struct mk_run *r)
 	}
 	pc_slot_judge(a, slot);
 	pc_oracle_appendf(m,
-			  "%zu of %zu pairs merged by ksmd (one KSM page); each half locked alone "
-			  "in turn: %zu KSM pages left unlocked",
-			  r->merged, r->k, unlocked_ksm);
+			  "%zu of %zu pairs merged by ksmd (one KSM page each), the range "
+			  "read-only; each half locked alone in turn, mapping %zu and %zu KSM "
+			  "pages: %zu left unlocked",
+			  r->merged, r->k, r->ksm[0], r->ksm[1], unlocked_ksm);
 }
 
 /* mlock of half h alone, its pages' flags read while locked, munlock.
@@ -143,10 +162,12 @@ static int mk_lock_half(struct mk_run *r, size_t h, const char **what)
 		return ret;
 	*what = "pagemap/kpageflags while locked";
 	ret = pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, 2 * r->k, r->pm);
-	for (size_t i = 0; !ret && i < r->k; i++)
-		if (r->pm[h * r->k + i] & PC_PM_PRESENT)
-			ret = pc_kpageflags_read(r->pm[h * r->k + i] & PC_PM_PFN_MASK, 1,
-						 &r->flags[h][i]);
+	for (size_t i = 0; !ret && i < r->k; i++) {
+		if (!(r->pm[h * r->k + i] & PC_PM_PRESENT))
+			continue;
+		ret = pc_kpageflags_read(r->pm[h * r->k + i] & PC_PM_PFN_MASK, 1, &r->flags[h][i]);
+		r->ksm[h] += !ret && (r->flags[h][i] & PC_KPF(KPF_KSM));
+	}
 	un = pc_munlock(half, r->k * PAGE);
 	return ret ? ret : un;
 }
