@@ -9,14 +9,17 @@
  * folio: a VMA flag alone, so each folio lies across a VMA boundary with
  * its PTEs untouched (smaps: the VMA at the range's start ends 8 pages in,
  * the split made).  MADV_PAGEOUT cannot take such a folio whole (it splits
- * a folio its range covers in part), so the node's LRU reclaim does
- * (pc_node_reclaim), in rounds until every page of the whole folios has
- * left: each VMA's try_to_unmap_one must unmap only its own half, which
- * the hook tier at try_to_unmap_one judges (a batch bounded by the folio
- * alone, before the fix, took the other VMA's half too).  Judged here:
- * reclaim/rss [oracle:status-rss], RssAnon fell by exactly the pages that
- * left, where RSS reads exactly.  The reclaim is the node's: page cache
- * of anyone goes first (the summary says how many rounds it took).
+ * a folio its range covers in part), so LRU reclaim does, in rounds until
+ * every page of the whole folios has left: each VMA's try_to_unmap_one
+ * must unmap only its own half, which the hook tier at try_to_unmap_one
+ * judges (a batch bounded by the folio alone, before the fix, took the
+ * other VMA's half too).  The reclaim is a memory cgroup's of the
+ * scenario's own (lib/memcg.c: entered before the folios are faulted, so
+ * they are nearly all its LRU holds); where there is none (no cgroup v2
+ * memory controller), the node's (pc_node_reclaim), where page cache of
+ * anyone goes first: the summary names which, and why the fallback.
+ * Judged here: reclaim/rss [oracle:status-rss], RssAnon fell by exactly the
+ * pages that left, where RSS reads exactly.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include <sys/mman.h>
 
 #include <ptecheck/reclaim.h>
+#include "memcg.h"
 #include "procmm.h"
 #include "reclaim_int.h"
 #include "shape.h"
@@ -43,6 +47,8 @@ struct rb_run {
 	struct pc_status_rss rss[2];
 	struct pc_rss_calib calib;
 	bool rss_exact;
+	bool memcg;	   /* the reclaim is a memory cgroup's of its own */
+	char nomemcg[200]; /* why not */
 };
 
 /* The state up to the VMA split.  0, 1 when not made (slots skipped), or
@@ -75,11 +81,19 @@ static int rb_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct rb
 	return 0;
 }
 
-/* The node's reclaim until no page of a whole folio is present.  0, 1 when there is no node reclaim
+/* One round of reclaim: the cgroup's, or the node's.  0 or -errno, why set. */
+static int rb_round(struct rb_run *r, char *why, size_t why_len)
+{
+	if (r->memcg)
+		return pc_memcg_reclaim(2 * r->n * PAGE, why, why_len);
+	return pc_node_reclaim(r->rg.base, RB_ROUND_BYTES, why, why_len);
+}
+
+/* Reclaim until no page of a whole folio is present.  0, 1 when there is no node reclaim
    or it did not reach the folios (slots skipped), or pc_skip_rest's. */
 static int rb_reclaim(struct pc_attempt *a, struct rb_run *r)
 {
-	char why[160];
+	char why[400];
 	int ret;
 
 	if (pc_status_rss_read(0, &r->rss[0]) || pc_status_rss_read(0, &r->rss[0]))
@@ -87,9 +101,13 @@ static int rb_reclaim(struct pc_attempt *a, struct rb_run *r)
 	for (r->rounds = 1; r->rounds <= RB_ROUNDS; r->rounds++) {
 		size_t present = 0;
 
-		ret = pc_node_reclaim(r->rg.base, RB_ROUND_BYTES, why, sizeof(why));
-		if (ret == -ENOENT || ret == -EACCES || ret == -EPERM) {
-			pc_skip_all(a, why);
+		ret = rb_round(r, why, sizeof(why));
+		if (!r->memcg && (ret == -ENOENT || ret == -EACCES || ret == -EPERM)) {
+			char msg[400];
+
+			snprintf(msg, sizeof(msg), "%s (and no memory cgroup of its own: %s)", why,
+				 r->nomemcg);
+			pc_skip_all(a, msg);
 			return 1;
 		}
 		if (ret)
@@ -106,8 +124,18 @@ static int rb_reclaim(struct pc_attempt *a, struct rb_run *r)
 		return pc_skip_rest(a, "/proc/self/status", EIO);
 	if (r->rounds <= RB_ROUNDS)
 		return 0;
-	pc_skip_all(a, "probe inconclusive: the node's reclaim did not reach the lazyfree "
-		       "folios in its rounds (other page cache came first)");
+	if (r->memcg)
+		snprintf(why, sizeof(why),
+			 "probe inconclusive: the reclaim of a memory cgroup of its own left "
+			 "lazyfree folios present in %d rounds",
+			 RB_ROUNDS);
+	else
+		snprintf(why, sizeof(why),
+			 "probe inconclusive: the node's reclaim did not reach the lazyfree "
+			 "folios in its rounds (other page cache came first; no memory cgroup "
+			 "of its own: %.200s)",
+			 r->nomemcg);
+	pc_skip_all(a, why);
 	return 1;
 }
 
@@ -136,11 +164,18 @@ static void judge_rss(struct pc_attempt *a, int slot, const struct rb_run *r)
 			"RssAnon of /proc/self/status after the node's reclaim, pages "
 			"no longer present by pagemap");
 	pc_slot_judge(a, slot);
+	if (r->memcg)
+		pc_oracle_appendf(m, "the reclaim of a memory cgroup of its own (%zu round(s))",
+				  r->rounds);
+	else
+		pc_oracle_appendf(m,
+				  "node reclaim (%zu round(s) of %zu MiB; no memory cgroup of "
+				  "its own: %s)",
+				  r->rounds, (size_t)(RB_ROUND_BYTES / MIB), r->nomemcg);
 	pc_oracle_appendf(m,
-			  "node reclaim (%zu round(s) of %zu MiB): RssAnon -%lld pages, %lld "
-			  "pages left the range; %zu whole folios each across two VMAs",
-			  r->rounds, (size_t)(RB_ROUND_BYTES / MIB), (long long)(before - after),
-			  (long long)taken, r->fo.n_whole);
+			  ": RssAnon -%lld pages, %lld pages left the range; %zu whole folios "
+			  "each across two VMAs",
+			  (long long)(before - after), (long long)taken, r->fo.n_whole);
 }
 
 int rc_measure_bounds(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
@@ -165,6 +200,9 @@ int rc_measure_bounds(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	/* One CPU throughout: MADV_FREE leaves the folios in this CPU's
 	   lazyfree batch, which reclaim drains only where it runs. */
 	pinned = pc_pin_cpu(&oldmask);
+	/* Before the folios are faulted: a page is charged where it was
+	   faulted, whatever cgroup its process moves to later. */
+	r.memcg = !pc_memcg_enter(r.nomemcg, sizeof(r.nomemcg));
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = rb_state(ctx, a, &r);
 	/* The reclaim is the operation under test: the window ends first. */
@@ -177,6 +215,8 @@ out:
 	if (pinned)
 		sched_setaffinity(0, sizeof(oldmask), &oldmask);
 	pc_range_release(&r.rg);
+	if (r.memcg)
+		pc_memcg_leave();
 	pc_folios_free(&r.fo);
 	free(r.pm);
 	return ret < 0 ? ret : 0;
