@@ -146,7 +146,6 @@ int fm_measure_refault(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	const struct fm_refault *sc = data;
 	int slot = pc_slot_add(a, ctx, PC_CHK_FM_PROGRESS, TIER_PROGRESS);
 	struct rf_run r = {.sc = sc, .rg = {.fd = -1}, .fp = 16};
-	const char *what;
 	int ret = 0;
 
 	if (!sc->file && !pc_mthp_64k_on(ctx, a, true))
@@ -163,16 +162,9 @@ int fm_measure_refault(struct pc_scenario_ctx *ctx, const void *data, struct pc_
 	}
 	/* The file is written and fsync'd before the window (writeback). */
 	if (sc->file) {
-		ret = pc_range_file_create(ctx, &r.rg, r.n, r.fp, OFF, r.fs, sizeof(r.fs), &what);
-		if (ret > 0) {
-			pc_skip_all(a, r.fs);
-			ret = 0;
+		ret = pc_range_file_for(ctx, a, &r.rg, r.n, r.fp, OFF, r.fs, sizeof(r.fs));
+		if (ret)
 			goto out;
-		}
-		if (ret) {
-			ret = pc_skip_rest(a, what, -ret);
-			goto out;
-		}
 	}
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = rf_state(ctx, a, &r);

@@ -164,21 +164,13 @@ int fm_measure_trunc_pinned(struct pc_scenario_ctx *ctx, const void *data, struc
 	int s_pm = pc_slot_add(a, ctx, PC_CHK_FM_BOUNDS, TIER_PAGEMAP);
 	int s_bus = pc_slot_add(a, ctx, PC_CHK_FM_BOUNDS, TIER_SIGBUS);
 	struct tp_run r = {.rg = {.fd = -1}, .pipe = {-1, -1}};
-	const char *what;
 	int ret;
 
 	(void)data;
 	/* The file, written and fsync'd before the window (its writeback). */
-	ret = pc_range_file_create(ctx, &r.rg, NPAGES, NPAGES, 0, r.fs, sizeof(r.fs), &what);
-	if (ret > 0) {
-		pc_skip_all(a, r.fs);
-		ret = 0;
+	ret = pc_range_file_for(ctx, a, &r.rg, NPAGES, NPAGES, 0, r.fs, sizeof(r.fs));
+	if (ret)
 		goto out;
-	}
-	if (ret) {
-		ret = pc_skip_rest(a, what, -ret);
-		goto out;
-	}
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = tp_state(a, &r);
 	if (!ret)

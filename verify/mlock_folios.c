@@ -219,15 +219,9 @@ int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 		goto out;
 	}
 	/* The file shape's file, before the window (its writeback). */
-	ret = sh->file ? pc_range_file_create(ctx, &r.rg, r.n, r.fp, OFF, r.fs, sizeof(r.fs), &what)
-		       : 0;
-	if (ret) {
-		if (ret > 0)
-			pc_skip_all(a, r.fs); /* no block filesystem: why */
-		else
-			ret = pc_skip_rest(a, what, -ret);
+	ret = sh->file ? pc_range_file_for(ctx, a, &r.rg, r.n, r.fp, OFF, r.fs, sizeof(r.fs)) : 0;
+	if (ret)
 		goto out;
-	}
 	pinned = pc_pin_cpu(&oldmask);
 	pc_window_begin(ctx, &a->win, &a->disturbed);
 	ret = ml_state(ctx, a, &r);

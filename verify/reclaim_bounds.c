@@ -60,10 +60,7 @@ static int rb_state(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct rb
 
 	if (ret)
 		return ret;
-	if (madvise(r->rg.base, r->n * PAGE, MADV_FREE))
-		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
-				    errno);
-	ret = pc_lazyfree_whole(a, r->rg.base, r->n);
+	ret = pc_madv_free_whole(a, r->rg.base, r->n);
 	if (ret)
 		return ret;
 	for (size_t f = 0; f < r->n / r->fp; f++)

@@ -175,6 +175,19 @@ int pc_range_file_create(const struct pc_scenario_ctx *ctx, struct pc_range *r, 
 	return fsync(r->fd) ? -errno : 0;
 }
 
+int pc_range_file_for(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
+		      size_t n, size_t fp, size_t off, char *fs, size_t fs_len)
+{
+	const char *what;
+	int ret = pc_range_file_create(ctx, r, n, fp, off, fs, fs_len, &what);
+
+	if (ret > 0) {
+		pc_skip_all(a, fs);
+		return 1;
+	}
+	return ret ? pc_skip_rest(a, what, -ret) : 0;
+}
+
 int pc_range_map_file(struct pc_range *r, size_t n, size_t off, const char **what)
 {
 	int ret;
@@ -263,6 +276,14 @@ int pc_lazyfree_whole(struct pc_attempt *a, const void *base, size_t n)
 		return 1;
 	}
 	return 0;
+}
+
+int pc_madv_free_whole(struct pc_attempt *a, void *base, size_t n)
+{
+	if (madvise(base, n * PAGE, MADV_FREE))
+		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
+				    errno);
+	return pc_lazyfree_whole(a, base, n);
 }
 
 bool pc_mthp_on(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, bool shmem,
@@ -387,10 +408,7 @@ int pc_lazyfree_pattern(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 		if (ret)
 			return pc_skip_rest(a, "mremap (4 KiB off 64 KiB)", -ret);
 	}
-	if (madvise(r->base, n * PAGE, MADV_FREE))
-		return pc_skip_rest(a, errno == EINVAL ? "MADV_FREE unsupported" : "MADV_FREE",
-				    errno);
-	ret = pc_lazyfree_whole(a, r->base, n);
+	ret = pc_madv_free_whole(a, r->base, n);
 	if (ret)
 		return ret;
 	for (size_t f = 0; f < n / fp; f += 2)

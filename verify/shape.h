@@ -49,6 +49,9 @@ int pc_folios_read_for(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, 
  * (every slot skipped saying so, the attempt retried); or pc_skip_rest's.
  */
 int pc_lazyfree_whole(struct pc_attempt *a, const void *base, size_t n);
+/* MADV_FREE over the n pages at base, then pc_lazyfree_whole: its
+   returns, or pc_skip_rest's for the madvise. */
+int pc_madv_free_whole(struct pc_attempt *a, void *base, size_t n);
 
 /*
  * Where in a folio the one entry of a trigger state that differs from the
@@ -127,6 +130,10 @@ int pc_range_map_clean(struct pc_range *r, size_t n, const char **what);
  */
 int pc_range_file_create(const struct pc_scenario_ctx *ctx, struct pc_range *r, size_t n, size_t fp,
 			 size_t off, char *fs, size_t fs_len, const char **what);
+/* pc_range_file_create for an attempt: 0; 1 when there is no block
+   filesystem (every slot skipped, fs's why); or pc_skip_rest's -errno. */
+int pc_range_file_for(const struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct pc_range *r,
+		      size_t n, size_t fp, size_t off, char *fs, size_t fs_len);
 /* Then the mapping, in the window: r->fd mapped shared at a 2 MiB boundary
    and every page read (clean PTEs; 64 KiB folios are never PMD-mapped).
    0 or -errno, *what the step. */

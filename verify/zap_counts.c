@@ -266,15 +266,11 @@ static int zap_swap_out(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struc
    skipped), or pc_skip_rest's. */
 static int zap_file_create(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct zap_run *r)
 {
-	const char *what;
-	int ret = pc_range_file_create(ctx, &r->rg, r->n, r->fp, OFF, r->fs, sizeof(r->fs), &what);
+	int ret = pc_range_file_for(ctx, a, &r->rg, r->n, r->fp, OFF, r->fs, sizeof(r->fs));
 
-	if (ret > 0) {
-		pc_skip_all(a, r->fs);
+	if (ret > 0)
 		r->fs[0] = 0;
-		return 1;
-	}
-	return ret ? pc_skip_rest(a, what, -ret) : 0;
+	return ret;
 }
 
 /* The file mapped, its pages read, and written through the mapping

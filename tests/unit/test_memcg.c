@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fake_file.h"
 #include "memcg.h"
 #include "settings.h"
 #include "tap.h"
@@ -25,30 +26,17 @@ static char root[64], home[600];
 static bool put(const char *dir, const char *file, const char *text)
 {
 	char path[700];
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "w");
-	if (!f)
-		return false;
-	fputs(text, f);
-	return !fclose(f);
+	return fake_put(path, text);
 }
 
 static bool reads(const char *dir, const char *file, const char *want)
 {
-	char path[700], buf[128] = "";
-	FILE *f;
+	char path[700];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return !strcmp(buf, want);
+	return fake_reads(path, want);
 }
 
 static void parsers(void)
@@ -89,13 +77,7 @@ static bool make_home(void)
 	    !pc_memcg_v2_path(text, path, sizeof(path)))
 		return false;
 	snprintf(home, sizeof(home), "%s%s", root, strcmp(path, "/") ? path : "");
-	for (char *p = home + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = 0;
-		if (mkdir(home, 0700) && errno != EEXIST)
-			return false;
-		*p = '/';
-	}
-	return (!mkdir(home, 0700) || errno == EEXIST) && put(home, "cgroup.procs", "");
+	return !fake_mkdirs(home, strlen(root)) && put(home, "cgroup.procs", "");
 }
 
 int main(void)

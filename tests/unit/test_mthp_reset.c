@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fake_file.h"
 #include "settings.h"
 #include "tap.h"
 
@@ -30,39 +31,22 @@ static void path_of(char *out, size_t n, unsigned int kb)
 static int make_size(unsigned int kb)
 {
 	char dir[256], file[300];
-	FILE *f;
+	int err;
 
 	snprintf(dir, sizeof(dir), "%s/kernel/mm/transparent_hugepage/hugepages-%ukB", root, kb);
-	for (char *p = dir + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = 0;
-		if (mkdir(dir, 0700) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
+	err = fake_mkdirs(dir, strlen(root));
+	if (err)
+		return err;
 	path_of(file, sizeof(file), kb);
-	f = fopen(file, "w");
-	if (!f)
-		return -errno;
-	fputs(CHOICES "\n", f);
-	return fclose(f) ? -errno : 0;
+	return fake_put(file, CHOICES "\n") ? 0 : -EIO;
 }
 
 static bool reads(unsigned int kb, const char *want)
 {
-	char file[300], buf[128] = "";
-	FILE *f;
+	char file[300];
 
 	path_of(file, sizeof(file), kb);
-	f = fopen(file, "r");
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return !strcmp(buf, want);
+	return fake_reads(file, want);
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
