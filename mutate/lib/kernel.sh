@@ -6,7 +6,8 @@
 # with a patch applied under $KBUILD_LOCK and reverted by a trap, images
 # cached per (tree version, fragment, patch), boots with guest/vmtest and
 # the gate.  Sourced by mutate/mutate: reads its globals (SRC, CACHE, ARCH,
-# TREE, TREE_VERSION, JOBS, SCALE, RUNS, ...), uses note and die.
+# TREE, TREE_VERSION, JOBS, SCALE, RUNS, ...; SUITE, when set, the suites
+# instead of all), uses note and die.  gate/gate-patch sources it too.
 # shellcheck disable=SC2154,SC2153
 
 ADIR='' KSRC='' KOUT='' FRAGMENT='' KIMAGE='' KTARGET=''
@@ -247,17 +248,17 @@ vm_run() {
 	(($#)) && tag+=-nopt
 	"$VMTEST" --arch "$ARCH" --kernel "$img" "$@" \
 		--build-dir "$GUEST_DIR" --format json --output "$rep" --console-log "$out/console-$tag.log" \
-		-- run --suite all --scale "$SCALE" >"$out/vmtest-$tag.log" 2>&1
+		-- run --suite "${SUITE:-all}" --scale "$SCALE" >"$out/vmtest-$tag.log" 2>&1
 }
 
-# boot NAME DIR: RUNS boots of DIR's image into DIR/runs/GUEST_ID-scale-N/
+# boot NAME DIR: RUNS boots of DIR's image into DIR/runs/GUEST_ID-scale-N[-SUITE]/
 # report.json, report-2.json, ...; a boot that gives no report leaves
 # failed there instead.  A mutant whose boot page_table_check panicked
 # (its BUG_ON fires on the first bad PTE it sees, maybe before ptecheck
 # judges) is booted again without it, and DIR/note says so: the checks
 # are then judged as on a kernel without the checker, as users run them.
 boot() {
-	local name=$1 img out=$2/runs/$GUEST_ID-scale-$SCALE k rep rc fd panic tag ev kept
+	local name=$1 img out=$2/runs/$GUEST_ID-scale-$SCALE${SUITE:+-$SUITE} k rep rc fd panic tag ev kept
 	img=$2/$(basename "$KIMAGE")
 	RUN_DIR=$out
 	mkdir -p "$out"

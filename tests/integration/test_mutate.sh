@@ -35,6 +35,8 @@ DATA=$ROOT/tests/data/mutate
 MUTATE=$ROOT/mutate/mutate
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
+# shellcheck source=tests/integration/lib/fake_kernel.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/fake_kernel.sh"
 # expect NAME WANT_RC GOT_RC OUTPUT [GREP_PATTERN...]: rc and every pattern.
 expect() {
 	local name=$1 want=$2 got=$3 out=$4 pat
@@ -77,27 +79,9 @@ expect "usage: mutate-judge table without --control exits 2" 2 $? "$out" "needs 
 out=$("$JUDGE" 2>&1)
 expect "usage: mutate-judge without a command exits 2" 2 $? "$out" "^Usage:"
 
-# --- the fake kernel tree ------------------------------------------------------
-# mm/mremap.c holds the lines the fixtures' hunks need; the Makefile
-# "configures" by copying the fragment (dropping $FAKE_DROP) and "builds"
-# by copying mm/mremap.c into the image.
+# --- the fake kernel tree (lib/fake_kernel.sh) --------------------------------
 tree=$tmp/tree
-mkdir -p "$tree/mm" "$tree/arch"
-printf '%s\n' '// SPDX-License-Identifier: GPL-2.0' '/*' ' *	mm/mremap.c' ' *' \
-	' *	(C) Copyright 1996 Linus Torvalds' ' *' ' * (the rest of a fake tree)' ' */' \
-	>"$tree/mm/mremap.c"
-cat >"$tree/Makefile" <<'EOF'
-kernelversion:
-	@echo 7.2.0-fake
-allnoconfig:
-	mkdir -p $(O)
-	grep '^CONFIG_' $(KCONFIG_ALLCONFIG) | grep -v "^$(or $(FAKE_DROP),NONE)=" >$(O)/.config
-Image bzImage:
-	mkdir -p $(O)/arch/arm64/boot $(O)/arch/x86/boot
-	cat mm/mremap.c >$(O)/arch/arm64/boot/Image
-	cat mm/mremap.c >$(O)/arch/x86/boot/bzImage
-	echo built >>$(O)/builds
-EOF
+fake_tree "$tree"
 
 # --- (b) --check --------------------------------------------------------------
 out=$("$MUTATE" --check --tree "$tree" --catalogue "$DATA/good" 2>&1)
@@ -216,52 +200,9 @@ else
 fi
 
 # --- (d) the driver on the fake tree ------------------------------------------
-# The fake vmtest: the report the image's content stands for.
-cat >"$tmp/vmtest" <<EOF
-#!/bin/bash
-while [ \$# -gt 0 ]; do
-	case \$1 in
-	--kernel) img=\$2; shift ;;
-	--output) out=\$2; shift ;;
-	--no-page-table-check) noptc=1 ;;
-	--) break ;;
-	esac
-	shift
-done
-# The panic vmtest prints when page_table_check's BUG ends a suite.
-if grep -q "(fixture: ptc)" "\$img" && [ -z "\${noptc:-}" ]; then
-	printf 'vmtest: FAIL: the guest kernel crashed during suite mremap: %s\\n' \\
-		'kernel BUG at mm/page_table_check.c:118!' >&2
-	exit 5
-fi
-case \$(cat "\$img") in
-*"(fixture: ptc)"*) r=mutant-caught ;;
-*"(fixture: caught)"*) r=mutant-caught ;;
-*"(fixture: missed)"*) r=mutant-missed ;;
-*"(fixture: perf)"*) r=mutant-perf ;;
-*) r=control-clean ;;
-esac
-cp "$R/\$r.json" "\$out"
-echo "fake vmtest: \$r"
-EOF
-chmod +x "$tmp/vmtest"
+fake_vmtest "$tmp/vmtest" "$R"
 export PTECHECK_MUTATE_VMTEST=$tmp/vmtest
-# The fake build-guest: a guest build directory whose ptecheck is a stamp
-# (the driver caches results per hash of it).
-cat >"$tmp/build-guest" <<EOF
-#!/bin/bash
-while [ \$# -gt 1 ]; do
-	case \$1 in
-	--dir) dir=\$2; shift ;;
-	esac
-	shift
-done
-mkdir -p "\$dir"
-printf '#!/bin/sh\\n# %s\\n' "\${FAKE_GUEST_STAMP:-one}" >"\$dir/ptecheck"
-chmod +x "\$dir/ptecheck"
-echo "\$dir"
-EOF
-chmod +x "$tmp/build-guest"
+fake_build_guest "$tmp/build-guest"
 export PTECHECK_MUTATE_BUILD_GUEST=$tmp/build-guest
 drive() { "$MUTATE" --no-deps --tree "$tree" --arch arm64 --catalogue "$G" "$@"; }
 A=$tmp/cache/mutate/arm64
