@@ -13,7 +13,10 @@
 #       patch alone ships;
 #   (c) a patch that does not apply exits 2 naming the patch and the hunk;
 #   (d) --revert on a tree carrying the series gates the tree without it
-#       (ships), and on a tree without it names the patch not reverted.
+#       (ships), and on a tree without it names the patch not reverted;
+#   (e) --bench times both kernels in alternate boots (the fake bench:
+#       twice as slow on an image a patch marked) and gives the ratio per
+#       boot pair, both ways.
 #
 # Usage: bash test_gate_patch.sh BUILD_DIR   (BUILD_DIR/ptecheck)
 # Prints TAP; exits 0 all passed, 1 something failed, 4 skipped.
@@ -63,7 +66,19 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gate_patch.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 export PTECHECK_BUILD_DIR=$BUILD PTECHECK_CACHE=$tmp/cache
 export PTECHECK_KBUILD_LOCK=$tmp/kbuild.lock PTECHECK_BOOT_LOCK=
-fake_vmtest "$tmp/vmtest" "$R"
+# The bench reports: the 64 KiB side twice as slow on an image marked slow.
+bench_json() { # FILE B_NS
+	cat >"$1" <<EOF
+{"schema": "ptecheck-bench", "rows": [{"name": "mremap-folios", "status": "measured",
+ "title": "mremap of 1 MiB", "reference": "1.9 s -> 1.2 s on Apple M3", "reference_ratio": 1.58,
+ "median": $((10000 * 100 / $2))e-2, "a": {"label": "4k", "median": 10000.0, "unit": "ns", "per": "/mremap"},
+ "b": {"label": "64k", "median": $2.0, "unit": "ns", "per": "/mremap"}}]}
+EOF
+}
+mkdir -p "$tmp/bench"
+bench_json "$tmp/bench/bench-fast.json" 6000
+bench_json "$tmp/bench/bench-slow.json" 12000
+fake_vmtest "$tmp/vmtest" "$R" "$tmp/bench"
 fake_build_guest "$tmp/build-guest"
 export PTECHECK_MUTATE_VMTEST=$tmp/vmtest PTECHECK_MUTATE_BUILD_GUEST=$tmp/build-guest
 
@@ -167,5 +182,26 @@ fi
 out=$("$GP" --no-deps --tree "$tree" --arch arm64 --revert --out "$tmp/out-revert2" "$tmp/series.mbox" 2>&1)
 expect "--revert on a tree without the series: exit 2, the patch named" 2 $? "$out" \
 	"patch 2 of 2 .* does not apply to tree-7.2.0-fake[^ ]* in reverse"
+
+# --- (e) --bench ---------------------------------------------------------------------
+# --bench: a patch that makes the 64 KiB side twice as slow, booted in pairs.
+# On a branch of its own from the base commit (the tree).
+g checkout -q -b slow "$(g rev-list --max-parents=0 HEAD)"
+printf '/* (fixture: slow) */\n' >>"$repo/mm/mremap.c"
+g commit -q -am "mm/mremap: a slower move" -m "A patch of its own."
+out=$("$GP" --no-deps --tree "$tree" --arch arm64 --runs 1 --bench mremap-folios --bench-pairs 2 \
+	--out "$tmp/out-bench" --git "$repo" HEAD~1..HEAD 2>&1)
+expect "--bench: both kernels timed in alternate boots, the ratio per pair" 0 $? "$out" \
+	"bench mremap-folios on the base kernel \(arm64, pair 1 of 2\)" \
+	"bench mremap-folios on the patched kernel \(arm64, pair 2 of 2\)" \
+	"arm64 mremap-folios \(64k side, 2 boot pairs\): base 6000 ns/mremap, patched 1.2e\+04 ns/mremap" \
+	"speedup of the patched kernel over the base 0.500 \[0.500..0.500\]; of the base over the patched 2.000" \
+	"the row's own A/B ratio: base 1.660, patched 0.830; published: 1.9 s -> 1.2 s on Apple M3"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["arches"]["arm64"]["mremap-folios"]; sys.exit(r["pairs"] != 2 or r["speedup_base_over_patched"]["median"] != 2.0)' \
+	"$tmp/out-bench/bench.json" 2>/dev/null; then
+	ok "--bench: bench.json holds the pairs and both ratios"
+else
+	not_ok "--bench: bench.json holds the pairs and both ratios" "$(head -c 600 "$tmp/out-bench/bench.json")"
+fi
 
 tap_end

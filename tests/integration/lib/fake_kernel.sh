@@ -6,8 +6,12 @@
 #                              "configures" by copying the fragment
 #                              (dropping $FAKE_DROP) and "builds" by copying
 #                              mm/mremap.c into both images
-#   fake_vmtest FILE REPORTS   a vmtest that writes the recorded report the
-#                              image's content stands for ("(fixture: X)")
+#   fake_vmtest FILE REPORTS [BENCH]
+#                              a vmtest that writes the recorded report the
+#                              image's content stands for ("(fixture: X)");
+#                              for '-- bench', BENCH/bench-slow.json for an
+#                              image with "(fixture: slow)", else
+#                              BENCH/bench-fast.json
 #   fake_build_guest FILE      a build-guest whose ptecheck is a stamp
 #                              ($FAKE_GUEST_STAMP: results are cached per
 #                              hash of it)
@@ -39,10 +43,16 @@ while [ \$# -gt 0 ]; do
 	--kernel) img=\$2; shift ;;
 	--output) out=\$2; shift ;;
 	--no-page-table-check) noptc=1 ;;
-	--) break ;;
+	--) shift; break ;;
 	esac
 	shift
 done
+if [ "\${1:-}" = bench ]; then
+	if grep -q "(fixture: slow)" "\$img"; then cp "${3:-}/bench-slow.json" "\$out"
+	else cp "${3:-}/bench-fast.json" "\$out"; fi
+	echo "fake vmtest: bench"
+	exit 0
+fi
 # The panic vmtest prints when page_table_check's BUG ends a suite.
 if grep -q "(fixture: ptc)" "\$img" && [ -z "\${noptc:-}" ]; then
 	printf 'vmtest: FAIL: the guest kernel crashed during suite mremap: %s\\n' \\
