@@ -16,7 +16,10 @@
 #       (ships), and on a tree without it names the patch not reverted;
 #   (e) --bench times both kernels in alternate boots (the fake bench:
 #       twice as slow on an image a patch marked) and gives the ratio per
-#       boot pair, both ways.
+#       boot pair, both ways;
+#   (f) every seed of bench/seeds/ is one patch with its header keys and a
+#       bench row that exists, and applies to the cached linux-source-7.2
+#       (skipped where it is not cached: never fetched here).
 #
 # Usage: bash test_gate_patch.sh BUILD_DIR   (BUILD_DIR/ptecheck)
 # Prints TAP; exits 0 all passed, 1 something failed, 4 skipped.
@@ -202,6 +205,40 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["arches"]["a
 	ok "--bench: bench.json holds the pairs and both ratios"
 else
 	not_ok "--bench: bench.json holds the pairs and both ratios" "$(head -c 600 "$tmp/out-bench/bench.json")"
+fi
+
+
+# --- (f) the seeds (bench/seeds/: the four patches' behaviours undone) -----------
+rows=$("$BUILD/ptecheck" bench --help 2>&1)
+for seed in "$ROOT"/bench/seeds/*.patch; do
+	name=$(basename "$seed" .patch)
+	miss=
+	for key in Seed Commit Figure Bench Arch Difference; do
+		grep -q "^$key: " "$seed" || miss+=" $key"
+	done
+	row=$(sed -n 's/^Bench: \([a-z0-9-]*\).*/\1/p' "$seed")
+	if [ -n "$miss" ]; then
+		not_ok "seed $name: its header" "missing:$miss"
+	elif ! grep -q -- "$row" <<<"$rows"; then
+		not_ok "seed $name: its header" "Bench: '$row' is not a row of ptecheck bench"
+	elif ! mkdir -p "$tmp/ms-$name" || [ "$(git mailsplit -o"$tmp/ms-$name" "$seed")" != 1 ] ||
+		! grep -q '^diff --git ' "$tmp/ms-$name/0001"; then
+		not_ok "seed $name: its header" "not one message with a diff (git mailsplit)"
+	else
+		ok "seed $name: one patch, every header key, bench row $row"
+	fi
+done
+src=/var/cache/ptecheck/source/linux-source-7.2
+if [ -f "$src.unpacked" ] && [ -f "$src/Makefile" ]; then
+	for seed in "$ROOT"/bench/seeds/*.patch; do
+		if out=$(git -C "$src" apply --check "$seed" 2>&1); then
+			ok "seed $(basename "$seed" .patch): applies to the cached linux-source-7.2"
+		else
+			not_ok "seed $(basename "$seed" .patch): applies to the cached linux-source-7.2" "$out"
+		fi
+	done
+else
+	skip "the seeds apply to linux-source-7.2" "no cached linux-source-7.2 in /var/cache/ptecheck/source"
 fi
 
 tap_end
