@@ -37,24 +37,6 @@ MUTATE=$ROOT/mutate/mutate
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
 # shellcheck source=tests/integration/lib/fake_kernel.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/fake_kernel.sh"
-# expect NAME WANT_RC GOT_RC OUTPUT [GREP_PATTERN...]: rc and every pattern.
-expect() {
-	local name=$1 want=$2 got=$3 out=$4 pat
-	shift 4
-	if [ "$got" != "$want" ]; then
-		not_ok "$name" "exit $got, want $want; output:
-$out"
-		return
-	fi
-	for pat in "$@"; do
-		if ! grep -qE -- "$pat" <<<"$out"; then
-			not_ok "$name" "no '$pat' in:
-$out"
-			return
-		fi
-	done
-	ok "$name"
-}
 
 if [ ! -x "$JUDGE" ] || [ ! -x "$PTECHECK" ]; then
 	echo "1..0 # SKIP $JUDGE or $PTECHECK not built"
