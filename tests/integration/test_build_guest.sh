@@ -179,6 +179,29 @@ t_switch() {
 	fi
 }
 
+# t_other_source: a tree configured from another checkout (a worktree that
+# shared a cached directory) is emptied first too: cmake refuses a cache of
+# another source ("does not match the source ... used to generate cache").
+t_other_source() {
+	local desc="build-guest into a tree of another checkout starts afresh" dir=$tmp/other why
+	why=$(cannot_build x86_64)
+	if [ -z "${built[x86_64]:-}" ] || [ -n "$why" ]; then
+		skip "$desc" "${why:-x86_64 not built}"
+		return
+	fi
+	cp -a "${built[x86_64]}" "$dir" && touch "$dir/stale-object"
+	sed -i 's#^\(CMAKE_HOME_DIRECTORY:[A-Z]*=\).*#\1/nonexistent/other-checkout#' "$dir/CMakeCache.txt"
+	run bash "$BG" --dir "$dir" x86_64
+	if [ "$rc" -ne 0 ]; then
+		fail "$desc" "exit $rc: $(last_err)"
+	elif [ -e "$dir/stale-object" ] ||
+		! grep -q 'another source tree (/nonexistent/other-checkout): starting afresh' "$tmp/err" "$tmp/out"; then
+		fail "$desc" "the tree was not emptied first"
+	else
+		pass "$desc"
+	fi
+}
+
 cases=(
 	"t_help"
 	"t_usage|without ARCH"
@@ -196,6 +219,7 @@ cases=(
 	"t_file|arm64|ARM aarch64|workloads/mremap_pmd"
 	"t_run_help|arm64|qemu-aarch64"
 	"t_switch"
+	"t_other_source"
 )
 
 echo "TAP version 13"
