@@ -22,7 +22,10 @@
  * outside the locked range.  The KSM pages each half mapped while locked
  * are counted: none in either is the state not made (a skip that says
  * so).  The KSM merges are disturbances: the window begins once they are
- * done.
+ * done, and a page whose PFN changed between its read while locked and
+ * the pagemap read after both halves (a pair ksmd merged late, under
+ * load; a migration) would have had its flags read at the wrong place:
+ * the attempt is retried instead, as mlock_folios.c does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,6 +51,7 @@ struct mk_run {
 	size_t k;	 /* pages per half */
 	__u64 *pm;	 /* pagemap: the merges, then while locked */
 	__u64 *flags[2]; /* kpageflags of each half while it alone was locked */
+	__u64 *pfn[2];	 /* the PFNs those flags were read at (0: not present) */
 	size_t merged;	 /* pairs sharing one KSM page */
 	size_t ksm[2];	 /* KSM pages each half mapped while it alone was locked */
 };
@@ -165,11 +169,26 @@ static int mk_lock_half(struct mk_run *r, size_t h, const char **what)
 	for (size_t i = 0; !ret && i < r->k; i++) {
 		if (!(r->pm[h * r->k + i] & PC_PM_PRESENT))
 			continue;
-		ret = pc_kpageflags_read(r->pm[h * r->k + i] & PC_PM_PFN_MASK, 1, &r->flags[h][i]);
+		r->pfn[h][i] = r->pm[h * r->k + i] & PC_PM_PFN_MASK;
+		ret = pc_kpageflags_read(r->pfn[h][i], 1, &r->flags[h][i]);
 		r->ksm[h] += !ret && (r->flags[h][i] & PC_KPF(KPF_KSM));
 	}
 	un = pc_munlock(half, r->k * PAGE);
 	return ret ? ret : un;
+}
+
+/* Pages whose PFN now differs from the one their flags were read at. */
+static size_t mk_moved(struct mk_run *r)
+{
+	size_t moved = 0;
+
+	if (pc_pagemap_read(0, (__u64)(uintptr_t)r->rg.base, 2 * r->k, r->pm))
+		return 2 * r->k; /* cannot tell: as if all moved */
+	for (size_t h = 0; h < 2; h++)
+		for (size_t i = 0; i < r->k; i++)
+			moved += r->pfn[h][i] &&
+				 (r->pm[h * r->k + i] & PC_PM_PFN_MASK) != r->pfn[h][i];
+	return moved;
 }
 
 int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
@@ -178,6 +197,7 @@ int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 	struct mk_run r = {.rg = {.fd = -1}, .k = 16};
 	cpu_set_t oldmask;
 	bool pinned = false;
+	size_t moved;
 	int ret;
 
 	(void)data;
@@ -188,7 +208,9 @@ int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 	r.pm = calloc(2 * r.k, sizeof(*r.pm));
 	r.flags[0] = calloc(r.k, sizeof(*r.flags[0]));
 	r.flags[1] = calloc(r.k, sizeof(*r.flags[1]));
-	if (!r.pm || !r.flags[0] || !r.flags[1]) {
+	r.pfn[0] = calloc(r.k, sizeof(*r.pfn[0]));
+	r.pfn[1] = calloc(r.k, sizeof(*r.pfn[1]));
+	if (!r.pm || !r.flags[0] || !r.flags[1] || !r.pfn[0] || !r.pfn[1]) {
 		ret = pc_skip_rest(a, "calloc", ENOMEM);
 		goto out;
 	}
@@ -205,8 +227,17 @@ int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 			ret = pc_skip_rest(a, what, -ret);
 	}
 	pc_window_end(ctx, &a->win, &a->disturbed);
-	if (!ret)
+	moved = ret ? 0 : mk_moved(&r);
+	if (moved) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "%zu pages changed PFN while locked (KSM, migration)",
+			 moved);
+		pc_skip_all(a, why);
+		a->retry = true;
+	} else if (!ret) {
 		mk_judge(a, slot, &r);
+	}
 out:
 	if (pinned)
 		sched_setaffinity(0, sizeof(oldmask), &oldmask);
@@ -214,5 +245,7 @@ out:
 	free(r.pm);
 	free(r.flags[0]);
 	free(r.flags[1]);
+	free(r.pfn[0]);
+	free(r.pfn[1]);
 	return ret < 0 ? ret : 0;
 }
