@@ -49,6 +49,10 @@ SHAPE(eof_memfd64k, FB_MEMFD_64K, K_EOF, SZ_1M, .eof_tail = EOF_64K);
 SHAPE(eof_tmpfs_huge, FB_TMPFS_HUGE, K_EOF, SZ_PMD, .eof_tail = EOF_PMD);
 SHAPE(eof_ext4, FB_BLOCKFS, K_EOF, SZ_1M, .eof_tail = EOF_64K, .stem = "eof");
 SHAPE(eof_tmpfile, FB_TMPDIR, K_EOF, SZ_1M, .eof_tail = EOF_64K);
+/* 16 KiB folios in the last 64 KiB: EOF's folio is not the first of its
+   fault-around window (7c9580f44f90's state). */
+SHAPE(eof_tail16k_ext4, FB_BLOCKFS, K_EOF, SZ_1M, .eof_tail = EOF_64K, .tail_piece = 16 * KIB,
+      .stem = "eof-tail16k");
 SHAPE(head_memfd64k, FB_MEMFD_64K, K_RANGE, SZ_1M, .map_off = 8 * KIB, .want_large = true);
 SHAPE(head_tmpfile, FB_TMPDIR, K_RANGE, SZ_1M, .map_off = 8 * KIB, .want_large = true);
 SHAPE(tail_memfd64k, FB_MEMFD_64K, K_RANGE, SZ_1M, .map_trim = 8 * KIB, .want_large = true);
@@ -125,6 +129,10 @@ static const struct pc_scenario scenarios[] = {
 	 &eof_ext4},
 	{"eof-tmpfile", "tmpdir file, EOF inside a folio: nothing mapped past EOF, SIGBUS", 0,
 	 run_shape, &eof_tmpfile},
+	{"eof-tail16k-ext4",
+	 "EOF inside a 16 KiB folio after one wholly below it, in one fault-around window: "
+	 "nothing mapped past EOF, SIGBUS",
+	 BLK, run_shape, &eof_tail16k_ext4},
 	{"head-memfd64k", "VMA starts 8 KiB into a 64 KiB folio", 0, run_shape, &head_memfd64k},
 	{"head-tmpfile", "tmpdir file, VMA starts 8 KiB into a large folio", 0, run_shape,
 	 &head_tmpfile},

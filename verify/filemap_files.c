@@ -135,7 +135,8 @@ void fm_file_close(struct fm_file *f)
  * Writes the pattern: shmem through a 2 MiB-aligned shared mapping (so a
  * fault can allocate 64 KiB or PMD folios; MADV_NOHUGEPAGE for the small
  * control), other files with one pwrite (the write path makes large
- * folios where the filesystem has them).
+ * folios where the filesystem has them), or, with tail_piece, the last
+ * 64 KiB in pieces of that size (folios of it).
  */
 int fm_file_fill(struct fm_file *f, const struct fm_shape *sh, size_t len)
 {
@@ -150,6 +151,12 @@ int fm_file_fill(struct fm_file *f, const struct fm_shape *sh, size_t len)
 	fill_expect(f->expect, len);
 	if (ftruncate(f->fd, (off_t)len))
 		return -errno;
+	if (!f->shmem && sh->tail_piece && len > FOLIO_64K) {
+		ret = pc_pwrite_full(f->fd, f->expect, len - FOLIO_64K, 0);
+		for (size_t o = len - FOLIO_64K; !ret && o < len; o += sh->tail_piece)
+			ret = pc_pwrite_full(f->fd, f->expect + o, sh->tail_piece, (off_t)o);
+		return ret;
+	}
 	if (!f->shmem)
 		return pc_pwrite_full(f->fd, f->expect, len, 0);
 	p = pc_resv_map(&resv, len + 2 * PMD);

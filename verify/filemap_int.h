@@ -41,15 +41,17 @@ struct fm_shape {
 	enum fm_kind kind;
 	size_t full_len; /* file length before scaling */
 	size_t min_len;
-	size_t granule;	  /* length granule: 64 KiB, or 2 MiB for PMD folios */
-	size_t eof_tail;  /* K_EOF, K_TRUNCATE: i_size = len - eof_tail */
-	size_t map_off;	  /* K_RANGE: file offset of the VMA */
-	size_t map_trim;  /* K_RANGE: the VMA ends this far before the file does */
-	size_t map_len;	  /* K_RANGE: the VMA's length, when non-zero */
-	size_t va_off;	  /* VMA start past a 2 MiB boundary (plus map_off % 2 MiB) */
-	int nproc;	  /* K_SHARED */
-	bool want_large;  /* the shape means nothing without large folios */
-	const char *stem; /* FB_BLOCKFS: the name before the filesystem's ("whole") */
+	size_t granule;	   /* length granule: 64 KiB, or 2 MiB for PMD folios */
+	size_t eof_tail;   /* K_EOF, K_TRUNCATE: i_size = len - eof_tail */
+	size_t map_off;	   /* K_RANGE: file offset of the VMA */
+	size_t map_trim;   /* K_RANGE: the VMA ends this far before the file does */
+	size_t map_len;	   /* K_RANGE: the VMA's length, when non-zero */
+	size_t va_off;	   /* VMA start past a 2 MiB boundary (plus map_off % 2 MiB) */
+	int nproc;	   /* K_SHARED */
+	size_t tail_piece; /* not shmem: the last 64 KiB written in pieces this size (the write
+			      path sizes a file's folios by the write), the rest at once */
+	bool want_large;   /* the shape means nothing without large folios */
+	const char *stem;  /* FB_BLOCKFS: the name before the filesystem's ("whole") */
 };
 
 /* A shape whose i_size ends inside a folio (batch-bounds and SIGBUS judged). */

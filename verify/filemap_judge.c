@@ -230,6 +230,60 @@ static size_t bounds_past_eof(struct pc_oracle_msg *b, const struct fm_file *f,
 	return past;
 }
 
+/* fault_around_bytes from debugfs; the kernel's default, 64 KiB, when it
+   cannot be read (debugfs not mounted). */
+static __u64 fault_around_bytes(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/sys/kernel/debug/fault_around_bytes", "re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v ? v : 64 * KIB;
+}
+
+/*
+ * The tail_piece shapes' state (7c9580f44f90's): the fault-around window
+ * that holds the EOF page begins with a folio wholly below EOF, so a
+ * kernel that decides "may map whole" by the window's first folio maps
+ * EOF's folio whole.  The window: fault_around_bytes, aligned, as
+ * do_fault_around places it.  false, and the slot skipped saying why,
+ * when the state was not made.
+ */
+static bool window_first_below_eof(struct pc_oracle_msg *b, const struct fm_run *r)
+{
+	const struct fm_map *m = &r->m;
+	__u64 eof_idx = DIV_UP(r->f.i_size, PAGE) - 1, fa = fault_around_bytes() / PAGE;
+	__u64 ws = fa > 1 ? eof_idx & ~(fa - 1) : eof_idx, nr, at;
+	size_t i = (size_t)(ws - m->first_idx);
+
+	if (ws < m->first_idx || i >= m->npages || !m->nr[i]) {
+		pc_oracle_skip(b,
+			       "%s: the first folio of EOF's fault-around window (index %llu) is "
+			       "not known: whether it decided alone is unknown",
+			       r->f.what, (unsigned long long)ws);
+		return false;
+	}
+	nr = m->nr[i];
+	at = ws & ~(nr - 1);
+	if (at + nr > eof_idx) {
+		pc_oracle_skip(b,
+			       "%s: the first folio of EOF's fault-around window (%llu pages at "
+			       "index %llu) reaches the EOF page: no folio below EOF opens the "
+			       "window",
+			       r->f.what, (unsigned long long)nr, (unsigned long long)at);
+		return false;
+	}
+	pc_oracle_appendf(b,
+			  "; EOF's fault-around window (%llu pages) opens with a %llu-page folio "
+			  "below EOF",
+			  (unsigned long long)fa, (unsigned long long)nr);
+	return true;
+}
+
 /* A pass that could not have caught a bug is a SKIP that says why. */
 static void bounds_liveness(struct pc_attempt *a, bool ctx_kpageflags, const struct fm_run *r,
 			    size_t beyond_eof_cached)
@@ -268,7 +322,7 @@ static void bounds_liveness(struct pc_attempt *a, bool ctx_kpageflags, const str
 	} else if (beyond_eof_cached == 0) {
 		pc_oracle_skip(b, "%s: no folio crosses EOF: nothing past EOF was cached to map",
 			       what);
-	} else {
+	} else if (!r->sh->tail_piece || window_first_below_eof(b, r)) {
 		pc_oracle_appendf(b, "; EOF's folio holds %zu pages past EOF", beyond_eof_cached);
 	}
 }
