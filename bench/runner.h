@@ -44,6 +44,7 @@ struct pc_bench_opts {
 	int repeat; /* pairs per row */
 	int cpu;    /* CPU the children are pinned to, or -1 */
 	const char *only;
+	const char *fs_dir; /* --fs-dir: filemap-fault's files there, not on loop devices */
 };
 
 struct pc_bench {
