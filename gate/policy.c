@@ -106,7 +106,10 @@ void pc_gate_policy_default(struct pc_gate_policy *p)
 	snprintf(p->order_all, sizeof(p->order_all), "%s", default_order_histograms[0]);
 	snprintf(p->order_full, sizeof(p->order_full), "%s", default_order_histograms[1]);
 	p->order_noise_pp = DEFAULT_ORDER_NOISE_PP;
-	p->order_min_batches = 5;
+	/* One batch of 20 moves the share 5 pp, half the tolerance: with
+	   fewer, one batch that stopped at a present PTE (a retried attempt
+	   of a scenario) decides the rule (docs/gate.md). */
+	p->order_min_batches = 20;
 }
 
 bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *id)

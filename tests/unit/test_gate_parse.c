@@ -335,7 +335,7 @@ static void test_policy(void)
 			  p.performance_regression == PC_GATE_ACTION_FAIL &&
 			  p.batching_tolerance_pct == 10 && p.perf_threshold_pct == 25 &&
 			  p.perf_min_runs == 3 && !p.allow_partial && !p.allow_no_baseline &&
-			  p.n_batch_names == 2 && p.order_min_batches == 5 &&
+			  p.n_batch_names == 2 && p.order_min_batches == 20 &&
 			  p.batch_min_batches == 10 && p.n_share_noise == 1 &&
 			  pc_gate_share_noise_floor(&p, "madvise-dontneed/batch/x") == 50 &&
 			  p.share_noise_default_pp == 10 &&
