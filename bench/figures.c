@@ -248,25 +248,17 @@ struct fm_dirs {
 };
 
 /*
- * Without mkfs (a guest's initramfs has none): two directories on the
- * --fs-dir filesystem, small with ext4's per-inode journal-data flag
- * (chattr +j), which its files inherit; ext4 keeps such a file's folios
- * 4 KiB (ext4_set_inode_mapping_order, v6.16+), as data=journal does.
- * The workloads' folio census says what each side really had.
+ * Without mkfs (a guest's initramfs has none): small and large are two
+ * directories on the --fs-dir filesystem, small with ext4's per-inode
+ * journal-data flag (chattr +j), which its files inherit; ext4 keeps such
+ * a file's folios 4 KiB (ext4_set_inode_mapping_order, v6.16+), as
+ * data=journal does.  The workloads' folio census says what each side
+ * really had.
  */
-static int fm_prepare_in(struct fm_dirs *d, const char *fs_dir, char *why, size_t len)
+static int fm_dirs_in(struct fm_dirs *d, const char *fs_dir, char *why, size_t len)
 {
 	int fd, fl = 0, err = 0;
 
-	snprintf(d->base, sizeof(d->base), "%s/ptecheck-bench.XXXXXX", fs_dir);
-	if (!mkdtemp(d->base)) {
-		snprintf(why, len, "mkdtemp in --fs-dir %s: %s", fs_dir, strerror(errno));
-		d->base[0] = '\0';
-		return -1;
-	}
-	d->in_fs_dir = true;
-	snprintf(d->small, sizeof(d->small), "%s/small", d->base);
-	snprintf(d->large, sizeof(d->large), "%s/large", d->base);
 	if (mkdir(d->small, 0700) || mkdir(d->large, 0700)) {
 		snprintf(why, len, "mkdir in %s: %s", d->base, strerror(errno));
 		return -1;
@@ -297,12 +289,13 @@ static int fm_prepare(struct fm_dirs *d, const char *fs_dir, unsigned int size_m
 {
 	char w[512];
 
-	if (fs_dir)
-		return fm_prepare_in(d, fs_dir, why, len);
-	if (pc_bench_mkdtemp(d->base, sizeof(d->base), why, len))
+	if (pc_bench_mkdtemp(fs_dir, d->base, sizeof(d->base), why, len))
 		return -1;
+	d->in_fs_dir = fs_dir != NULL;
 	snprintf(d->small, sizeof(d->small), "%s/small", d->base);
 	snprintf(d->large, sizeof(d->large), "%s/large", d->base);
+	if (fs_dir)
+		return fm_dirs_in(d, fs_dir, why, len);
 	if (fm_mount(d->large, 2 * size_mb + 64, false, w, sizeof(w)) ||
 	    fm_mount(d->small, 2 * size_mb + 64, true, w, sizeof(w))) {
 		snprintf(why, len, "ext4 on a loop device: %s", w);
@@ -369,7 +362,7 @@ static void fig_filemap(struct pc_bench *b)
 				   .per = ""};
 	struct pc_bench_series ser;
 	struct fm_dirs d = {0};
-	char size[16], why[600], note[900], how[1200];
+	char size[16], why[600], note[900], how[1300];
 	json_t *row;
 
 	if (!pc_bench_selected(b, name))
@@ -391,13 +384,15 @@ static void fig_filemap(struct pc_bench *b)
 	if (pc_bench_pairs(b, row, &sa, &sb, PC_BENCH_SPEEDUP, 2, &ser))
 		goto out;
 	fm_note(row, sa.wl, sb.wl, note, sizeof(note));
-	snprintf(how, sizeof(how), "%s%s%s%s", d.in_fs_dir ? "files in --fs-dir " : "",
-		 d.in_fs_dir ? b->o.fs_dir : "",
-		 d.in_fs_dir ? ", A's directory with ext4's journal-data flag (chattr +j), "
-			       "not a data=journal mount; "
-			     : "",
-		 note);
-	finish_measured(b, row, how);
+	if (d.in_fs_dir) {
+		snprintf(how, sizeof(how),
+			 "files in --fs-dir %s, A's directory with ext4's journal-data flag "
+			 "(chattr +j), not a data=journal mount; %s",
+			 b->o.fs_dir, note);
+		finish_measured(b, row, how);
+	} else {
+		finish_measured(b, row, note);
+	}
 out:
 	json_decref(sa.wl);
 	json_decref(sb.wl);

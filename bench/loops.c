@@ -38,7 +38,7 @@ static int ff_prepare(struct ff_file *f, unsigned int size_mb, char *why, size_t
 {
 	char opts[80], w[512];
 
-	if (pc_bench_mkdtemp(f->base, sizeof(f->base), why, len))
+	if (pc_bench_mkdtemp(NULL, f->base, sizeof(f->base), why, len))
 		return -1;
 	snprintf(f->fs, sizeof(f->fs), "%s/fs", f->base);
 	snprintf(f->path, sizeof(f->path), "%s/data", f->fs);

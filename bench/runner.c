@@ -371,9 +371,9 @@ void pc_bench_argv_join(const struct pc_bench_argv *a, char *buf, size_t len)
 
 /* ---- what the rows share -------------------------------------------------- */
 
-int pc_bench_mkdtemp(char *dir, size_t len, char *why, size_t why_len)
+int pc_bench_mkdtemp(const char *parent, char *dir, size_t len, char *why, size_t why_len)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = parent ? parent : getenv("TMPDIR");
 
 	if (!tmp || !*tmp)
 		tmp = "/tmp";

@@ -109,9 +109,9 @@ double pc_bench_now(void);
 
 /* What the rows share ------------------------------------------------------ */
 
-/* A directory of a row's own under $TMPDIR (or /tmp) for its scratch
-   filesystems: 0, or -1 with why (dir is then empty). */
-int pc_bench_mkdtemp(char *dir, size_t len, char *why, size_t why_len);
+/* A directory of a row's own under parent (NULL: $TMPDIR, or /tmp) for its
+   scratch filesystems or files: 0, or -1 with why (dir is then empty). */
+int pc_bench_mkdtemp(const char *parent, char *dir, size_t len, char *why, size_t why_len);
 /* "4K x 16384" from a filemap_fault result's folio census, or "unknown";
    large: a folio larger than 4 KiB was seen. */
 void pc_bench_census_text(const json_t *wl, char *buf, size_t len, bool *large);

@@ -189,6 +189,15 @@ static void judge_locked(struct pc_attempt *a, int slot, const struct ml_run *r)
 			  (unsigned long long)r->sm.locked_kb, (unsigned long long)want);
 }
 
+void ml_retry_moved(struct pc_attempt *a, size_t moved, const char *cause)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "%zu pages changed PFN while locked (%s)", moved, cause);
+	pc_skip_all(a, why);
+	a->retry = true;
+}
+
 int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a)
 {
 	const struct ml_scenario *sc = data;
@@ -236,11 +245,7 @@ int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_a
 	for (size_t i = 0; i < r.n; i++)
 		moved += r.fo.whole[i / r.fp] && (r.recheck[i] & PC_PM_PFN_MASK) != r.fo.pfns[i];
 	if (moved) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "%zu pages changed PFN while locked (migration)", moved);
-		pc_skip_all(a, why);
-		a->retry = true;
+		ml_retry_moved(a, moved, "migration");
 		goto out;
 	}
 	judge_folios(a, s_folios, &r);

@@ -40,6 +40,10 @@ struct ml_scenario {
 
 /* mlock_folios.c: one attempt (pc_measure_fn). */
 int ml_measure_folios(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
+/* mlock_folios.c: moved pages changed PFN between the reads of an attempt
+   (flags would be another page's): every slot skipped saying so, with
+   cause ("migration"), and the attempt retried. */
+void ml_retry_moved(struct pc_attempt *a, size_t moved, const char *cause);
 /* mlock_ksm.c: one attempt (pc_measure_fn; no data, PC_NEEDS_KSM). */
 int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 

@@ -228,16 +228,10 @@ int ml_measure_ksm(struct pc_scenario_ctx *ctx, const void *data, struct pc_atte
 	}
 	pc_window_end(ctx, &a->win, &a->disturbed);
 	moved = ret ? 0 : mk_moved(&r);
-	if (moved) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "%zu pages changed PFN while locked (KSM, migration)",
-			 moved);
-		pc_skip_all(a, why);
-		a->retry = true;
-	} else if (!ret) {
+	if (moved)
+		ml_retry_moved(a, moved, "KSM, migration");
+	else if (!ret)
 		mk_judge(a, slot, &r);
-	}
 out:
 	if (pinned)
 		sched_setaffinity(0, sizeof(oldmask), &oldmask);
