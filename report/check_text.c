@@ -80,3 +80,17 @@ const char *pc_evidence_text(__u32 check, __u32 verdict)
 			return evidence_text[i].text;
 	return pc_verdict_text(verdict);
 }
+
+const char *pc_tier_name(__u32 tier)
+{
+	switch (tier) {
+	case PC_TIER_SYSCALL_WALK:
+		return "kernel:syscall-walk";
+	case PC_TIER_FEXIT:
+		return "kernel:fexit";
+	case PC_TIER_KPROBE:
+		return "kernel:kprobe";
+	default:
+		return "oracle";
+	}
+}

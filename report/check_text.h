@@ -7,6 +7,7 @@
 #define PTECHECK_CHECK_TEXT_H
 
 #include <ptecheck/checks.h>
+#include <ptecheck/events.h>
 
 /* "mremap/moved"; "unknown" for an id out of range. */
 const char *pc_check_name(__u32 check);
@@ -17,5 +18,7 @@ const char *pc_verdict_text(__u32 verdict);
 /* What a violation of check with verdict shows: the check's own text where
    its path gives one (PC_EVIDENCE_<path>), else the verdict's. */
 const char *pc_evidence_text(__u32 check, __u32 verdict);
+/* The report name of a tier (enum pc_tier): "kernel:fexit", ... */
+const char *pc_tier_name(__u32 tier);
 
 #endif

@@ -14,20 +14,6 @@ enum pc_tier pc_hook_tier(enum pc_hook_mech m)
 	return m == PC_MECH_KPROBE ? PC_TIER_KPROBE : PC_TIER_FEXIT;
 }
 
-const char *pc_tier_name(__u32 tier)
-{
-	switch (tier) {
-	case PC_TIER_SYSCALL_WALK:
-		return "kernel:syscall-walk";
-	case PC_TIER_FEXIT:
-		return "kernel:fexit";
-	case PC_TIER_KPROBE:
-		return "kernel:kprobe";
-	default:
-		return "oracle";
-	}
-}
-
 struct bpf_program *const *pc_hook_chosen(const struct pc_hook_progs *all,
 					  const struct pc_hook_choice *c)
 {

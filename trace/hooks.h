@@ -10,6 +10,8 @@
 #ifndef PTECHECK_HOOKS_H
 #define PTECHECK_HOOKS_H
 
+#include "check_text.h" /* pc_tier_name */
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <ptecheck/events.h>
@@ -69,7 +71,5 @@ struct bpf_program *const *pc_hook_chosen(const struct pc_hook_progs *all,
 const char *pc_hook_mech_name(enum pc_hook_mech m);
 /* The tier a mechanism's checks report: PC_TIER_FEXIT or PC_TIER_KPROBE. */
 enum pc_tier pc_hook_tier(enum pc_hook_mech m);
-/* The report name of a tier (enum pc_tier): "kernel:fexit", ... */
-const char *pc_tier_name(__u32 tier);
 
 #endif
