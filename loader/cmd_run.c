@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: ptecheck run [--suite NAME] [--format text|json|tap|junit] [--scale N]\n"
 		"                    [--output FILE] [--fs-dir DIR] [--stress [SECONDS]]\n"
-		"                    [--log-rules FILE] [-v] [--list]\n\n"
+		"                    [--log-rules FILE] [--dangerous] [-v] [--list]\n\n"
 		"Runs the workloads of a suite under every check this kernel allows and\n"
 		"prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		"(with the reason), then the histograms.\n\n"
@@ -69,6 +69,9 @@ static void usage(FILE *f)
 		"                  before the built-in ones (docs/kernel-log.md)\n"
 		"  --log-user-lines  judge lines user space writes to /dev/kmsg too\n"
 		"                  (to test the check by injecting a splat)\n"
+		"  --dangerous     also run the scenarios that may crash a kernel carrying\n"
+		"                  the bug they look for (a memory corruption): for a guest\n"
+		"                  or a machine whose crash costs nothing (vmtest passes it)\n"
 		"  -v, --verbose   each scenario's result under its check (text; TAP:\n"
 		"                  a subtest per check); JSON always has them\n"
 		"  --list          list the scenarios and exit\n\n"
@@ -88,8 +91,11 @@ static int list_scenarios(const char *suite)
 		if (!pc_path_selected(&pc_paths[k], suite))
 			continue;
 		for (int i = 0; i < su->n_scenarios; i++)
-			printf("%s/%-22s %s\n", su->name, su->scenarios[i].name,
-			       su->scenarios[i].description);
+			printf("%s/%-22s %s%s\n", su->name, su->scenarios[i].name,
+			       su->scenarios[i].description,
+			       su->scenarios[i].needs & PC_SCENARIO_MAY_CRASH
+				       ? " (may crash a kernel with the bug: --dangerous)"
+				       : "");
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		pc_err(errno, "cannot write the list");
@@ -176,6 +182,9 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 	case 'v':
 		o->verbose = true;
 		return -1;
+	case 'D':
+		o->dangerous = true;
+		return -1;
 	case 'F':
 		return fs_dir_option(optarg, o);
 	case 'T':
@@ -203,6 +212,7 @@ int pc_cmd_run(int argc, char **argv)
 		{"fs-dir", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{"stress", optional_argument, NULL, 'T'},
+		{"dangerous", no_argument, NULL, 'D'},
 		PC_KLOG_LONGOPTS,
 		{},
 	};

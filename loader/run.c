@@ -364,6 +364,7 @@ int pc_run(const struct pc_run_opts *o)
 
 	run.ctx.disturb_map_fd = -1;
 	run.ctx.scale = o->scale;
+	run.ctx.dangerous = o->dangerous;
 	code = open_report(&run);
 	if (code)
 		return code;

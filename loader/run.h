@@ -25,7 +25,8 @@ struct pc_run_opts {
 	unsigned int scale;
 	unsigned int stress_s; /* 0: no --stress */
 	enum pc_format format;
-	bool verbose; /* -v: each scenario of a check in text and TAP */
+	bool verbose;	/* -v: each scenario of a check in text and TAP */
+	bool dangerous; /* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run too */
 };
 
 struct pc_run {

@@ -156,6 +156,7 @@ scenario_child(const struct pc_scenario *sc, const struct pc_run *run, int repor
 	}
 	ctx.report_fd = report_pipe[1];
 	ctx.scenario = sc->name;
+	ctx.crash_refused = (sc->needs & PC_SCENARIO_MAY_CRASH) && !ctx.dangerous;
 	_exit(sc->run(&ctx, sc->data) ? 3 : 0);
 }
 

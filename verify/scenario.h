@@ -38,6 +38,11 @@
    (/sys/kernel/mm/ksm: run 1, pages_to_scan, sleep_millisecs), and puts
    back what was there after (ctx->ksm_on, ctx->ksm_why say what took). */
 #define PC_NEEDS_KSM (1U << 7)
+/* On a kernel that carries the bug it looks for, the scenario may crash
+   it (a memory corruption, not a wrong PTE): it runs only with
+   --dangerous (ctx->dangerous), else every check it judges skips, saying
+   so.  xfstests' "dangerous" group is the same idea. */
+#define PC_SCENARIO_MAY_CRASH (1U << 8)
 
 /* The modes the run sets its mTHP sizes to: anonymous folios where a
    mapping asks (MADV_HUGEPAGE), shmem ones always. */
@@ -81,6 +86,8 @@ struct pc_scenario_ctx {
 	bool ksm_on;	      /* ksmd started for this scenario (PC_NEEDS_KSM) */
 	const char *ksm_why;  /* why it was not, else NULL */
 	unsigned int scale;   /* 1 = full size; larger divides sizes (TCG) */
+	bool dangerous;	      /* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run */
+	bool crash_refused;   /* this one may crash and there was no --dangerous */
 	const char *tmpdir;   /* private directory for files (file scenarios) */
 	/* Directories the parent mounted for PC_NEEDS_SHMEM_HUGE and
 	   PC_NEEDS_BLOCKFS, or NULL with the reason in *_why. */
