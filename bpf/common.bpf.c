@@ -23,6 +23,8 @@ const volatile __u32 sample_every;
 const volatile __u64 walk_base, walk_phys_limit;
 const volatile __u32 walk_levels;
 const volatile __u64 walk_vmemmap, walk_page_size;
+const volatile bool crash_witness;
+__u32 witnessed;
 
 __noinline int pc_walk_pmd(__u64 pgd_va, __u64 addr, __u64 *pmd)
 {

@@ -44,6 +44,9 @@ extern const volatile __u32 filter_mode; /* enum pc_filter_mode */
 extern const volatile char filter_comm[16];
 extern const volatile __u32 hist_by;	  /* enum pc_hist_by */
 extern const volatile __u32 sample_every; /* --sample N: judge 1 in N windows (0, 1: all) */
+/* Set where the kernel dumps its trace buffer on an oops (the loader reads
+   kernel.ftrace_dump_on_oops): see pc_witness(). */
+extern const volatile bool crash_witness;
 /* The page-table walk's calibration (bpf/ptwalk.h), for every path that
    walks: the direct map's base, the end of RAM, the paging levels. */
 extern const volatile __u64 walk_base, walk_phys_limit;
@@ -366,6 +369,20 @@ static __always_inline bool pc_sys_range(const struct bpf_raw_tracepoint_args *c
 static __always_inline __u32 pc_tid(void)
 {
 	return (__u32)bpf_get_current_pid_tgid();
+}
+
+extern __u32 witnessed; /* crash-witness lines printed */
+
+/* With crash_witness, one line of a verdict judged on entry (events.h);
+   pruned by the verifier otherwise (crash_witness is read-only). */
+static __always_inline void pc_witness(__u32 check, int verdict, __u32 tier, __u64 addr,
+				       __u64 expected, __u64 seen)
+{
+	if (!crash_witness || witnessed >= PC_WITNESS_MAX)
+		return;
+	__sync_fetch_and_add(&witnessed, 1); /* a cap: CPUs may overshoot it a little */
+	bpf_printk(PC_WITNESS_PRINT, check, verdict, tier,
+		   (__u32)(bpf_get_current_pid_tgid() >> 32), addr, expected, seen);
 }
 
 static __always_inline void stat_add(__u32 id, __u64 n)

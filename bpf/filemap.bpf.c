@@ -154,6 +154,62 @@ static __always_inline void fm_map_pages_end(void)
 
 /* ---- set_pte_range: one batch ------------------------------------------- */
 
+/*
+ * The batch st holds, as the batch-bounds predicate takes it; i_size the
+ * largest seen in the window (a file that grew is fine).  false when the
+ * folio's size or the page's place in it cannot be read.
+ */
+static __always_inline bool fm_batch(const struct fm_state *st, struct vm_area_struct *vma,
+				     struct folio *folio, __u64 npages, __u64 isize_now,
+				     struct pc_fault_batch *b)
+{
+	__u64 page_size = bpf_core_type_size(struct page);
+	struct super_block *sb;
+
+	if (!npages || !page_size || st->page < st->folio)
+		return false;
+	b->addr = st->addr;
+	b->nr = st->nr;
+	b->folio_start = (st->page - st->folio) / page_size;
+	b->folio_nr = npages;
+	b->vm_start = BPF_CORE_READ(vma, vm_start);
+	b->vm_end = BPF_CORE_READ(vma, vm_end);
+	b->file_index = BPF_CORE_READ(folio, index) + b->folio_start;
+	b->i_size = st->isize_set > isize_now ? st->isize_set : isize_now;
+	if (st->in_map_pages && st->isize_map_pages > b->i_size)
+		b->i_size = st->isize_map_pages;
+	sb = BPF_CORE_READ(vma, vm_file, f_mapping, host, i_sb);
+	b->eof_exempt = BPF_CORE_READ(sb, s_magic) == PC_TMPFS_MAGIC;
+	return true;
+}
+
+/*
+ * A batch whose bounds would have the kernel write what is not its own
+ * (mapcounts past the folio, PTEs past the table) may kill the kernel
+ * before the exit judges it: with crash_witness, judged at entry too and
+ * printed for the console of a kernel that died (common.bpf.h).
+ */
+static __always_inline void fm_witness(const struct fm_state *st, struct vm_area_struct *vma,
+				       struct folio *folio)
+{
+	struct pc_fault_batch b = {};
+	struct pc_fault_evidence ev;
+	__u64 mapping;
+	int v;
+
+	if (!crash_witness || !st->sampled)
+		return;
+	mapping = (__u64)BPF_CORE_READ(folio, mapping);
+	if (!mapping || (mapping & PC_PAGE_MAPPING_ANON) ||
+	    !fm_batch(st, vma, folio, folio_pages(folio), st->isize_set, &b))
+		return;
+	v = pc_fault_batch_bounds(b);
+	if (!pc_fault_batch_fatal(v))
+		return;
+	ev = pc_fault_batch_evidence(b, v);
+	pc_witness(PC_CHK_FM_BOUNDS, v, filemap_tier, st->addr, ev.expected, ev.seen);
+}
+
 static __always_inline void fm_set_begin(struct vm_fault *vmf, struct folio *folio, void *page,
 					 __u32 nr, __u64 addr)
 {
@@ -171,6 +227,7 @@ static __always_inline void fm_set_begin(struct vm_fault *vmf, struct folio *fol
 	st->addr = addr;
 	st->gen = disturb_gen();
 	st->isize_set = vma_isize(BPF_CORE_READ(vmf, vma));
+	fm_witness(st, BPF_CORE_READ(vmf, vma), folio);
 }
 
 struct fm_entries_ctx {
@@ -216,30 +273,16 @@ static __always_inline __u32 folio_order(__u64 npages)
 static __always_inline void fm_bounds(struct fm_state *st, struct vm_area_struct *vma,
 				      struct folio *folio, __u64 npages)
 {
-	__u64 page_size = bpf_core_type_size(struct page), isize_now, cap;
 	struct pc_fault_batch b = {};
 	struct pc_fault_evidence ev;
-	struct super_block *sb;
+	__u64 isize_now, cap;
 	struct pc_window w;
 	bool steady;
 	int v;
 
-	if (!npages || !page_size || st->page < st->folio)
-		return;
 	isize_now = vma_isize(vma);
-	b.addr = st->addr;
-	b.nr = st->nr;
-	b.folio_start = (st->page - st->folio) / page_size;
-	b.folio_nr = npages;
-	b.vm_start = BPF_CORE_READ(vma, vm_start);
-	b.vm_end = BPF_CORE_READ(vma, vm_end);
-	b.file_index = BPF_CORE_READ(folio, index) + b.folio_start;
-	/* The largest size seen in the window: a file that grew is fine. */
-	b.i_size = st->isize_set > isize_now ? st->isize_set : isize_now;
-	if (st->in_map_pages && st->isize_map_pages > b.i_size)
-		b.i_size = st->isize_map_pages;
-	sb = BPF_CORE_READ(vma, vm_file, f_mapping, host, i_sb);
-	b.eof_exempt = BPF_CORE_READ(sb, s_magic) == PC_TMPFS_MAGIC;
+	if (!fm_batch(st, vma, folio, npages, isize_now, &b))
+		return;
 	if (st->sampled) {
 		v = pc_fault_batch_bounds(b);
 		steady = st->isize_set == isize_now &&

@@ -181,6 +181,35 @@ static void note_kernel(struct pc_run *run)
 	}
 }
 
+#define DUMP_ON_OOPS "/proc/sys/kernel/ftrace_dump_on_oops"
+#define PRINTK_EVENT "/sys/kernel/tracing/events/bpf_trace/bpf_trace_printk/enable"
+
+/*
+ * The crash witness (include/ptecheck/events.h): on where the kernel dumps
+ * its trace buffer when it dies, so that a batch that kills it is named on
+ * the console (a guest's: guest/lib/qemu.sh boots with the option).
+ * Loading a program that prints enables the bpf_trace_printk event; it is
+ * recorded here and put back at exit like any setting of ours.
+ */
+static bool crash_witness(struct pc_report *r)
+{
+	char dump[64], was[16];
+
+	if (pc_read_file(DUMP_ON_OOPS, dump, sizeof(dump)) || !dump[0] || !strcmp(dump, "0"))
+		return false;
+	if (pc_read_file(PRINTK_EVENT, was, sizeof(was)) || pc_setting_write(PRINTK_EVENT, was)) {
+		pc_report_note(r, "crash witness: off: %s cannot be recorded for the restore",
+			       PRINTK_EVENT);
+		return false;
+	}
+	pc_report_note(r,
+		       "crash witness: on (kernel.ftrace_dump_on_oops=%s): a fault-around batch "
+		       "whose bounds would corrupt memory is judged on entry too and printed to "
+		       "the trace buffer, which the kernel dumps on its console if it dies",
+		       dump);
+	return true;
+}
+
 /* The tracing session; without one the oracles still run. */
 static void open_session(struct pc_run *run)
 {
@@ -191,6 +220,8 @@ static void open_session(struct pc_run *run)
 
 	if (err)
 		pc_report_note(r, "cannot mount tracefs: %s", strerror(-err));
+	else
+		so.crash_witness = crash_witness(r);
 	pc_session_open(s, &so);
 	pc_session_tell_refused(s);
 	pc_session_notes(s, r);

@@ -364,6 +364,7 @@ static int load_object(struct pc_session *s, const struct pc_session_opts *o)
 	/* Without --by the keyed table is never written: one entry. */
 	s->skel->rodata->hist_by = o->hist_by;
 	s->skel->rodata->sample_every = o->sample;
+	s->skel->rodata->crash_witness = o->crash_witness;
 	/* Every path that walks page tables reads them where calibrated. */
 	s->skel->rodata->walk_base = s->calib.direct_map_base;
 	s->skel->rodata->walk_levels = s->calib.levels;

@@ -23,12 +23,13 @@ struct bpf_link;
 extern const struct pc_trace_path *const pc_trace_paths[PC_N_TRACE_PATHS];
 
 struct pc_session_opts {
-	__u32 filter_mode; /* enum pc_filter_mode */
-	const char *comm;  /* for PC_FILTER_COMM */
-	int cgroup_fd;	   /* for PC_FILTER_CGROUP: the cgroup v2 directory */
-	bool want_walk;	   /* calibrate and enable the page-table walk */
-	__u32 hist_by;	   /* enum pc_hist_by: histograms per comm or process */
-	__u32 sample;	   /* --sample N: judge 1 in N windows (0, 1: all) */
+	__u32 filter_mode;  /* enum pc_filter_mode */
+	const char *comm;   /* for PC_FILTER_COMM */
+	int cgroup_fd;	    /* for PC_FILTER_CGROUP: the cgroup v2 directory */
+	bool want_walk;	    /* calibrate and enable the page-table walk */
+	__u32 hist_by;	    /* enum pc_hist_by: histograms per comm or process */
+	__u32 sample;	    /* --sample N: judge 1 in N windows (0, 1: all) */
+	bool crash_witness; /* print entry verdicts that may kill the kernel (events.h) */
 	/* The verifier's tests (test_load_budget): this calibration instead
 	   of the running kernel's, with the end of RAM, and the object loaded
 	   and measured only, never attached.  NULL: the kernel's, attached. */

@@ -20,6 +20,20 @@ enum pc_tier {
 	PC_TIER__COUNT,
 };
 
+/*
+ * The crash witness: a verdict the BPF side judged on entry to a function
+ * that may kill the kernel before it returns, printed to the trace buffer
+ * (bpf_printk) where the kernel dumps that buffer on an oops
+ * (ftrace_dump_on_oops), and read back from the console of a kernel that
+ * died (merge/died.c).  One line each; the tier is pc_tier's number.
+ */
+#define PC_WITNESS_TAG "ptecheck-witness:"
+#define PC_WITNESS_PRINT                                                                           \
+	PC_WITNESS_TAG " check=%u verdict=%d tier=%u pid=%u addr=0x%llx expected=%llu seen=%llu"
+#define PC_WITNESS_SCAN                                                                            \
+	PC_WITNESS_TAG " check=%u verdict=%d tier=%u pid=%u addr=0x%llx expected=%llu seen=%llu%n"
+#define PC_WITNESS_MAX 32 /* lines a run prints at most */
+
 /* Histograms; the per-CPU map holds PC_HIST__COUNT * PC_HIST_SLOTS. */
 enum pc_hist_id {
 	PC_HIST_MREMAP_LATENCY_NS = 0, /* log2, syscall tracepoints */

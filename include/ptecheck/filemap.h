@@ -124,6 +124,16 @@ PC_INLINE int pc_fault_batch_bounds(struct pc_fault_batch b)
 	return PC_OK;
 }
 
+/* A batch-bounds verdict whose batch has the kernel write what is not
+   its own: mapcounts of pages past the folio, PTEs past the page table.
+   Such a batch may kill the kernel before it returns (f58df566524e:
+   Bad page state, or a fault past the vmemmap), so it is also judged on
+   entry where the kernel dumps its trace buffer when it dies. */
+PC_INLINE bool pc_fault_batch_fatal(int verdict)
+{
+	return verdict == PC_V_BATCH_OUTSIDE_FOLIO || verdict == PC_V_BATCH_CROSSES_PMD;
+}
+
 /* The evidence of a batch-bounds verdict: the bound the batch had to keep
    (expected) and how far it went (seen), in the verdict's unit. */
 struct pc_fault_evidence {

@@ -78,6 +78,38 @@ static void check_fault_bounds(void)
 	CHECK_VERDICT(pc_page_past_eof(0, 0), true, "EOF: empty file, page 0 past");
 }
 
+/*
+ * The crash witness's choice: the verdicts whose batch writes what is not
+ * its own (f58df566524e: nr underflowed to about 4 billion), never one a
+ * racing truncation may show legitimately (past EOF) or a correct batch.
+ */
+static void check_fault_fatal(void)
+{
+	const __u64 whole = 48 * PC_PAGE_SIZE, mid = 41 * PC_PAGE_SIZE + 100;
+	struct pc_fault_batch b = fault_batch(0, (__u32)-64, whole, false);
+
+	TAP_CHECK(pc_fault_batch_fatal(pc_fault_batch_bounds(b)),
+		  "fatal: f58df566524e's batch (nr = 2^32 - 64 from the folio's first page)");
+	TAP_CHECK(pc_fault_batch_fatal(pc_fault_batch_bounds(fault_batch(1, 16, whole, false))),
+		  "fatal: one page past the folio (mapcount of a page not its own)");
+	b = fault_batch(0, 16, whole, false);
+	b.addr = 0x7f3a1c400000ULL - 8 * PC_PAGE_SIZE;
+	b.vm_start = b.addr;
+	b.vm_end = b.addr + 64 * PC_PAGE_SIZE;
+	TAP_CHECK(pc_fault_batch_fatal(pc_fault_batch_bounds(b)),
+		  "fatal: PTEs past the page table");
+	TAP_CHECK(!pc_fault_batch_fatal(pc_fault_batch_bounds(fault_batch(0, 16, whole, false))),
+		  "not fatal: a whole folio in bounds");
+	TAP_CHECK(!pc_fault_batch_fatal(pc_fault_batch_bounds(fault_batch(0, 16, mid, false))),
+		  "not fatal: past EOF (a truncation may race it)");
+	b = fault_batch(0, 16, whole, false);
+	b.vm_end = b.addr + 15 * PC_PAGE_SIZE;
+	TAP_CHECK(!pc_fault_batch_fatal(pc_fault_batch_bounds(b)),
+		  "not fatal: past the VMA (its own page table, judged at exit)");
+	TAP_CHECK(!pc_fault_batch_fatal(pc_fault_batch_bounds(fault_batch(0, 0, whole, false))),
+		  "not fatal: an empty batch");
+}
+
 /* The evidence of a batch-bounds verdict for b: expected and seen. */
 static void check_evidence(struct pc_fault_batch b, int verdict, __u64 expected, __u64 seen,
 			   const char *what)
@@ -228,6 +260,7 @@ int main(void)
 	check_fault_progress();
 	check_fault_bounds();
 	check_fault_evidence();
+	check_fault_fatal();
 	check_fault_entries(X86);
 	check_fault_entries(ARM64);
 	check_fault_counts();

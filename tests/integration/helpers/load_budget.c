@@ -162,6 +162,15 @@ int main(int argc, char **argv)
 	n = cases(cc);
 	for (int i = 0; i < pc_n_command_sessions; i++) {
 		judge(&pc_command_sessions[i], NULL);
+		if (!strcmp(pc_command_sessions[i].command, "run")) {
+			/* run with the crash witness (a guest's run): its
+			   printing branch verified too. */
+			struct pc_command_session w = pc_command_sessions[i];
+
+			w.command = "run+witness";
+			w.so.crash_witness = true;
+			judge(&w, NULL);
+		}
 		for (int k = 0; k < n; k++) {
 			/* A program near the limit costs the verifier seconds a
 			   load: three failures tell enough. */
