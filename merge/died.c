@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check_text.h"
 #include "kmsg.h"
 #include "merge.h"
 
@@ -177,7 +178,10 @@ static void crash_place(const struct console *c, size_t at, char *fn, char *call
 		if (!trace || strstr(c->lines[i], " ? "))
 			continue;
 		frame_sym(c->lines[i], sym);
-		if (!sym[0] || !strcmp(sym, fn) || reporting_frame(sym))
+		/* ptecheck's own BPF frames (a trampoline, a program) are not
+		   the caller the crash names. */
+		if (!sym[0] || !strcmp(sym, fn) || reporting_frame(sym) ||
+		    !strncmp(sym, "bpf_trampoline", 14) || !strncmp(sym, "bpf_prog_", 9))
 			continue;
 		if (!fn[0])
 			snprintf(fn, MAX_SYM, "%s", sym);
@@ -244,6 +248,44 @@ static int add_splats(struct pc_result *res, const struct console *c, char *err,
 	return rc ? rc : n;
 }
 
+/*
+ * A crash witness line of the console (include/ptecheck/events.h): the
+ * verdict ptecheck's BPF side judged on entry to the call the kernel died
+ * in, dumped with the trace buffer (ftrace_dump_on_oops).  Its check's
+ * failed result, in the tier that judged it.  0, 1 for a line that is not
+ * one, -ENOMEM.
+ */
+static int add_witness(struct pc_report *r, const char *line, const char *where)
+{
+	const char *at = strstr(line, PC_WITNESS_TAG);
+	unsigned int check, tier, pid;
+	unsigned long long addr, expected, seen;
+	struct pc_result *res;
+	char what[200];
+	int verdict, end = 0;
+
+	if (!at ||
+	    sscanf(at, PC_WITNESS_SCAN, &check, &verdict, &tier, &pid, &addr, &expected, &seen,
+		   &end) != 7 ||
+	    !end || check >= PC_CHK__COUNT || verdict <= 0 || tier >= PC_TIER__COUNT)
+		return 1;
+	res = pc_report_find_result(r, pc_check_name(check), pc_tier_name(tier));
+	if (!res)
+		res = pc_report_add_result(r, pc_check_name(check), pc_tier_name(tier), true);
+	if (!res)
+		return -ENOMEM;
+	res->checked++;
+	res->violations++;
+	pc_result_set(res, PC_STATUS_FAIL,
+		      "%llu batch(es) judged on entry, before the kernel died during %s (its "
+		      "trace buffer, dumped on the console, holds them)",
+		      (unsigned long long)res->violations, where);
+	snprintf(what, sizeof(what), "%s (judged on entry; the kernel died before the exit)",
+		 pc_evidence_text(check, (__u32)verdict));
+	pc_result_add_evidence(res, (int)pid, addr, 0, expected, seen, what);
+	return 0;
+}
+
 int pc_merge_death(struct pc_report *r, const struct pc_death *d, char *err, size_t errlen)
 {
 	struct console c = {0};
@@ -292,6 +334,12 @@ int pc_merge_death(struct pc_report *r, const struct pc_death *d, char *err, siz
 		join_lines(&c, c.n > TAIL_LINES ? c.n - TAIL_LINES : 0, c.n, lines, sizeof(lines));
 		pc_result_add_log_evidence(res, -1, "the console's last lines", lines);
 	}
+	/* Last: a result added may move res. */
+	for (size_t i = 0; n >= 0 && i < c.n; i++)
+		if (add_witness(r, c.lines[i], where) < 0) {
+			pc_set_err(err, errlen, "out of memory");
+			n = -ENOMEM;
+		}
 	console_free(&c);
 	return n < 0 ? n : 0;
 }

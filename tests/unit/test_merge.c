@@ -4,12 +4,15 @@
  * (merge/died.c), from consoles as x86_64 and arm64 guests print them:
  * the crash line, the function, the caller the page-table checker
  * stands in front of, the scenario; a hang and a silent death said as
- * such; and a console that is not there an error, never a pass.
+ * such; ptecheck's crash witness in the console's trace dump as its
+ * check's failure; and a console that is not there an error, never a pass.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <ptecheck/events.h>
+#include "check_text.h"
 #include "merge.h"
 #include "report_writers.h"
 #include "tap.h"
@@ -58,6 +61,36 @@ static const char sysrq_panic[] =
 	"[    3.000007]  panic+0x6b/0x70\n"
 	"[    3.000008]  sysrq_handle_crash+0x1a/0x20\n"
 	"[    3.000009]  __handle_sysrq.cold+0x91/0x141\n";
+
+/* f58df566524e's batch (x86_64, ftrace_dump_on_oops): the kernel died in
+   it, the page-table checker first; the trace dump holds ptecheck's
+   witness, judged on entry, and a line that only looks like one. */
+static const char witnessed[] =
+	"[   15.600000] BUG: unable to handle page fault for address: ffd4000002000030\n"
+	"[   15.600001] Oops: 0002 [#1] SMP\n"
+	"[   15.600002] CPU: 0 UID: 0 PID: 118 Comm: ptecheck Not tainted 7.2.13 #4\n"
+	"[   15.600003] RIP: 0010:folio_add_file_rmap_ptes+0x6a/0x220\n"
+	"[   15.600004] Call Trace:\n"
+	"[   15.600005]  <TASK>\n"
+	"[   15.600006]  bpf_trampoline_6442500943+0x8e/0x130\n"
+	"[   15.600007]  ? bpf_probe_read_kernel+0x18/0x40\n"
+	"[   15.600008]  set_pte_range+0x1b9/0x340\n"
+	"[   15.600009]  bpf_trampoline_6442513919+0x96/0x138\n"
+	"[   15.600009]  filemap_map_pages+0x439/0x730\n"
+	"[   15.600009]  </TASK>\n"
+	"[   15.600010] Dumping ftrace buffer:\n"
+	"[   15.600011] ---------------------------------\n"
+	"[   15.600012] ptecheck-118       0...6. 15556280us : bpf_trace_printk: "
+	"ptecheck-witness: check=6 verdict=13 tier=2 pid=118 addr=0x7f1f48ae0000 "
+	"expected=256 seen=512\n"
+	"[   15.600013] ptecheck-118       0...6. 15560207us : bpf_trace_printk: "
+	"ptecheck-witness: check=6 verdict=13 tier=2 pid=118 addr=0x7f1f48c01000 "
+	"expected=256 seen=785\n"
+	"[   15.600014] sh-99   1...1. 15560300us : bpf_trace_printk: ptecheck-witness: "
+	"check=999 verdict=13 tier=2 pid=99 addr=0x1 expected=1 seen=2\n"
+	"[   15.600015] sh-99   1...1. 15560301us : bpf_trace_printk: ptecheck-witness: cut\n"
+	"[   15.600016] ---[ end trace 0000000000000000 ]---\n"
+	"[   15.600017] Kernel panic - not syncing: Fatal exception\n";
 
 static const char quiet[] = "[    1.000000] Run /init as init process\n"
 			    "[    2.000000] ptecheck: suite filemap\n";
@@ -176,6 +209,49 @@ static void test_hang_and_silence(void)
 	pc_report_free(r);
 }
 
+/* The witness lines of a console are their check's failed result, in the
+   tier that judged them; lines that do not parse, or name no check, are
+   not results.  Each test line is the format the BPF side prints. */
+static void test_witness(void)
+{
+	struct pc_report *r = pc_report_new("run", "all");
+	const struct pc_result *res, *log;
+	char line[256];
+	int rc;
+
+	TAP_CHECK(snprintf(line, sizeof(line), PC_WITNESS_PRINT, 6u, 13, 2u, 118u,
+			   0x7f1f48ae0000ULL, 256ULL, 512ULL) > 0 &&
+			  strstr(witnessed, line),
+		  "the test console's witness is the format the BPF side prints");
+	log = die_with(r, witnessed, 0, "trunc-race-deep-ext4", &rc);
+	TAP_CHECK(rc == 0 && log && log->status == PC_STATUS_FAIL,
+		  "the death itself still fails the suite's kernel log");
+	TAP_CHECK(log && strstr(log->summary, "in folio_add_file_rmap_ptes, called from "
+					      "set_pte_range;"),
+		  "the caller past ptecheck's own trampolines (%s)", log ? log->summary : "");
+	res = pc_report_find_result(r, pc_check_name(6), "kernel:fexit");
+	TAP_CHECK(
+		res && !strcmp(res->name, "filemap/batch-bounds") &&
+			res->status == PC_STATUS_FAIL && res->checked == 2 && res->violations == 2,
+		"two witnesses: filemap/batch-bounds [kernel:fexit] fails, 2 judged, 2 violations");
+	TAP_CHECK(res && strstr(res->summary, "judged on entry, before the kernel died during "
+					      "suite mremap (scenario trunc-race-deep-ext4"),
+		  "the summary says they were judged on entry and where it died (%s)",
+		  res ? res->summary : "");
+	TAP_CHECK(res && res->n_evidence == 2 && res->evidence[0].pid == 118 &&
+			  res->evidence[0].addr == 0x7f1f48ae0000ULL &&
+			  res->evidence[0].expected == 256 && res->evidence[0].seen == 512 &&
+			  strstr(res->evidence[0].what, "judged on entry"),
+		  "the evidence: pid, address, the folio's pages, where the batch ended");
+	TAP_CHECK(r->n_results == 2, "a witness naming no check, or cut short, makes no result");
+	pc_report_free(r);
+
+	r = pc_report_new("run", "all");
+	die_with(r, x86_bug, 0, NULL, &rc);
+	TAP_CHECK(rc == 0 && r->n_results == 1, "no witness on the console: the kernel log alone");
+	pc_report_free(r);
+}
+
 static void test_no_console(void)
 {
 	struct pc_report *r = pc_report_new("run", "all");
@@ -195,6 +271,7 @@ int main(void)
 	test_arm64_oops();
 	test_panic();
 	test_hang_and_silence();
+	test_witness();
 	test_no_console();
 	return tap_finish();
 }
