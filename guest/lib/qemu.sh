@@ -39,6 +39,11 @@ qemu_cmd() {
 	# loglevel=5: warnings, oopses and panics reach the console log, the
 	# ~350 info lines of a boot do not (they cost ~1.5 s under TCG).
 	local cmdline="console=$console loglevel=5 panic=-1 oops=panic rdinit=/init"
+	# A kernel that dies prints its trace buffers, every CPU's (what a bad
+	# batch wrote may kill another CPU than its own): ptecheck's crash
+	# witness (a batch judged on entry that may kill the kernel,
+	# include/ptecheck/events.h) is then on the console, for ptecheck merge.
+	cmdline+=" ftrace_dump_on_oops"
 	# The checker's own BUG_ONs are worth having when the kernel may have
 	# them (ptc: y, n or unknown, set by vmtest; ptc_off: --no-page-table-check).
 	[[ $ptc != n && $ptc_off -eq 0 ]] && cmdline+=" page_table_check=on"
