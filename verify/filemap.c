@@ -78,6 +78,13 @@ SHAPE(shared_tmpfile, FB_TMPDIR, K_SHARED, SZ_1M, .nproc = 4);
 SHAPE(trunc_memfd64k, FB_MEMFD_64K, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K);
 SHAPE(trunc_ext4, FB_BLOCKFS, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K, .stem = "trunc-race");
 SHAPE(trunc_tmpfile, FB_TMPDIR, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K);
+/* A block-fs file written whole (one large folio), a page of it pinned so
+   truncation cannot split it, racing ftruncate to a quarter and back:
+   fault-around windows wholly past the short EOF always find that folio
+   (the state of f58df566524e's race: i_size shrinks between the folio's
+   lookup and the fault's i_size read, and the batch's length underflows). */
+SHAPE(trunc_deep_blockfs, FB_BLOCKFS, K_TRUNCATE, .full_len = MIB, .min_len = MIB,
+      .granule = FOLIO_64K, .eof_tail = EOF_64K, .deep = true, .stem = "trunc-race-deep");
 
 #define HUGE PC_NEEDS_SHMEM_HUGE
 #define BLK  PC_NEEDS_BLOCKFS
@@ -85,6 +92,7 @@ SHAPE(trunc_tmpfile, FB_TMPDIR, K_TRUNCATE, SZ_1M, .eof_tail = EOF_64K);
    enforced, where several processes map a file or its size changes. */
 #define SHARED PC_SCENARIO_SHARED_MAPPERS
 #define RESIZE PC_SCENARIO_RESIZES
+#define CRASH  PC_SCENARIO_MAY_CRASH
 
 static int run_refault(struct pc_scenario_ctx *ctx, const void *data)
 {
@@ -170,6 +178,10 @@ static const struct pc_scenario scenarios[] = {
 	 run_shape, &trunc_ext4},
 	{"trunc-race-tmpfile", "tmpdir file: faults race ftruncate; judged quiescent", RESIZE,
 	 run_shape, &trunc_tmpfile},
+	{"trunc-race-deep-ext4",
+	 "ext4: a file's large folio across a quarter of it, pinned, faulted around past "
+	 "there while ftruncate races to there and back; judged quiescent",
+	 BLK | RESIZE | CRASH, run_shape, &trunc_deep_blockfs},
 	{"refault-memfd64k",
 	 "entry 8 of each 64 KiB shmem folio zapped alone, then written: "
 	 "the write fault maps it (finish_fault's fallback)",

@@ -50,6 +50,9 @@ struct fm_shape {
 	int nproc;	   /* K_SHARED */
 	size_t tail_piece; /* not shmem: the last 64 KiB written in pieces this size (the write
 			      path sizes a file's folios by the write), the rest at once */
+	bool deep;	   /* K_TRUNCATE, block fs: the file's one large folio pinned, the
+			      race shrinks it to a quarter (whole fault-around windows
+			      past EOF, in that folio) and back */
 	bool want_large;   /* the shape means nothing without large folios */
 	const char *stem;  /* FB_BLOCKFS: the name before the filesystem's ("whole") */
 };
@@ -58,6 +61,19 @@ struct fm_shape {
 static inline bool fm_eof_kind(enum fm_kind k)
 {
 	return k == K_EOF || k == K_TRUNCATE;
+}
+
+/* The i_size an EOF shape ends with, for a file of len bytes. */
+static inline size_t fm_shape_isize(const struct fm_shape *sh, size_t len)
+{
+	return (sh->deep ? len / 4 : len) - sh->eof_tail;
+}
+
+/* Deep: the first page of the first fault-around window (64 KiB) wholly
+   past i_size. */
+static inline size_t fm_deep_from(size_t i_size)
+{
+	return (i_size + FOLIO_64K - 1) / FOLIO_64K * (FOLIO_64K / PAGE);
 }
 
 /* The slots of an attempt. */
@@ -133,13 +149,28 @@ size_t fm_map_present(const struct fm_map *m);
 /* Reads one byte of each page in [from, to); a signal is a ptes-set violation. */
 void fm_touch_range(struct pc_attempt *a, const struct fm_map *m, size_t from, size_t to,
 		    bool *touched);
+/* What a truncation race saw. */
+struct fm_race {
+	unsigned long rounds;	 /* re-fault rounds */
+	unsigned long sigbus;	 /* reads that raised SIGBUS (deep: populations past EOF) */
+	unsigned long populated; /* deep: MADV_POPULATE_READ of every window done */
+	/* deep: 64 KiB windows wholly past the short EOF that a read mapped
+	   more than one page of: fault-around met page-cache folios there
+	   (the state f58df566524e's race needs), in the rounds sampled */
+	unsigned long windows_past, sampled;
+};
+
 /*
  * K_TRUNCATE: a child truncates to i_size and back, many times, ending
- * short, while this process re-faults the mapping.  The SIGBUS count, or
- * -errno; *rounds: the re-fault rounds.
+ * short, while this process re-faults the mapping.  Deep (sh->deep): this
+ * process populates the 64 KiB windows past i_size (MADV_POPULATE_READ:
+ * one fault-around each, no signal where the file is short), which the
+ * pinned folio covers, so that fault-around keeps meeting a folio the
+ * truncation is about to leave past EOF.  0 or -errno.
  */
-long fm_truncate_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, struct fm_map *m,
-		      size_t i_size, const cpu_set_t *cpus, unsigned long *rounds);
+int fm_truncate_race(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh,
+		     struct fm_file *f, struct fm_map *m, size_t i_size, const cpu_set_t *cpus,
+		     struct fm_race *race);
 
 /* ---- one attempt and its judgements (filemap_judge.c, filemap_shared.c) ------- */
 
@@ -155,8 +186,7 @@ struct fm_run {
 	bool rss_ok;		   /* RSS reads are exact */
 	struct pc_rss_calib calib; /* RssAnon growth for 37 and 23 anonymous pages */
 	struct pc_status_rss rss0, rss1;
-	long sigbus_race;     /* K_TRUNCATE: SIGBUS seen during the race */
-	unsigned long rounds; /* ... in that many rounds */
+	struct fm_race race;  /* K_TRUNCATE: what the race saw */
 	size_t eof_folio_end; /* file index past EOF's folio (batch-bounds) */
 	bool eof_known;	      /* ... known */
 };

@@ -322,8 +322,26 @@ static void bounds_liveness(struct pc_attempt *a, bool ctx_kpageflags, const str
 	} else if (beyond_eof_cached == 0) {
 		pc_oracle_skip(b, "%s: no folio crosses EOF: nothing past EOF was cached to map",
 			       what);
+	} else if (r->sh->deep && r->eof_folio_end <= fm_deep_from(r->f.i_size)) {
+		pc_oracle_skip(b,
+			       "%s: EOF's folio ends at index %zu, before the windows wholly past "
+			       "EOF (index %zu on): no folio there for the race to meet",
+			       what, r->eof_folio_end, fm_deep_from(r->f.i_size));
+	} else if (r->sh->deep && !r->race.windows_past) {
+		/* The pass of the quiescent file stands for the race only where
+		   the race met folios past the short EOF. */
+		pc_oracle_skip(b,
+			       "%s: the race never ran fault-around over folios past the short EOF "
+			       "(%lu rounds sampled): the state a racing truncation needs was not "
+			       "made",
+			       what, r->race.sampled);
 	} else if (!r->sh->tail_piece || window_first_below_eof(b, r)) {
 		pc_oracle_appendf(b, "; EOF's folio holds %zu pages past EOF", beyond_eof_cached);
+		if (r->sh->deep)
+			pc_oracle_appendf(b,
+					  "; the race ran fault-around over folios past the short "
+					  "EOF in %lu windows of %lu rounds sampled",
+					  r->race.windows_past, r->race.sampled);
 	}
 }
 
@@ -389,8 +407,16 @@ void fm_judge_sigbus(struct pc_attempt *a, const struct fm_run *r)
 		 f->what, at, f->shmem ? "EOF's folio" : "the EOF page", f->i_size,
 		 sig == SIGBUS ? "raised SIGBUS" : "did not raise SIGBUS");
 	if (r->sh->kind == K_TRUNCATE)
-		pc_oracle_appendf(sb, "; race: %ld SIGBUS in %lu rounds%s", r->sigbus_race,
-				  r->rounds, r->sigbus_race ? "" : " (no truncation met a fault)");
+		pc_oracle_appendf(sb, "; race: %lu SIGBUS in %lu rounds%s", r->race.sigbus,
+				  r->race.rounds,
+				  r->race.sigbus ? "" : " (no truncation met a fault)");
+	if (r->sh->deep)
+		pc_oracle_appendf(sb, " (%lu populated whole)", r->race.populated);
+	if (r->sh->deep)
+		pc_oracle_appendf(sb,
+				  ", fault-around over folios past the short EOF in %lu windows of "
+				  "%lu rounds sampled",
+				  r->race.windows_past, r->race.sampled);
 }
 
 /* ---- ptes-set [oracle:data] ------------------------------------------------------ */

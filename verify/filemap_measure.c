@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -36,8 +37,12 @@ static int file_prepare(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 	const struct fm_shape *sh = r->sh;
 	const char *what = "open the file";
 	char why[200];
-	int ret = fm_file_open(ctx, sh, &r->f, why, sizeof(why));
+	int ret = ctx->crash_refused ? 1 : fm_file_open(ctx, sh, &r->f, why, sizeof(why));
 
+	if (ctx->crash_refused)
+		snprintf(why, sizeof(why),
+			 "may crash a kernel that carries the bug it looks for (a memory "
+			 "corruption): runs with --dangerous, as in vmtest's guests");
 	if (ret == 1) {
 		for (int i = 0; i < a->n; i++)
 			pc_slot_skip(a, i, "%s", why);
@@ -48,9 +53,9 @@ static int file_prepare(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 		what = "fill the file";
 		ret = fm_file_fill(&r->f, sh, len);
 	}
-	if (!ret && sh->kind == K_EOF) {
+	if (!ret && (sh->kind == K_EOF || sh->deep)) {
 		what = "vmsplice/ftruncate";
-		ret = fm_file_truncate_pinned(&r->f, len - sh->eof_tail);
+		ret = fm_file_truncate_pinned(&r->f, fm_shape_isize(sh, len));
 	}
 	if (ret) {
 		fm_file_close(&r->f);
@@ -84,6 +89,8 @@ static int fault_premapped(struct pc_attempt *a, struct fm_run *r)
 static int fault(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct fm_run *r, size_t i_size,
 		 const cpu_set_t *cpus)
 {
+	int ret;
+
 	switch (r->sh->kind) {
 	case K_PREMAPPED:
 		return fault_premapped(a, r);
@@ -92,11 +99,11 @@ static int fault(struct pc_scenario_ctx *ctx, struct pc_attempt *a, struct fm_ru
 		   or not, are not the racer's to copy (pc_fork_copies). */
 		pc_fork_copies(r->file, r->f.len, false);
 		pc_fork_copies(r->touched, r->m.npages * sizeof(*r->touched), false);
-		r->sigbus_race = fm_truncate_race(ctx, &r->f, &r->m, i_size, cpus, &r->rounds);
+		ret = fm_truncate_race(ctx, r->sh, &r->f, &r->m, i_size, cpus, &r->race);
 		pc_fork_copies(r->file, r->f.len, true);
 		pc_fork_copies(r->touched, r->m.npages * sizeof(*r->touched), true);
-		if (r->sigbus_race < 0)
-			return pc_skip_rest(a, "truncate race", (int)-r->sigbus_race);
+		if (ret)
+			return pc_skip_rest(a, "truncate race", -ret);
 		/* Quiescent from here: the last truncation left i_size. */
 		pc_window_begin(ctx, &a->win, &a->disturbed);
 		r->touch_to = DIV_UP(r->f.i_size, PAGE);
@@ -140,7 +147,7 @@ static int map_and_fault(struct pc_scenario_ctx *ctx, struct pc_attempt *a, stru
 	r->touch_to = r->m.npages;
 	if (fm_eof_kind(sh->kind))
 		r->touch_to = DIV_UP(r->f.i_size, PAGE) - r->m.first_idx;
-	ret = fault(ctx, a, r, len - sh->eof_tail, cpus);
+	ret = fault(ctx, a, r, fm_shape_isize(sh, len), cpus);
 	if (ret)
 		return ret;
 	ret = fm_map_snapshot(ctx, &r->m, true);
