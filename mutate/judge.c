@@ -13,6 +13,7 @@
 #include "gate.h"
 #include "gate_input.h"
 #include "judge.h"
+#include "merge.h"
 
 #define GATE_JSON_MAX_BYTES (8u << 20)
 
@@ -110,15 +111,55 @@ static bool load_report(const char *dir, int k, struct pc_mutate_run *run)
 	return true;
 }
 
+/*
+ * The reports mutate/mutate keeps of boots that died (report-K-died.json)
+ * or that page_table_check panicked (report-K-ptc.json): the crash itself
+ * ([console]) is not one of ptecheck's checks catching the bug, but a
+ * check another tier judged before the kernel died is (the crash witness,
+ * merge/died.c, judged on entry to the call the kernel died in).  How many
+ * such failures were kept.
+ */
+static int load_dead_boots(const char *dir, struct pc_mutate_run *run)
+{
+	static const char *const kinds[] = {"died", "ptc"};
+	char path[4096], err[PC_GATE_ERR_MAX];
+	struct pc_report *r;
+	int kept = 0;
+
+	for (int k = 1; k <= PC_MUTATE_MAX_RUNS; k++)
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			snprintf(path, sizeof(path), "%s/report-%d-%s.json", dir, k, kinds[i]);
+			if (access(path, F_OK) != 0 ||
+			    pc_gate_report_load(path, false, &r, err, sizeof(err)))
+				continue;
+			for (int j = 0; j < r->n_results; j++)
+				if (r->results[j].status == PC_STATUS_FAIL &&
+				    strcmp(r->results[j].tier, PC_TIER_CONSOLE) != 0) {
+					keep_failure(run, &r->results[j]);
+					kept++;
+				}
+			pc_report_free(r);
+		}
+	return kept;
+}
+
 /* Reads DIR's run: every report, or why there is none. */
 static void load_run(const char *dir, struct pc_mutate_run *run)
 {
 	memset(run, 0, sizeof(*run));
-	if (read_line(dir, "failed", run->why, sizeof(run->why)))
+	if (read_line(dir, "failed", run->why, sizeof(run->why))) {
+		/* A kernel that died judged by what ptecheck saw before. */
+		if (load_dead_boots(dir, run)) {
+			snprintf(run->note, sizeof(run->note), "%s", run->why);
+			run->why[0] = '\0';
+			run->died = run->have_report = true;
+		}
 		return;
+	}
 	read_line(dir, "note", run->note, sizeof(run->note));
 	for (int k = 1; load_report(dir, k, run); k++)
 		;
+	load_dead_boots(dir, run);
 	run->have_report = run->n_reports > 0 && !run->why[0];
 }
 

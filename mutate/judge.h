@@ -18,6 +18,7 @@
 #include "catalogue.h"
 
 #define PC_MUTATE_MAX_FAILED 64 /* (check, tier) pairs: a suite has ~40 */
+#define PC_MUTATE_MAX_RUNS   16 /* --runs: the dead boots' reports looked for */
 #define PC_MUTATE_MAX_RULES  4
 
 /* Exit codes of mutate-judge (mutate/mutate maps 2 to its setup error). */
@@ -36,6 +37,9 @@ struct pc_mutate_failure {
    --runs), summed over the runs. */
 struct pc_mutate_run {
 	bool have_report;
+	/* Every boot died: judged by the checks that failed before (the crash
+	   witness; the crash is not one), why it died in note. */
+	bool died;
 	char why[512]; /* no report: the reason (build, boot, parse) */
 	/* How the reports were had when not as asked: the first boot's
 	   page_table_check panic and the boot again without it (DIR/note). */

@@ -135,6 +135,31 @@ expect "judge: a mutant that failed only other checks and one that did not build
 	"missed: only checks not expected failed" \
 	"^fixture-perf +missed +- " "missed: no report: build failed: make exited 2" \
 	"^3 mutants: 1 caught, 2 missed; control clean; self-test NOT OK"
+# A boot that died: judged by what ptecheck judged before the kernel died
+# (the crash witness ptecheck merge read from its console), never by the
+# crash itself.  Numbers as the BPF side prints them (test_merge.c).
+con=$tmp/console-died.log
+printf '%s\n' "BUG: unable to handle page fault for address: ffd4000002000030" \
+	"RIP: 0010:folio_add_file_rmap_ptes+0x6a/0x220" "Dumping ftrace buffer:" \
+	"ptecheck-118 0...6. 1us : bpf_trace_printk: ptecheck-witness: check=6 verdict=13 tier=2 pid=118 addr=0x7f1f48ae0000 expected=256 seen=512" \
+	"Kernel panic - not syncing: Fatal exception" >"$con"
+grep -v ptecheck-witness "$con" >"$con.bare"
+for d in died died-bare; do
+	mkdir -p "$j/$d"
+	echo "boot failed: vmtest exit 5 (vmtest: FAIL: the guest kernel crashed); console: $con" >"$j/$d/failed"
+done
+"$PTECHECK" merge --died filemap --console "$con" --release 7.2.13 --machine aarch64 \
+	--format json --output "$j/died/report-1-died.json" 2>/dev/null
+"$PTECHECK" merge --died filemap --console "$con.bare" --release 7.2.13 --machine aarch64 \
+	--format json --output "$j/died-bare/report-1-died.json" 2>/dev/null
+out=$("$JUDGE" table --arch arm64 --control "$j/control" "$G/fixture-missed.patch" "$j/died" 2>&1)
+expect "judge: a kernel that died is caught by the check judged before it died, the death noted" \
+	0 $? "$out" "^fixture-missed +caught +- +filemap/batch-bounds" \
+	"failed: filemap/batch-bounds \[kernel:fexit\]: batch leaves its folio \(judged on entry" \
+	"note: boot failed: vmtest exit 5"
+out=$("$JUDGE" table --arch arm64 --control "$j/control" "$G/fixture-missed.patch" "$j/died-bare" 2>&1)
+expect "judge: the crash alone ([console]) catches nothing" 1 $? "$out" \
+	"^fixture-missed +missed" "missed: no report: boot failed: vmtest exit 5"
 out=$("$JUDGE" table --arch arm64 --control "$j/control-fail" "$G/fixture-caught.patch" "$j/caught" 2>&1)
 expect "judge: a control with a FAIL is not clean: exit 1" 1 $? "$out" \
 	"NOT CLEAN: 1 check tiers failed, first mremap/moved \[oracle:pagemap\]: present PTE lost"
