@@ -258,7 +258,7 @@ vm_run() {
 # judges) is booted again without it, and DIR/note says so: the checks
 # are then judged as on a kernel without the checker, as users run them.
 boot() {
-	local name=$1 img out=$2/runs/$GUEST_ID-scale-$SCALE${SUITE:+-$SUITE} k rep rc fd panic tag ev kept
+	local name=$1 img out=$2/runs/$GUEST_ID-scale-$SCALE${SUITE:+-$SUITE} k rep rc fd panic tag ev kept why
 	img=$2/$(basename "$KIMAGE")
 	RUN_DIR=$out
 	mkdir -p "$out"
@@ -305,7 +305,9 @@ boot() {
 				kept="; its report: $out/report-$k-died.json"
 			fi
 			rm -f "$rep.tmp"
-			echo "boot failed: vmtest exit $rc ($(tail -n1 "$out/vmtest-$tag.log")); console: $out/console-$tag.log$kept" >"$out/failed"
+			# What vmtest said of the failure, not where it kept its logs.
+			why=$(grep -m1 '^vmtest: FAIL' "$out/vmtest-$tag.log" || tail -n1 "$out/vmtest-$tag.log")
+			echo "boot failed: vmtest exit $rc ($why); console: $out/console-$tag.log$kept" >"$out/failed"
 			note "$name ($ARCH): $(cat "$out/failed")"
 		fi
 	done
