@@ -18,7 +18,7 @@ __noinline int pc_batch_add(__u32 src, __u32 ctx, __u64 nr)
 
 static __always_inline void fpb_record(__u32 nr)
 {
-	if (target_flags())
+	if (pc_batch_counted())
 		pc_batch_add(PC_BSRC_FPB, pc_batch_ctx_now(), nr);
 }
 

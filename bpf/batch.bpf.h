@@ -10,6 +10,15 @@
 #include "common.bpf.h"
 #include <ptecheck/batch.h>
 
+/* The current task's batches count in the batch histograms: a target
+   whose batches do not follow a race of its own (PC_TRACK_UNSTEADY). */
+static __always_inline bool pc_batch_counted(void)
+{
+	__u32 f = target_flags();
+
+	return f && !((f - 1) & PC_TRACK_UNSTEADY);
+}
+
 /* Is the current task's command "khugepaged"?  Its 11 bytes (with the
    NUL) compared as two words: a loop over the bytes of a string in
    .rodata cost the verifier 60k instructions in every batch program. */

@@ -22,7 +22,7 @@
 
 static __always_inline void helper_batch(__u32 src, __u64 nr)
 {
-	if (target_flags())
+	if (pc_batch_counted())
 		pc_batch_add(src, pc_batch_ctx_now(), nr);
 }
 

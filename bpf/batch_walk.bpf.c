@@ -203,7 +203,7 @@ static __always_inline void bw_walk(__u32 c, __u64 addr, __u64 len)
 	struct bw_state *st;
 	long chunks;
 
-	if (end <= start || !target_flags())
+	if (end <= start || !pc_batch_counted())
 		return;
 	/* --sample: a walk costs what a check's window does (2 us for 256
 	   PTEs), so the derived histograms count the sampled calls, as the

@@ -77,6 +77,8 @@ static __u32 track_flags(const struct pc_scenario *sc)
 
 	if (!(sc->needs & PC_SCENARIO_RESIZES))
 		flags |= PC_TRACK_ENFORCE_EOF;
+	else
+		flags |= PC_TRACK_UNSTEADY;
 	if (!(sc->needs & PC_SCENARIO_SHARED_MAPPERS))
 		flags |= PC_TRACK_ENFORCE_RMAP;
 	if (sc->needs & PC_SCENARIO_FOLLOW_CHILDREN)

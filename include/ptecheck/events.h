@@ -160,6 +160,11 @@ struct pc_violation_event {
 /* Its last thread went through sched_process_exit: tracked until the task
    is freed, because 7.x fires that before exit_mm() (its exit's zap). */
 #define PC_TRACK_EXITED (1U << 4)
+/* Its batches follow a race of its own (a file resized while it faults:
+   PC_SCENARIO_RESIZES), not only what the kernel decides: judged, but
+   left out of the batch path's histograms, which the gate compares
+   between kernels. */
+#define PC_TRACK_UNSTEADY (1U << 5)
 
 /* Target selection for the BPF side (read-only data). */
 enum pc_filter_mode {
