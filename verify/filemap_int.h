@@ -151,26 +151,35 @@ void fm_touch_range(struct pc_attempt *a, const struct fm_map *m, size_t from, s
 		    bool *touched);
 /* What a truncation race saw. */
 struct fm_race {
-	unsigned long rounds;	 /* re-fault rounds */
-	unsigned long sigbus;	 /* reads that raised SIGBUS (deep: populations past EOF) */
-	unsigned long populated; /* deep: MADV_POPULATE_READ of every window done */
-	/* deep: 64 KiB windows wholly past the short EOF that a read mapped
-	   more than one page of: fault-around met page-cache folios there
-	   (the state f58df566524e's race needs), in the rounds sampled */
-	unsigned long windows_past, sampled;
+	unsigned long rounds; /* re-fault rounds */
+	unsigned long sigbus; /* reads that raised SIGBUS (deep: rounds that found
+				 the file short, EFAULT) */
+	/* deep: rounds that faulted every window past the short EOF while the
+	   file was long: fault-around over the pinned folio there, the state
+	   f58df566524e's race needs when a shrink lands among them */
+	unsigned long populated;
 };
 
 /*
  * K_TRUNCATE: a child truncates to i_size and back, many times, ending
- * short, while this process re-faults the mapping.  Deep (sh->deep): this
- * process populates the 64 KiB windows past i_size (MADV_POPULATE_READ:
- * one fault-around each, no signal where the file is short), which the
- * pinned folio covers, so that fault-around keeps meeting a folio the
- * truncation is about to leave past EOF.  0 or -errno.
+ * short, while this process re-faults the mapping; deep shapes race as
+ * fm_deep_race() says.  0 or -errno.
  */
 int fm_truncate_race(const struct pc_scenario_ctx *ctx, const struct fm_shape *sh,
 		     struct fm_file *f, struct fm_map *m, size_t i_size, const cpu_set_t *cpus,
 		     struct fm_race *race);
+/* The racer's CPUs: cpus without the caller's (a race, not an
+   interleaving), or as it is where cpus is NULL or one CPU. */
+void fm_race_off_cpu(const cpu_set_t *cpus);
+/*
+ * Deep (filemap_race.c): the file's pinned large folio reaches past i_size
+ * into whole fault-around windows; this process populates those windows
+ * (MADV_POPULATE_READ: one fault-around each) while a child shrinks the
+ * file to i_size and back.  0; -EOPNOTSUPP without MADV_POPULATE_READ; or
+ * -errno.
+ */
+int fm_deep_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, struct fm_map *m,
+		 size_t i_size, const cpu_set_t *cpus, struct fm_race *race);
 
 /* ---- one attempt and its judgements (filemap_judge.c, filemap_shared.c) ------- */
 

@@ -327,21 +327,21 @@ static void bounds_liveness(struct pc_attempt *a, bool ctx_kpageflags, const str
 			       "%s: EOF's folio ends at index %zu, before the windows wholly past "
 			       "EOF (index %zu on): no folio there for the race to meet",
 			       what, r->eof_folio_end, fm_deep_from(r->f.i_size));
-	} else if (r->sh->deep && !r->race.windows_past) {
+	} else if (r->sh->deep && !r->race.populated) {
 		/* The pass of the quiescent file stands for the race only where
-		   the race met folios past the short EOF. */
+		   fault-around ran over that folio between the shrinks. */
 		pc_oracle_skip(b,
-			       "%s: the race never ran fault-around over folios past the short EOF "
-			       "(%lu rounds sampled): the state a racing truncation needs was not "
-			       "made",
-			       what, r->race.sampled);
+			       "%s: no round of the race faulted the windows past the short EOF "
+			       "while the file was long (%lu rounds, all found it short): the "
+			       "state a racing truncation needs was not made",
+			       what, r->race.rounds);
 	} else if (!r->sh->tail_piece || window_first_below_eof(b, r)) {
 		pc_oracle_appendf(b, "; EOF's folio holds %zu pages past EOF", beyond_eof_cached);
 		if (r->sh->deep)
 			pc_oracle_appendf(b,
-					  "; the race ran fault-around over folios past the short "
-					  "EOF in %lu windows of %lu rounds sampled",
-					  r->race.windows_past, r->race.sampled);
+					  "; %lu rounds of the race faulted the windows past the "
+					  "short EOF while the file was long",
+					  r->race.populated);
 	}
 }
 
@@ -411,12 +411,7 @@ void fm_judge_sigbus(struct pc_attempt *a, const struct fm_run *r)
 				  r->race.rounds,
 				  r->race.sigbus ? "" : " (no truncation met a fault)");
 	if (r->sh->deep)
-		pc_oracle_appendf(sb, " (%lu populated whole)", r->race.populated);
-	if (r->sh->deep)
-		pc_oracle_appendf(sb,
-				  ", fault-around over folios past the short EOF in %lu windows of "
-				  "%lu rounds sampled",
-				  r->race.windows_past, r->race.sampled);
+		pc_oracle_appendf(sb, " (%lu rounds faulted the long file)", r->race.populated);
 }
 
 /* ---- ptes-set [oracle:data] ------------------------------------------------------ */
