@@ -116,9 +116,9 @@ static int fault_rounds(pid_t pid, struct fm_map *m, size_t from, size_t full_pa
 int fm_deep_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, struct fm_map *m,
 		 size_t i_size, const cpu_set_t *cpus, struct fm_race *race)
 {
-	/* Never fewer than 2000 shrinks (docs/mutation.md: how often TCG
-	   guests met the window). */
-	unsigned int cycles = 8000 / (ctx->scale ? ctx->scale : 1);
+	/* Never fewer than 4000 shrinks: 2000 met the window in 2 of 3 TCG
+	   boots of each arch (docs/mutation.md). */
+	unsigned int cycles = 16000 / (ctx->scale ? ctx->scale : 1);
 	size_t from = fm_deep_from(i_size), full_pages = f->len / PAGE;
 	struct deep_sync *s;
 	unsigned char *vec;
@@ -126,8 +126,8 @@ int fm_deep_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, struct fm
 	int ret;
 
 	*race = (struct fm_race){0};
-	if (cycles < 2000)
-		cycles = 2000;
+	if (cycles < 4000)
+		cycles = 4000;
 	if (from >= m->npages || from >= full_pages)
 		return -EINVAL;
 	vec = malloc(m->npages - from);
