@@ -106,7 +106,7 @@ __noinline int pc_mp_slot(struct mp_state *st, __u64 i)
 		return 0;
 	mp_marks_exit(st, i, addr, &p);
 	if (!st->write || p.kind != PC_PTE_PRESENT || !p.write ||
-	    pc_rw_page(p.pfn, &anon, &exclusive) || !anon)
+	    pc_rw_page(p.pfn, &anon, &exclusive) || !anon || !pc_rw_pte_still(&st->rw, addr, &p))
 		return 0;
 	pc_judge(&st->c[0], &st->pv, &st->w, PC_CHK_MP_WRITE,
 		 pc_anon_write_exclusive(true, exclusive), addr, 0, 1, 0);

@@ -22,6 +22,7 @@ struct pc_range_walk {
 	__u64 start, npages; /* the range: its first address, its pages (bounded) */
 	__u64 pgd;	     /* the mm's pgd, read when the walk begins */
 	__u64 tbl_idx;	     /* the first entry of ptes[]: its index in the table */
+	__u64 tbl_phys;	     /* that table's physical address */
 	__u32 tbl_ok, pad;
 	__u64 ptes[PC_PTRS_PER_TABLE];
 };
@@ -51,7 +52,28 @@ static __always_inline void pc_rw_load_table(struct pc_range_walk *w, __u64 addr
 	    pc_read_ptes(pc_table_phys(pmd), idx, w->ptes, n * 8))
 		return;
 	w->tbl_idx = idx;
+	w->tbl_phys = pc_table_phys(pmd);
 	w->tbl_ok = 1;
+}
+
+/*
+ * Whether the PTE at addr (in the table last read) is still p: what a
+ * page's struct page said, read after the table, is that page's at this
+ * PTE only while it is.  Migration clears the PTE, then the old page's
+ * PG_anon_exclusive (try_to_migrate_one), so a PTE read from the table
+ * and flags read later may be of two moments.
+ */
+static __always_inline bool pc_rw_pte_still(const struct pc_range_walk *w, __u64 addr,
+					    const struct pc_pte *p)
+{
+	struct pc_pte q;
+	__u64 now = 0;
+
+	if (!w->tbl_ok || pc_read_ptes(w->tbl_phys, (addr >> PC_PAGE_SHIFT) & 511, &now, 8))
+		return false;
+	/* The same page and permission; hardware may have set A/D meanwhile. */
+	q = pc_decode_pte(now);
+	return q.kind == p->kind && q.pfn == p->pfn && q.write == p->write;
 }
 
 /* Slot i's address and PTE (its table read when i is the first slot or

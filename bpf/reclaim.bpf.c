@@ -106,7 +106,7 @@ __noinline int pc_rc_slot(struct rc_state *st, __u64 i)
 		/* What reclaim put back, with the write it had: a writable
 		   anonymous PTE maps an exclusive page. */
 		if (p.kind == PC_PTE_PRESENT && p.write && !pc_rw_page(p.pfn, &anon, &exclusive) &&
-		    anon)
+		    anon && pc_rw_pte_still(&st->rw, addr, &p))
 			pc_judge(&st->c_write, &st->pv, &st->w, PC_CHK_RECLAIM_WRITE,
 				 pc_anon_write_exclusive(true, exclusive), addr, 0, 1, 0);
 		return 0;
