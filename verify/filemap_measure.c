@@ -37,12 +37,14 @@ static int file_prepare(const struct pc_scenario_ctx *ctx, struct pc_attempt *a,
 	const struct fm_shape *sh = r->sh;
 	const char *what = "open the file";
 	char why[200];
-	int ret = ctx->crash_refused ? 1 : fm_file_open(ctx, sh, &r->f, why, sizeof(why));
+	int ret = 1;
 
 	if (ctx->crash_refused)
 		snprintf(why, sizeof(why),
 			 "may crash a kernel that carries the bug it looks for (a memory "
 			 "corruption): runs with --dangerous, as in vmtest's guests");
+	else
+		ret = fm_file_open(ctx, sh, &r->f, why, sizeof(why));
 	if (ret == 1) {
 		for (int i = 0; i < a->n; i++)
 			pc_slot_skip(a, i, "%s", why);
