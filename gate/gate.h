@@ -78,6 +78,9 @@ struct pc_gate_policy {
 	char order_all[64], order_full[64]; /* order_histograms' ids; "" = not judged */
 	double order_noise_pp;
 	int order_min_batches; /* batches of an order per side to judge it */
+	/* Standard errors of a statistic's own counts within which a drop
+	   is noise (gate/sampling.c); 0: the floors alone. */
+	double batch_sampling_sigmas;
 };
 
 void pc_gate_policy_default(struct pc_gate_policy *p);

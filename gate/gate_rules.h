@@ -39,14 +39,29 @@ void pc_gate_settle(struct pc_gate_rule_result *rr, int found, enum pc_gate_acti
 double pc_gate_hist_mean(const struct pc_hist_report *h);
 /* The slot with the most events (the larger one on a tie). */
 int pc_gate_hist_mode(const struct pc_hist_report *h);
-/* The share (%) of h's events in slot `from` or above. */
+/* h's events in slot `from` or above, and their share (%). */
+__u64 pc_gate_count_from(const struct pc_hist_report *h, int from);
 double pc_gate_share_from(const struct pc_hist_report *h, int from);
 /* Whether the share reaching that mode is judged: not for batches of one. */
 bool pc_gate_mode_judged(const struct pc_hist_report *h, int mode);
+/* Order k fault-around batches of r (merged or one run): all, and full
+   (those that mapped all they could). */
+void pc_gate_order_counts(const struct pc_report *r, const struct pc_gate_policy *pol, int k,
+			  __u64 *all, __u64 *full);
 /* The share (%) of order k fault-around batches of r that mapped all they
    could; false when r has fewer than the policy's minimum of them. */
 bool pc_gate_order_share(const struct pc_report *r, const struct pc_gate_policy *pol, int k,
 			 double *share);
+
+/*
+ * Sampling noise (sampling.c): the change a statistic's own counts allow
+ * at `sigmas` standard errors, 0 when sigmas is 0 or a side is empty.  Of
+ * a share of xb of nb batches beside xc of nc, in points; of the means of
+ * two histograms, in % of the baseline's.
+ */
+double pc_gate_share_sampling_pp(__u64 xb, __u64 nb, __u64 xc, __u64 nc, double sigmas);
+double pc_gate_mean_sampling_pct(const struct pc_hist_report *b, const struct pc_hist_report *c,
+				 double sigmas);
 
 void pc_gate_rule_invariant(struct pc_gate_group *g);
 void pc_gate_rule_coverage(struct pc_gate_group *g, const struct pc_gate_policy *pol);

@@ -5,35 +5,56 @@
  * group of runs (machine, suite, scale), each statistic's range over the
  * runs and the largest change between two of them (relative % for a mean,
  * points for a share: of a histogram's batches reaching its mode, of an
- * order's full batches), beside the floor the policy gives it.  How the
+ * order's full batches), beside the floor the policy gives it and the
+ * sampling noise of the two runs' counts (sampling.c).  How the
  * policy's floors were measured (docs/gate.md, "Noise"); exit 1 when a
  * spread exceeds its floor: the policy would call that noise a regression.
  */
 #include <stdio.h>
 #include "gate_like.h"
 
+/* A statistic's range over runs, and what its extreme runs counted: their
+   histograms, or (a per-order share) full of all batches. */
 struct range {
 	double lo, hi;
 	int n;
+	const struct pc_hist_report *hlo, *hhi;
+	__u64 xlo, nlo, xhi, nhi;
 };
 
-static void range_add(struct range *r, double v)
+static void range_add(struct range *r, double v, const struct pc_hist_report *h, __u64 x, __u64 n)
 {
-	if (!r->n || v < r->lo)
+	if (!r->n || v < r->lo) {
 		r->lo = v;
-	if (!r->n || v > r->hi)
+		r->hlo = h;
+		r->xlo = x;
+		r->nlo = n;
+	}
+	if (!r->n || v > r->hi) {
 		r->hi = v;
+		r->hhi = h;
+		r->xhi = x;
+		r->nhi = n;
+	}
 	r->n++;
 }
 
-/* One line; 1 when the spread exceeds the floor. */
+/*
+ * One line; 1 when the spread exceeds the floor and the sampling noise of
+ * the two runs that make it (gate/sampling.c): what the rule would call a
+ * regression between them.
+ */
 static int noise_line(FILE *out, const char *what, const struct range *r, double spread,
-		      const char *unit, double floor)
+		      const char *unit, double floor, double sampling)
 {
-	bool over = spread > floor;
+	bool over = spread > floor && spread > sampling;
+	char samp[64] = "";
 
-	fprintf(out, "  %-64s %8.2f .. %-8.2f spread %6.2f%s (floor %g%s)%s\n", what, r->lo, r->hi,
-		spread, unit, floor, unit, over ? "  EXCEEDS THE FLOOR" : "");
+	if (sampling > floor)
+		snprintf(samp, sizeof(samp), ", sampling noise of %llu and %llu batches %.1f%s",
+			 (unsigned long long)r->nlo, (unsigned long long)r->nhi, sampling, unit);
+	fprintf(out, "  %-64s %8.2f .. %-8.2f spread %6.2f%s (floor %g%s%s)%s\n", what, r->lo,
+		r->hi, spread, unit, floor, unit, samp, over ? "  EXCEEDS THE FLOOR" : "");
 	return over;
 }
 
@@ -48,7 +69,8 @@ static int hist_range(const struct pc_gate_side *s, const char *id, int mode, __
 		__u64 n = h ? pc_hist_report_total(h) : 0;
 
 		if (n && n >= min)
-			range_add(r, mode < 0 ? pc_gate_hist_mean(h) : pc_gate_share_from(h, mode));
+			range_add(r, mode < 0 ? pc_gate_hist_mean(h) : pc_gate_share_from(h, mode),
+				  h, mode < 0 ? 0 : pc_gate_count_from(h, mode), n);
 	}
 	return r->n;
 }
@@ -86,7 +108,9 @@ static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_
 		if (m.lo > 0) {
 			snprintf(what, sizeof(what), "%s mean%s", name, runs);
 			over += noise_line(out, what, &m, 100.0 * (m.hi - m.lo) / m.lo, "%",
-					   pc_gate_noise_floor(pol, name));
+					   pc_gate_noise_floor(pol, name),
+					   pc_gate_mean_sampling_pct(m.hlo, m.hhi,
+								     pol->batch_sampling_sigmas));
 		}
 		if (all && pc_gate_mode_judged(all, mode) &&
 		    hist_range(s, name, mode, min, &sh) >= 2) {
@@ -95,7 +119,9 @@ static int group_means(FILE *out, const struct pc_gate_side *s, const struct pc_
 				 (unsigned long long)pc_hist_slot_low(all->kind, mode), all->unit,
 				 runs);
 			over += noise_line(out, what, &sh, sh.hi - sh.lo, " pp",
-					   pc_gate_share_noise_floor(pol, name));
+					   pc_gate_share_noise_floor(pol, name),
+					   pc_gate_share_sampling_pp(sh.xlo, sh.nlo, sh.xhi, sh.nhi,
+								     pol->batch_sampling_sigmas));
 		}
 	}
 	return over;
@@ -111,14 +137,21 @@ static int group_orders(FILE *out, const struct pc_gate_side *s, const struct pc
 		char what[96];
 		double v;
 
-		for (int i = 0; i < s->n_runs; i++)
-			if (pc_gate_order_share(s->runs[i], pol, k, &v))
-				range_add(&r, v);
+		for (int i = 0; i < s->n_runs; i++) {
+			__u64 all, full;
+
+			if (!pc_gate_order_share(s->runs[i], pol, k, &v))
+				continue;
+			pc_gate_order_counts(s->runs[i], pol, k, &all, &full);
+			range_add(&r, v, NULL, full, all);
+		}
 		if (r.n != s->n_runs)
 			continue;
 		snprintf(what, sizeof(what),
 			 "fault-around batches mapping all they could, order %d", k);
-		over += noise_line(out, what, &r, r.hi - r.lo, " pp", pol->order_noise_pp);
+		over += noise_line(out, what, &r, r.hi - r.lo, " pp", pol->order_noise_pp,
+				   pc_gate_share_sampling_pp(r.xlo, r.nlo, r.xhi, r.nhi,
+							     pol->batch_sampling_sigmas));
 	}
 	return over;
 }

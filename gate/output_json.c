@@ -47,6 +47,7 @@ static json_t *json_policy(struct pc_jb *b, const struct pc_gate_policy *p)
 	}
 	pc_jset(b, o, "order_histograms", a);
 	pc_jset(b, o, "order_noise_pp", json_real(p->order_noise_pp));
+	pc_jset(b, o, "batch_sampling_sigmas", json_real(p->batch_sampling_sigmas));
 	pc_jset(b, o, "order_min_batches", json_integer(p->order_min_batches));
 	pc_jset(b, o, "latency_histogram", JTXT(p->latency_histogram));
 	return o;

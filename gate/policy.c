@@ -110,6 +110,9 @@ void pc_gate_policy_default(struct pc_gate_policy *p)
 	   fewer, one batch that stopped at a present PTE (a retried attempt
 	   of a scenario) decides the rule (docs/gate.md). */
 	p->order_min_batches = 20;
+	/* Chance alone drops a statistic beyond 3 standard errors in 0.13%
+	   of comparisons, beyond 2 in 2.3%: a gate compares dozens. */
+	p->batch_sampling_sigmas = 3;
 }
 
 bool pc_gate_is_mean_hist(const struct pc_gate_policy *p, const char *id)
@@ -244,7 +247,7 @@ static const char *const policy_keys =
 	"perf_threshold_pct, perf_min_runs, allow_partial, allow_no_baseline, batch_histograms, "
 	"batch_min_batches, batch_noise_pct, noise_default_pct, batch_share_noise_pp, "
 	"share_noise_default_pp, order_histograms, order_noise_pp, order_min_batches, "
-	"latency_histogram";
+	"batch_sampling_sigmas, latency_histogram";
 
 static int pol_integer(json_t *v, const char *key, double lo, double hi, int *dst, char *err,
 		       size_t errlen)
@@ -365,6 +368,8 @@ static int pol_key(struct pc_gate_policy *p, const char *key, json_t *v, char *e
 		return pol_integer(v, key, 1, 1000000, &p->batch_min_batches, err, errlen);
 	if (!strcmp(key, "noise_default_pct"))
 		return pol_number(v, key, 0, 1000, &p->noise_default_pct, err, errlen);
+	if (!strcmp(key, "batch_sampling_sigmas"))
+		return pol_number(v, key, 0, 10, &p->batch_sampling_sigmas, err, errlen);
 	if (!strcmp(key, "order_noise_pp"))
 		return pol_number(v, key, 0, 100, &p->order_noise_pp, err, errlen);
 	if (!strcmp(key, "order_histograms"))

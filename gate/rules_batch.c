@@ -15,7 +15,9 @@
  *
  * A drop beyond the tolerance fails only beyond the noise floor of the
  * runs given (the floor of one run over the square root of the runs per
- * side) and, with two or more runs per side, beyond their spread; a drop
+ * side, or the sampling noise of the sides' own counts where that is
+ * larger: sampling.c) and, with two or more runs per side, beyond their
+ * spread; a drop
  * within the noise is "not judged", with the runs that would settle it,
  * and so is a histogram with fewer batches on a side than the policy's
  * batch_min_batches.
@@ -30,8 +32,10 @@ struct stat_cmp {
 	const char *vunit; /* of the values: "" (a mean) or "%" (a share) */
 	const char *unit;  /* of the change: "%" (relative) or " pp" (points of a share) */
 	double base, cand;
-	double delta; /* candidate - baseline, in unit */
-	double floor; /* the noise of one run, in unit */
+	double delta;	 /* candidate - baseline, in unit */
+	double floor;	 /* the noise of one run, in unit */
+	double sampling; /* the noise of the sides' own counts, in unit (sampling.c) */
+	__u64 nb, nc;	 /* their batches */
 	bool have_spread;
 	double blo, bhi, clo, chi; /* per-run values of each side */
 };
@@ -50,6 +54,32 @@ static double floor_for(double one_run, int n)
 	return n > 1 ? one_run / sqrt((double)n) : one_run;
 }
 
+/* The noise a change of s is judged against: the runs' floor, or what its
+   counts alone allow when that is larger (few batches). */
+static double noise_of(const struct stat_cmp *s, int n)
+{
+	double f = floor_for(s->floor, n);
+
+	return s->sampling > f ? s->sampling : f;
+}
+
+/* The noise s was judged against, in words: "noise of 1 run 10.0 pp" or
+   "sampling noise of 12 and 9 batches 61.2 pp"; paren: the figure in
+   parentheses, "noise of 1 run per side (10.0 pp)". */
+static const char *noise_words(char *buf, size_t len, const struct stat_cmp *s, int n, bool paren)
+{
+	const char *open = paren ? " (" : " ", *close = paren ? ")" : "";
+
+	if (s->sampling > floor_for(s->floor, n))
+		snprintf(buf, len, "sampling noise of %llu and %llu batches%s%.1f%s%s",
+			 (unsigned long long)s->nb, (unsigned long long)s->nc, open, s->sampling,
+			 s->unit, close);
+	else
+		snprintf(buf, len, "noise of %d run%s%s%s%.1f%s%s", n, n == 1 ? "" : "s",
+			 paren ? " per side" : "", open, floor_for(s->floor, n), s->unit, close);
+	return buf;
+}
+
 /* Runs per side that bring the floor below a change of size d. */
 static int runs_needed(double one_run, double d)
 {
@@ -60,7 +90,7 @@ static int runs_needed(double one_run, double d)
 
 static enum cmp_outcome compare(const struct stat_cmp *s, double tol, int n)
 {
-	double floor = floor_for(s->floor, n), thr = tol > floor ? tol : floor;
+	double floor = noise_of(s, n), thr = tol > floor ? tol : floor;
 
 	if (s->delta < -tol) {
 		if (n >= 2 && s->have_spread && s->chi >= s->blo)
@@ -75,6 +105,8 @@ static enum cmp_outcome compare(const struct stat_cmp *s, double tol, int n)
 static int note_outcome(struct pc_gate_rule_result *rr, const struct stat_cmp *s,
 			enum cmp_outcome o, double tol, int n)
 {
+	char words[128];
+
 	switch (o) {
 	case CMP_IMPROVED:
 		pc_gate_add_improvement(rr, "batching improved: %s %.1f%s -> %.1f%s (%+.1f%s)",
@@ -91,12 +123,14 @@ static int note_outcome(struct pc_gate_rule_result *rr, const struct stat_cmp *s
 				    s->unit, s->blo, s->bhi, s->clo, s->chi);
 		return 0;
 	case CMP_NOISE:
+		/* More runs per side narrow both: the floor as the square root of
+		   the runs, the sampling noise as that of the batches they add. */
 		pc_gate_add_finding(rr, false,
-				    "not judged: %s %.1f%s -> %.1f%s (%+.1f%s) is within the noise "
-				    "of %d run%s per side (%.1f%s); run %d times per side",
+				    "not judged: %s %.1f%s -> %.1f%s (%+.1f%s) is within the %s; "
+				    "run %d times per side",
 				    s->what, s->base, s->vunit, s->cand, s->vunit, s->delta,
-				    s->unit, n, n == 1 ? "" : "s", floor_for(s->floor, n), s->unit,
-				    runs_needed(s->floor, -s->delta));
+				    s->unit, noise_words(words, sizeof(words), s, n, true),
+				    runs_needed(noise_of(s, n) * sqrt((double)n), -s->delta));
 		return 1;
 	default:
 		pc_gate_add_finding(rr, false, "%s %.1f%s -> %.1f%s (%+.1f%s, within %g%s)",
@@ -122,14 +156,14 @@ static int judge(struct pc_gate_group *g, const struct stat_cmp *s, double tol, 
 static struct pc_gate_finding *regressed(struct pc_gate_group *g, const struct stat_cmp *s,
 					 double tol, const char *also)
 {
-	int n = min_runs(g);
+	char words[128];
 
 	return pc_gate_add_finding(&g->rules[PC_GATE_RULE_BATCHING], true,
 				   "batching regressed: %s %.1f%s -> %.1f%s (%+.1f%s, tolerance "
-				   "%g%s, noise of %d run%s %.1f%s)%s",
+				   "%g%s, %s)%s",
 				   s->what, s->base, s->vunit, s->cand, s->vunit, s->delta, s->unit,
-				   tol, s->unit, n, n == 1 ? "" : "s", floor_for(s->floor, n),
-				   s->unit, also);
+				   tol, s->unit,
+				   noise_words(words, sizeof(words), s, min_runs(g), false), also);
 }
 
 /* ---- per-run spreads ------------------------------------------------------- */
@@ -203,8 +237,7 @@ int pc_gate_hist_mode(const struct pc_hist_report *h)
 	return m;
 }
 
-/* Batches of h in slot `from` or above. */
-static __u64 count_from(const struct pc_hist_report *h, int from)
+__u64 pc_gate_count_from(const struct pc_hist_report *h, int from)
 {
 	__u64 n = 0;
 
@@ -217,7 +250,7 @@ double pc_gate_share_from(const struct pc_hist_report *h, int from)
 {
 	__u64 t = pc_hist_report_total(h);
 
-	return t ? 100.0 * (double)count_from(h, from) / (double)t : 0;
+	return t ? 100.0 * (double)pc_gate_count_from(h, from) / (double)t : 0;
 }
 
 /* Whether the share of a mode is judged: not when the mode holds batches
@@ -301,9 +334,9 @@ static char *share_evidence(const struct pc_hist_report *ch, const struct pc_his
 		 "batches of %llu %s or more: %llu of %llu -> %llu of %llu; in the mode bucket %s: "
 		 "%.1f%% -> %.1f%%",
 		 (unsigned long long)pc_hist_slot_low(bh->kind, mode), bh->unit,
-		 (unsigned long long)count_from(bh, mode),
+		 (unsigned long long)pc_gate_count_from(bh, mode),
 		 (unsigned long long)pc_hist_report_total(bh),
-		 (unsigned long long)count_from(ch, mode),
+		 (unsigned long long)pc_gate_count_from(ch, mode),
 		 (unsigned long long)pc_hist_report_total(ch), lo, slot_pct(bh, mode),
 		 slot_pct(ch, mode));
 	return strdup(buf);
@@ -348,6 +381,9 @@ static void hist_cmp_init(struct hist_cmp *hc, const struct pc_gate_group *g,
 	m->base = pc_gate_hist_mean(hc->bh);
 	m->cand = pc_gate_hist_mean(hc->ch);
 	m->delta = m->base > 0 ? 100.0 * (m->cand - m->base) / m->base : 0;
+	m->nb = pc_hist_report_total(hc->bh);
+	m->nc = pc_hist_report_total(hc->ch);
+	m->sampling = pc_gate_mean_sampling_pct(hc->bh, hc->ch, pol->batch_sampling_sigmas);
 	spread(m, g, run_mean, &of_mean);
 	*s = (struct stat_cmp){
 		.vunit = "%", .unit = " pp", .floor = pc_gate_share_noise_floor(pol, hc->ch->id)};
@@ -357,6 +393,11 @@ static void hist_cmp_init(struct hist_cmp *hc, const struct pc_gate_group *g,
 	s->base = pc_gate_share_from(hc->bh, hc->mode);
 	s->cand = pc_gate_share_from(hc->ch, hc->mode);
 	s->delta = s->cand - s->base;
+	s->nb = m->nb;
+	s->nc = m->nc;
+	s->sampling = pc_gate_share_sampling_pp(pc_gate_count_from(hc->bh, hc->mode), s->nb,
+						pc_gate_count_from(hc->ch, hc->mode), s->nc,
+						pol->batch_sampling_sigmas);
 	spread(s, g, run_mode_share, &of_share);
 	snprintf(hc->share_also, sizeof(hc->share_also), "; mean %.1f -> %.1f", m->base, m->cand);
 	hc->mean_also[0] = 0;
@@ -416,9 +457,8 @@ static bool too_few(struct pc_gate_rule_result *rr, const struct pc_gate_policy 
 
 /* ---- per folio order: batches that mapped all they could ----------------- */
 
-/* Batches of order k folios on a report (merged or one run), all and full. */
-static void order_counts(const struct pc_report *r, const struct pc_gate_policy *pol, int k,
-			 __u64 *all, __u64 *full)
+void pc_gate_order_counts(const struct pc_report *r, const struct pc_gate_policy *pol, int k,
+			  __u64 *all, __u64 *full)
 {
 	const struct pc_hist_report *a = pc_report_find_hist(r, pol->order_all);
 	const struct pc_hist_report *f = pc_report_find_hist(r, pol->order_full);
@@ -434,7 +474,7 @@ bool pc_gate_order_share(const struct pc_report *r, const struct pc_gate_policy 
 {
 	__u64 all, full;
 
-	order_counts(r, pol, k, &all, &full);
+	pc_gate_order_counts(r, pol, k, &all, &full);
 	if (!all || all < (__u64)pol->order_min_batches)
 		return false;
 	*share = 100.0 * (double)full / (double)all;
@@ -456,15 +496,18 @@ static int order_compare(struct pc_gate_group *g, const struct pc_gate_policy *p
 	double tol = pol->batching_tolerance_pct;
 	__u64 ba, bf, ca, cf;
 	struct pc_gate_finding *f;
-	char buf[PC_GATE_MSG_MAX];
+	char buf[PC_GATE_MSG_MAX], words[128];
 
-	order_counts(g->base.merged, pol, k, &ba, &bf);
-	order_counts(g->cand.merged, pol, k, &ca, &cf);
+	pc_gate_order_counts(g->base.merged, pol, k, &ba, &bf);
+	pc_gate_order_counts(g->cand.merged, pol, k, &ca, &cf);
 	snprintf(s.what, sizeof(s.what), "%s: order %d (%llu KiB) share", pol->order_full, k,
 		 4ULL << k);
 	s.base = 100.0 * (double)bf / (double)ba;
 	s.cand = 100.0 * (double)cf / (double)ca;
 	s.delta = s.cand - s.base;
+	s.nb = ba;
+	s.nc = ca;
+	s.sampling = pc_gate_share_sampling_pp(bf, ba, cf, ca, pol->batch_sampling_sigmas);
 	spread(&s, g, run_order_share, &of);
 	if (!judge(g, &s, tol, noise))
 		return 0;
@@ -472,9 +515,9 @@ static int order_compare(struct pc_gate_group *g, const struct pc_gate_policy *p
 		rr, true,
 		"batching regressed: fault-around batches of order %d folios that "
 		"mapped all they could %.1f%% -> %.1f%% (%+.1f pp, tolerance %g pp, "
-		"noise of %d run%s %.1f pp)",
-		k, s.base, s.cand, s.delta, tol, min_runs(g), min_runs(g) == 1 ? "" : "s",
-		floor_for(s.floor, min_runs(g)));
+		"%s)",
+		k, s.base, s.cand, s.delta, tol,
+		noise_words(words, sizeof(words), &s, min_runs(g), false));
 	snprintf(buf, sizeof(buf),
 		 "order %d (%llu KiB folios): %llu of %llu batches reached their cap -> %llu of "
 		 "%llu",

@@ -223,7 +223,7 @@ elif [ $rc -eq 0 ] && [ -s "$up/noise-x86_64-7.txt" ] && grep -q "x86_64 7: with
 else
 	not_ok "gate-upgrade --noise --reuse: within the floors (exit $rc)" "$(cat "$tmp/up.out" "$tmp/up.err")"
 fi
-echo '{"order_noise_pp": 0}' >"$tmp/nofloor.json"
+echo '{"order_noise_pp": 0, "batch_sampling_sigmas": 0}' >"$tmp/nofloor.json"
 upgrade --policy "$tmp/nofloor.json"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "fetch failed" "$tmp/up.err"; then

@@ -290,4 +290,57 @@ static inline bool has_improvement(const struct pc_gate_rule_result *rr, const c
 	return false;
 }
 
+/* ---- batch histograms: one per path, as the rule and --noise see them ---- */
+
+#define FORK	"fork PTEs per batch (contpte_set_ptes)"
+#define ZAP	"munmap PTEs per batch (folio_pte_batch)"
+#define MLOCK	"mlock PTEs per batch (folio_pte_batch)"
+#define MPROT	"mprotect PTEs per batch (modify_prot_start_ptes)"
+#define DERIVED "munmap PTEs per large-folio run (derived)"
+/* FORK's id: what --noise prints and a policy's floors name. */
+#define FORK_ID "fork/batch/contpte_set_ptes"
+
+/* One run on machine for a side of g, with a batch histogram name of vals. */
+static inline void add_run(struct gate *g, bool base, const char *machine, const char *name,
+			   const __u64 *vals)
+{
+	struct pc_report *r = mk(machine, "mremap", 1);
+
+	add_batch_hist(r, name, vals, 17);
+	if (base)
+		add_base(g, r);
+	else
+		add_cand(g, r);
+}
+
+/* A gate of one histogram name, baseline bv, candidate cv, one run each:
+   its batching-regression result. */
+static inline const struct pc_gate_rule_result *path_gate(struct gate *g, const char *name,
+							  const __u64 *bv, const __u64 *cv)
+{
+	gate_init(g);
+	add_run(g, true, "x86_64", name, bv);
+	add_run(g, false, "x86_64", name, cv);
+	gate_run(g);
+	return rule(g, 0, PC_GATE_RULE_BATCHING);
+}
+
+/* pc_gate_noise over runs into a buffer (freed by the caller); its return. */
+static inline int noise_of(struct gate *g, char **buf)
+{
+	size_t len = 0;
+	FILE *f;
+	int ret = -1;
+
+	g->in.cand = g->cand;
+	g->in.cand_files = g->cf;
+	*buf = NULL;
+	f = open_memstream(buf, &len);
+	if (f) {
+		ret = pc_gate_noise(&g->in, f, g->err, sizeof(g->err));
+		fclose(f);
+	}
+	return ret;
+}
+
 #endif

@@ -325,7 +325,7 @@ static void test_policy(void)
 			   "\"order_histograms\": [\"f/all\", \"f/full\"], \"order_noise_pp\": 4, "
 			   "\"order_min_batches\": 50, \"batch_min_batches\": 20, "
 			   "\"batch_share_noise_pp\": {\"fork/*/*\": 4.5}, "
-			   "\"share_noise_default_pp\": 6, "
+			   "\"share_noise_default_pp\": 6, \"batch_sampling_sigmas\": 2.5, "
 			   "\"latency_histogram\": \"mremap/latency\"}";
 	int ret;
 
@@ -338,7 +338,7 @@ static void test_policy(void)
 			  p.n_batch_names == 2 && p.order_min_batches == 20 &&
 			  p.batch_min_batches == 10 && p.n_share_noise == 1 &&
 			  pc_gate_share_noise_floor(&p, "madvise-dontneed/batch/x") == 50 &&
-			  p.share_noise_default_pp == 10 &&
+			  p.share_noise_default_pp == 10 && p.batch_sampling_sigmas == 3 &&
 			  !strcmp(p.latency_histogram, "mremap/latency"),
 		  "default policy as documented");
 	TAP_CHECK(pc_gate_is_mean_hist(&p, "fork/batch/contpte_set_ptes") &&
@@ -379,6 +379,7 @@ static void test_policy(void)
 			  p.batch_min_batches == 20 && p.n_share_noise == 1 &&
 			  pc_gate_share_noise_floor(&p, "fork/batch/x") == 4.5 &&
 			  pc_gate_share_noise_floor(&p, "munmap/batch/x") == 6 &&
+			  p.batch_sampling_sigmas == 2.5 &&
 			  pc_gate_is_mean_hist(&p, "madvise-dontneed/batch/x") &&
 			  pc_gate_is_mean_hist(&p, "exit/batch/x") &&
 			  !pc_gate_is_mean_hist(&p, "mremap/batch"),
@@ -403,6 +404,9 @@ static void test_policy(void)
 	ret = pol_parse(&p, "{\"batch_share_noise_pp\": {\"x/y\": 101}}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "\"batch_share_noise_pp\": 101 out of range [0, 100]"),
 		  "a share floor over 100 points is refused, naming the key");
+	ret = pol_parse(&p, "{\"batch_sampling_sigmas\": 11}", err, sizeof(err));
+	TAP_CHECK(ret == -1 && strstr(err, "batch_sampling_sigmas"),
+		  "batch_sampling_sigmas over 10 is refused, naming the key");
 	ret = pol_parse(&p, "{\"batch_min_batches\": 0}", err, sizeof(err));
 	TAP_CHECK(ret == -1 && strstr(err, "batch_min_batches"),
 		  "batch_min_batches 0 is refused, naming the key");
