@@ -128,8 +128,13 @@ static void run_suite(struct pc_run *run, const struct pc_suite *su)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (int i = 0; i < su->n_scenarios && !pc_run_interrupted; i++) {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
 			pc_status_scenario(su->scenarios[i].name);
 			err = pc_run_scenario(run, su, &su->scenarios[i]);
+			/* Where a harness's time goes (vmtest prints the slowest). */
+			pc_status_scenario_time(su->scenarios[i].name, seconds_since(&ts));
 			if (err)
 				pc_report_note(run->r, "scenario %s/%s not started: %s", su->name,
 					       su->scenarios[i].name, strerror(-err));

@@ -74,3 +74,8 @@ void pc_status_scenario(const char *scenario)
 {
 	record("scenario %s", scenario);
 }
+
+void pc_status_scenario_time(const char *scenario, double seconds)
+{
+	record("scenario-time %s %.2f", scenario, seconds);
+}

@@ -10,6 +10,7 @@
  *	suites NAME...		the suites the run will run, in order
  *	suite NAME begin	a suite starts
  *	scenario NAME		a scenario of the suite begun starts
+ *	scenario-time NAME S	it ended after S seconds (wall clock)
  *	suite NAME end		its scenarios are done
  */
 #ifndef PTECHECK_STATUS_H
@@ -22,6 +23,7 @@ void pc_status_close(void);
 void pc_status_suites(const char *const *names, int n);
 void pc_status_begin(const char *suite, int i, int n);
 void pc_status_scenario(const char *scenario);
+void pc_status_scenario_time(const char *scenario, double seconds);
 void pc_status_end(const char *suite);
 
 #endif

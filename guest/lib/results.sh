@@ -83,3 +83,32 @@ crash_line() {
 	grep -m1 -E "$crash_re" "$console_log" |
 		sed 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\r$//; s/^\[ *[0-9.]*\] //'
 }
+
+# scenario_times: where this boot's time went, from the "scenario-time"
+# records (summed over --stress passes): each suite's seconds in run
+# order and the five slowest scenarios; nothing when there are none (a
+# --guest-cmd, a kernel that died before the first one ended).
+scenario_times() {
+	awk -v re="$SUITE_RE" '
+		NF == 3 && $1 == "suite" && $3 == "begin" && $2 ~ re {
+			cur = $2; if (!(cur in st)) order[n++] = cur; next
+		}
+		NF == 3 && $1 == "scenario-time" && cur != "" && $3 ~ /^[0-9.]+$/ {
+			st[cur] += $3; sc[cur "/" $2] += $3; any = 1
+		}
+		END {
+			if (!any) exit
+			line = "suites"
+			for (i = 0; i < n; i++)
+				line = line sprintf("%s %s %.0f s", i ? "," : "", order[i], st[order[i]])
+			line = line "; slowest scenarios"
+			for (k = 0; k < 5; k++) {
+				best = ""
+				for (s in sc) if (!(s in done) && (best == "" || sc[s] > sc[best])) best = s
+				if (best == "") break
+				done[best] = 1
+				line = line sprintf("%s %s %.1f s", k ? "," : "", best, sc[best])
+			}
+			print line
+		}' "$work/status"
+}

@@ -208,12 +208,12 @@ fake_run() {
 # and after it), and one report of it all that the gate reads as a crash:
 # DO NOT SHIP naming it.
 t_resume() {
-	local d="a crash in suite two: exit 5, the others rerun, a report the gate fails naming the crash"
+	local d="a crash in suite two: exit 5, the others rerun, a report the gate fails naming the crash, the time said"
 	[ -z "$why_no_kernel" ] || {
 		skip "$d" "$why_no_kernel"
 		return
 	}
-	vm "${K[@]}" --output "$tmp/report.json" --guest-cmd "$(fake_run "suites one two three" "suite one begin" "suite one end" "suite two begin" "scenario anon-64k")"
+	vm "${K[@]}" --output "$tmp/report.json" --guest-cmd "$(fake_run "suites one two three" "suite one begin" "scenario a" "scenario-time a 3.40" "suite one end" "suite two begin" "scenario anon-64k")"
 	# The baseline: every suite's check passed on some kernel.
 	sh -c "$(fake_report one 7.0 x86_64)" | jq '.results += [.results[0] | (.check = "two/fake"), (.check = "three/fake")] | .summary.passed = 3' >"$tmp/base.json"
 	"$BUILD_DIR/ptecheck" gate --baseline "$tmp/base.json" "$tmp/report.json" >"$tmp/gate" 2>&1
@@ -230,6 +230,8 @@ t_resume() {
 		fail "$d" "no failed two/kernel-log [console] naming the scenario and the crash: $(jq -c '.results[-1]' "$tmp/report.json" 2>&1)"
 	elif [ "$g" -ne 1 ] || ! grep -q 'because invariant-failure .*two/kernel-log \[console\] failed.*died during suite two' "$tmp/gate"; then
 		fail "$d" "gate exit $g, not 1 naming the crash: $(head -n 3 "$tmp/gate")"
+	elif ! grep -q '^vmtest: time: suites one 3 s, two 0 s; slowest scenarios one/a 3.4 s$' "$tmp/err"; then
+		fail "$d" "no time line from the scenario-time records: $(grep 'time:' "$tmp/err")"
 	else
 		pass "$d (${secs}s)"
 	fi
