@@ -323,6 +323,10 @@ static void bounds_liveness(struct pc_attempt *a, bool ctx_kpageflags, const str
 		pc_oracle_skip(b, "%s: no folio crosses EOF: nothing past EOF was cached to map",
 			       what);
 	} else if (r->sh->deep && r->eof_folio_end <= fm_deep_from(r->f.i_size)) {
+		/* The folio sizes readahead gave, and the race, are chance: a
+		   fresh file may make the state (a skip in one boot and a pass
+		   in the next read as lost coverage to the gate). */
+		a->retry = true;
 		pc_oracle_skip(b,
 			       "%s: EOF's folio ends at index %zu, before the windows wholly past "
 			       "EOF (index %zu on): no folio there for the race to meet",
@@ -330,6 +334,7 @@ static void bounds_liveness(struct pc_attempt *a, bool ctx_kpageflags, const str
 	} else if (r->sh->deep && !r->race.populated) {
 		/* The pass of the quiescent file stands for the race only where
 		   fault-around ran over that folio between the shrinks. */
+		a->retry = true;
 		pc_oracle_skip(b,
 			       "%s: no round of the race faulted the windows past the short EOF "
 			       "while the file was long (%lu rounds, all found it short): the "
