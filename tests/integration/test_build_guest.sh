@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # guest/build-guest: its usage errors, and static builds for both guest
-# architectures (x86_64 natively, arm64 cross) into a temporary directory,
-# checked with `file`; the arm64 ptecheck runs its --help under qemu-aarch64
-# user emulation when that is installed (scripts/install-deps --guest).
-# A guest build takes seconds: nothing is shared with build-guest-*/.
+# architectures (x86_64 natively, arm64 cross) into build-guest-ARCH (the
+# trees the guest tests use: up to date, seconds), checked with `file`;
+# the arm64 ptecheck runs its --help under qemu-aarch64 user emulation
+# when that is installed (scripts/install-deps --guest); and a tree of the
+# other arch or of another checkout, copied to a temporary directory, is
+# emptied and built afresh (two full builds, about a minute).
 #
 # Usage: bash test_build_guest.sh BUILD_DIR   (the native build; unused)
 # Prints TAP 13; exits 0 all passed, 1 something failed, 4 nothing could run.
@@ -96,15 +98,17 @@ cannot_build() {
 
 declare -A built
 
-# t_build ARCH: build-guest ARCH --dir TMP/ARCH prints that directory last.
+# t_build ARCH: build-guest ARCH builds into build-guest-ARCH and prints
+# that directory last.  The tree the guest tests use (a fresh clone builds
+# it once, here or there): t_switch and t_other_source make trees afresh.
 t_build() {
-	local arch=$1 dir=$tmp/$1 why
+	local arch=$1 dir=$ROOT/build-guest-$1 why
 	why=$(cannot_build "$arch")
 	if [ -n "$why" ]; then
 		skip "build-guest $arch" "$why"
 		return
 	fi
-	run bash "$BG" --dir "$dir" "$arch"
+	run bash "$BG" "$arch"
 	if [ "$rc" -ne 0 ]; then
 		fail "build-guest $arch" "exit $rc: $(last_err)"
 	elif [ "$(tail -n 1 "$tmp/out")" != "$dir" ]; then
