@@ -35,7 +35,7 @@
 #     migrated), and the migration stressor ran.  One boot for both: a
 #     quiet run of the same kernel took 270 s of CI's 25 minutes and
 #     proved nothing the stressed one does not.
-# Seven boots under TCG, each saying its wall time: ~12 minutes in all
+# Seven boots under TCG, each saying its wall time: ~15 minutes in all
 # (`vmtest: time:` in a guest's log says where it went).
 #
 # Usage: bash test_guest_suites.sh BUILD_DIR   (BUILD_DIR/ptecheck gates; guests get static
