@@ -35,6 +35,9 @@ bool pc_gate_no_baseline(const struct pc_gate_group *g, struct pc_gate_rule_resu
  */
 void pc_gate_settle(struct pc_gate_rule_result *rr, int found, enum pc_gate_action action);
 
+/* The value a batch in slot i of h stands for: its bucket's midpoint
+   (rules_batch.c). */
+long double pc_gate_slot_mid(const struct pc_hist_report *h, int i);
 /* Count-weighted mean of a histogram's bucket midpoints (rules_batch.c). */
 double pc_gate_hist_mean(const struct pc_hist_report *h);
 /* The slot with the most events (the larger one on a tie). */

@@ -208,20 +208,24 @@ static void spread(struct stat_cmp *s, const struct pc_gate_group *g, run_stat_f
 /* ---- per batch histogram: its mean and its share of the baseline's mode ---- */
 
 /*
- * Count-weighted mean of the bucket midpoints: exact for the linear
- * buckets (1..16), the midpoint for log2 ones, the low bound for the last
+ * The value a batch in slot i stands for: exact for the linear buckets
+ * (1..16), the midpoint for log2 ones, the low bound for the last
  * (open-ended) slot.
  */
+long double pc_gate_slot_mid(const struct pc_hist_report *h, int i)
+{
+	__u64 lo = pc_hist_slot_low(h->kind, i), hi = pc_hist_slot_high(h->kind, i);
+
+	return i == PC_HIST_SLOTS - 1 ? (long double)lo : ((long double)lo + (long double)hi) / 2;
+}
+
+/* Count-weighted mean of the bucket midpoints. */
 double pc_gate_hist_mean(const struct pc_hist_report *h)
 {
 	long double sum = 0, n = 0;
 
 	for (int i = 0; i < PC_HIST_SLOTS; i++) {
-		__u64 lo = pc_hist_slot_low(h->kind, i), hi = pc_hist_slot_high(h->kind, i);
-		long double mid = i == PC_HIST_SLOTS - 1 ? (long double)lo
-							 : ((long double)lo + (long double)hi) / 2;
-
-		sum += mid * h->slots[i];
+		sum += pc_gate_slot_mid(h, i) * h->slots[i];
 		n += h->slots[i];
 	}
 	return n > 0 ? (double)(sum / n) : 0.0;

@@ -29,11 +29,9 @@ static double hist_var(const struct pc_hist_report *h, double mean)
 	long double sq = 0, n = 0;
 
 	for (int i = 0; i < PC_HIST_SLOTS; i++) {
-		__u64 lo = pc_hist_slot_low(h->kind, i), hi = pc_hist_slot_high(h->kind, i);
-		long double mid = i == PC_HIST_SLOTS - 1 ? (long double)lo
-							 : ((long double)lo + (long double)hi) / 2;
+		long double d = pc_gate_slot_mid(h, i) - mean;
 
-		sq += (mid - mean) * (mid - mean) * h->slots[i];
+		sq += d * d * h->slots[i];
 		n += h->slots[i];
 	}
 	return n > 1 ? (double)(sq / (n - 1)) : 0.0;
