@@ -194,8 +194,10 @@ probe_kvm() {
 		res="tcg KVM probe failed: $why"
 	fi
 	mv -f "$work/qemu.log" "$work/probe-qemu.log"
-	if mkdir -p "$cache" 2>/dev/null && echo "$res" >"$f.tmp" 2>/dev/null; then
-		mv -f "$f.tmp" "$f"
+	# A file of this process's own, renamed into place: boots side by side
+	# (tests/integration/lib/pool.sh) may probe the same kernel at once.
+	if mkdir -p "$cache" 2>/dev/null && echo "$res" >"$f.tmp.$$" 2>/dev/null; then
+		mv -f "$f.tmp.$$" "$f"
 	else
 		log "warning: cannot cache the KVM probe in $cache"
 	fi
