@@ -43,6 +43,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_guest_batch.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/integration/lib/tap.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/tap.sh"
+# shellcheck source=tests/integration/lib/pool.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/pool.sh"
 
 # The guest's command: the histograms and the workload's shape, one JSON.
 read -r -d '' GUEST_CMD <<'EOF'
@@ -157,30 +159,64 @@ if ! command -v python3 >/dev/null; then
 	exit 4
 fi
 
-ran=0
+# batch_boot ARCH SPEC BUILD: one guest; vmtest's exit status in $out.rc.
+batch_boot() {
+	local out=$tmp/$1-$2
+	"$ROOT/guest/vmtest" --arch "$1" --package "$2" --build-dir "$3" \
+		--timeout 600 --output "$out.json" --guest-cmd "$GUEST_CMD" 2>"$out.err"
+	echo $? >"$out.rc"
+}
+
+# Builds and kernels first, then the boots two at a time (lib/pool.sh),
+# then each judged in the table's order.
+cases=("x86_64 7" "arm64 7" "x86_64 6.12" "arm64 6.12")
 declare -A build # static guest builds, once per architecture
-for case in "x86_64 7" "arm64 7" "x86_64 6.12" "arm64 6.12"; do
+for case in "${cases[@]}"; do
 	read -r arch spec <<<"$case"
 	out=$tmp/$arch-$spec deb_arch=amd64
 	[ "$arch" = arm64 ] && deb_arch=arm64
 	if [ -z "${build[$arch]:-}" ]; then
 		# The build directory is the last line build-guest prints.
 		if ! built=$("$ROOT/guest/build-guest" "$arch" 2>"$tmp/build-$arch.err"); then
-			not_ok "static $arch build for the guest" "guest/build-guest $arch failed" \
-				"$tmp/build-$arch.err"
+			build[$arch]=failed
+			echo "build" >"$out.rc"
 			continue
 		fi
 		build[$arch]=$(tail -n 1 <<<"$built")
 	fi
-	if ! "$ROOT/guest/kernel-fetch" fetch --arch "$deb_arch" "$spec" >/dev/null 2>"$out.fetch"; then
+	if [ "${build[$arch]}" = failed ]; then
+		echo "build" >"$out.rc"
+	elif ! "$ROOT/guest/kernel-fetch" fetch --arch "$deb_arch" "$spec" >/dev/null 2>"$out.fetch"; then
+		echo "fetch" >"$out.rc"
+	else
+		pool_go batch_boot "$arch" "$spec" "${build[$arch]}"
+	fi
+done
+pool_drain
+
+ran=0
+built_said=
+for case in "${cases[@]}"; do
+	read -r arch spec <<<"$case"
+	out=$tmp/$arch-$spec
+	rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+	if [ "$rc" = build ]; then
+		case " $built_said " in
+		*" $arch "*) ;;
+		*)
+			not_ok "static $arch build for the guest" "guest/build-guest $arch failed" \
+				"$tmp/build-$arch.err"
+			built_said="$built_said $arch"
+			;;
+		esac
+		continue
+	fi
+	if [ "$rc" = fetch ]; then
 		skip "$arch $spec guest: batch histograms" "kernel $spec not cached and not downloadable"
 		continue
 	fi
-	"$ROOT/guest/vmtest" --arch "$arch" --package "$spec" --build-dir "${build[$arch]}" \
-		--timeout 600 --output "$out.json" --guest-cmd "$GUEST_CMD" 2>"$out.err"
-	rc=$?
 	ran=$((ran + 1))
-	if [ $rc -ne 0 ] || ! lines=$(assert "$out.json" "$arch" "$spec" 2>&1); then
+	if [ "$rc" != 0 ] || ! lines=$(assert "$out.json" "$arch" "$spec" 2>&1); then
 		not_ok "$arch $spec guest: hist -- batch (exit $rc)" "${lines:-no report}" "$out.err"
 		continue
 	fi
