@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Page-table walk calibration: see bpf/calib.bpf.c for the method. */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, mremap's MREMAP_FIXED */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -129,11 +129,100 @@ static void set_rodata(struct calib_bpf *skel, const void *page, __u64 pfn, cons
 	skel->rodata->calib_pipe_fd = pipe_fd;
 }
 
+/* Attempts, when no candidate maps the page: its PFN is read before the
+   program loads (seconds under TCG), and compaction or NUMA balancing
+   may move a page, mlocked or not, meanwhile.  Seen once in a two-node
+   arm64 guest: every kernel walk tier of the run lost. */
+#define CALIB_ATTEMPTS 3
+
+#ifdef PC_FAULT_INJECT
+/* PTECHECK_FAULT_CALIB_MOVE=N (tests/fault/test_calib_move.sh): the page
+   moves before the program looks, in the first N attempts, as compaction
+   would move it: its contents to a new page mapped at the same address. */
+static void fault_move_page(void *page)
+{
+	static int moves = -1;
+	void *fresh;
+
+	if (moves < 0)
+		moves = getenv("PTECHECK_FAULT_CALIB_MOVE")
+				? atoi(getenv("PTECHECK_FAULT_CALIB_MOVE"))
+				: 0;
+	if (moves <= 0)
+		return;
+	moves--;
+	fresh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (fresh == MAP_FAILED)
+		return;
+	memcpy(fresh, page, 4096);
+	mlock(fresh, 4096);
+	if (mremap(fresh, 4096, 4096, MREMAP_MAYMOVE | MREMAP_FIXED, page) == MAP_FAILED)
+		munmap(fresh, 4096);
+}
+#else
+static void fault_move_page(void *page)
+{
+	(void)page;
+}
+#endif
+
+/* One attempt on page: loads and triggers the program; *skelp is left
+   for the caller to destroy (its bss holds the result).  0 or -errno,
+   reason saying why not. */
+static int calibrate_once(void *page, const __u64 *magic, __u64 phys_limit,
+			  struct calib_bpf **skelp, __u64 *pfn, char *reason, size_t len)
+{
+	struct calib_bpf *skel;
+	int pipefd[2] = {-1, -1};
+	int err;
+
+	err = pfn_of(page, pfn);
+	if (err) {
+		snprintf(reason, len, "cannot learn a PFN from /proc/self/pagemap (%s)",
+			 strerror(-err));
+		return err;
+	}
+	skel = *skelp = calib_bpf__open();
+	if (!skel) {
+		err = -errno;
+		snprintf(reason, len, "cannot open the calibration program (%s)", strerror(errno));
+		return err;
+	}
+	set_rodata(skel, page, *pfn, magic, phys_limit, pipe_open(pipefd));
+	err = calib_bpf__load(skel);
+	if (err) {
+		snprintf(reason, len, "calibration program refused by the kernel (%s)",
+			 strerror(-err));
+		goto out;
+	}
+	err = calib_bpf__attach(skel);
+	if (err) {
+		snprintf(reason, len, "cannot attach to raw_syscalls:sys_enter (%s)",
+			 strerror(-err));
+		goto out;
+	}
+	fault_move_page(page);
+	syscall(SYS_getpgid, 0);
+	if (!skel->bss->result.ran) {
+		err = -ENODATA;
+		snprintf(reason, len, "calibration program did not run");
+	} else if (!skel->bss->result.found) {
+		err = -ENOENT;
+		snprintf(reason, len,
+			 "no direct-map base among %u candidates maps a known page "
+			 "(unsupported page-table layout?)",
+			 skel->bss->result.tried);
+	}
+out:
+	pipe_close(pipefd);
+	return err;
+}
+
 int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason, size_t len)
 {
 	struct calib_bpf *skel = NULL;
-	__u64 magic[2], pfn = 0;
-	int pipefd[2] = {-1, -1};
+	__u64 magic[2], pfn = 0, now;
+	int attempt, moved = 0;
 	void *page;
 	int err;
 
@@ -156,55 +245,28 @@ int pc_calibrate_walk(struct pc_walk_calib *out, __u64 *phys_limit, char *reason
 	}
 	memcpy(page, magic, sizeof(magic));
 	mlock(page, 4096);
-	err = pfn_of(page, &pfn);
-	if (err) {
-		snprintf(reason, len, "cannot learn a PFN from /proc/self/pagemap (%s)",
-			 strerror(-err));
-		goto out;
+	for (attempt = 1;; attempt++) {
+		err = calibrate_once(page, magic, *phys_limit, &skel, &pfn, reason, len);
+		/* Again only where the page was not where the program looked. */
+		if (err != -ENOENT || attempt == CALIB_ATTEMPTS || pfn_of(page, &now) || now == pfn)
+			break;
+		moved++;
+		calib_bpf__destroy(skel);
+		skel = NULL;
 	}
-	skel = calib_bpf__open();
-	if (!skel) {
-		err = -errno;
-		snprintf(reason, len, "cannot open the calibration program (%s)", strerror(errno));
-		goto out;
+	if (!err) {
+		out->direct_map_base = skel->bss->result.base;
+		out->levels = skel->bss->result.levels;
+		out->valid = 1;
+		snprintf(reason, len, "%u-level page tables, direct map at 0x%llx (calibrated%s)",
+			 out->levels, (unsigned long long)out->direct_map_base,
+			 moved ? "; the page moved during an attempt, tried again" : "");
+	} else if (moved) {
+		snprintf(reason + strlen(reason), len - strlen(reason),
+			 "; the page moved during %d of %d attempts", moved, attempt);
 	}
-	set_rodata(skel, page, pfn, magic, *phys_limit, pipe_open(pipefd));
-	err = calib_bpf__load(skel);
-	if (err) {
-		snprintf(reason, len, "calibration program refused by the kernel (%s)",
-			 strerror(-err));
-		goto out;
-	}
-	err = calib_bpf__attach(skel);
-	if (err) {
-		snprintf(reason, len, "cannot attach to raw_syscalls:sys_enter (%s)",
-			 strerror(-err));
-		goto out;
-	}
-	syscall(SYS_getpgid, 0);
-	if (!skel->bss->result.ran) {
-		err = -ENODATA;
-		snprintf(reason, len, "calibration program did not run");
-		goto out;
-	}
-	if (!skel->bss->result.found) {
-		err = -ENOENT;
-		snprintf(reason, len,
-			 "no direct-map base among %u candidates maps a known page "
-			 "(unsupported page-table layout?)",
-			 skel->bss->result.tried);
-		goto out;
-	}
-	out->direct_map_base = skel->bss->result.base;
-	out->levels = skel->bss->result.levels;
-	out->valid = 1;
-	snprintf(reason, len, "%u-level page tables, direct map at 0x%llx (calibrated)",
-		 out->levels, (unsigned long long)out->direct_map_base);
-	err = 0;
-out:
 	vmemmap_result(out, skel, reason);
 	calib_bpf__destroy(skel);
-	pipe_close(pipefd);
 	munmap(page, 4096);
 	return err;
 }
