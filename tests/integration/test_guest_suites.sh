@@ -108,7 +108,8 @@ if what == "passes-saying":  # check tier text: the one result passes, its summa
              and sys.argv[5] in got[0]["summary"] else 1)
 if what == "judged":  # check tier: the one result passes, with entries judged
     got = [r for r in res if r["check"] == sys.argv[3] and r["tier"] == sys.argv[4]]
-    print("; ".join(f'{r["status"]}, {r.get("checked", 0)} judged' for r in got))
+    print("; ".join(f'{r["status"]}, {r.get("checked", 0)} judged: {r.get("summary", "")[:200]}'
+                    for r in got))
     sys.exit(0 if len(got) == 1 and got[0]["status"] == "pass"
              and got[0].get("checked", 0) > 0 else 1)
 if what == "no-state-lost":  # every mremap call's state was there at its exit
