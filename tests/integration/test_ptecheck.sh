@@ -252,9 +252,9 @@ fi
 # i386 syscalls numbered as mremap is in the 64-bit table (x86_64 only)
 # are not mremap calls; the helper's one 64-bit mremap is.
 if [[ -x $build/tests/compat_syscalls ]]; then
-	"$build/tests/compat_syscalls" 1 >/dev/null 2>&1
+	"$build/tests/compat_syscalls" 1 >/dev/null 2>"$tmp/compat.err"
 	if [[ $? -eq 4 ]]; then
-		ok "hist: a compat syscall is not taken for mremap # SKIP no IA32 emulation"
+		ok "hist: a compat syscall is not taken for mremap # SKIP $(sed 's/^compat_syscalls: //' "$tmp/compat.err")"
 	else
 		"$pc" hist --format json --output "$tmp/compat.json" -- "$build/tests/compat_syscalls" 50 \
 			>/dev/null 2>&1
