@@ -14,6 +14,8 @@ src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$src/tests/integration/lib/tap.sh"
 # shellcheck source=tests/integration/lib/wait.sh
 source "$src/tests/integration/lib/wait.sh"
+# shellcheck source=tests/integration/lib/prometheus.sh
+source "$src/tests/integration/lib/prometheus.sh" # free_port
 echo "TAP version 13"
 build=${1:?usage: test_export.sh BUILD_DIR}
 pc=$build/ptecheck
@@ -40,29 +42,30 @@ check "--listen with a non-numeric port: exit 2" "[[ $? -eq 2 ]] && grep -q 'not
 "$pc" export --listen 127.0.0.1:65536 >/dev/null 2>&1
 check "--listen with a port past 65535: exit 2" "[[ $? -eq 2 ]]"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url=http://127.0.0.1:$port/metrics
 links_before=$(bpftool link list | grep -c '^[0-9]')
 # Links at raw_syscalls:NAME (run at every syscall of the system: one
 # program for every part, bpf/syscalls.bpf.c).
 sys_links() { bpftool link list -j | python3 -c 'import json, sys
 print(sum(l.get("tp_name") == sys.argv[1] for l in json.load(sys.stdin)))' "$1"; }
 sys_before="$(sys_links sys_enter) $(sys_links sys_exit)"
-# A port taken: exit 3 before anything is attached.
+# A port taken: exit 3 before anything is attached.  The holder binds a
+# port the kernel picks and keeps it (no window in which another takes it).
 python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(20)' "$port" &
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(20)' >"$tmp/held" &
 holder=$!
-sleep 0.3
-"$pc" export --listen "127.0.0.1:$port" --duration 5 >/dev/null 2>"$tmp/taken"
+wait_for_line "$tmp/held" '^[0-9]+$' 100
+"$pc" export --listen "127.0.0.1:$(cat "$tmp/held")" --duration 5 >/dev/null 2>"$tmp/taken"
 check "a port taken: exit 3, said, nothing attached" \
 	"[[ $? -eq 3 ]] && grep -q 'Address already in use' $tmp/taken && [[ \$(bpftool link list | grep -c '^[0-9]') -eq $links_before ]]"
 kill "$holder"
 wait "$holder" 2>/dev/null
 mkdir "$tmp/tf"
-"$pc" export --listen "127.0.0.1:$port" -i 1 --textfile "$tmp/tf" --log "$tmp/v.log" \
-	--log-user-lines --comm mremap_folios 2>"$tmp/err" &
-pid=$!
-if ! wait_for_line "$tmp/err" 'programs attached' 300; then
+export_start "$pc" "$tmp/err" -i 1 --textfile "$tmp/tf" --log "$tmp/v.log" \
+	--log-user-lines --comm mremap_folios
+started=$?
+pid=$export_pid port=$export_port url=$export_url
+if [[ $started -ne 0 ]]; then
 	not_ok "export starts and attaches" "" "$tmp/err"
 	tap_end
 fi
@@ -228,9 +231,10 @@ check "nothing serves the port any more" "! curl -s -m 2 -o /dev/null $url"
 # A scrape right after a workload sees it, whatever -i (default 15 s,
 # the --textfile pace): the exposition is at most a second old.  And the
 # other histograms hist shows are there (the TLB flushes per call).
-"$pc" export --listen "127.0.0.1:$port" --comm mremap_folios --duration 30 2>"$tmp/err2" &
-pid=$!
-if wait_for_line "$tmp/err2" 'programs attached' 300; then
+export_start "$pc" "$tmp/err2" --comm mremap_folios --duration 30
+started=$?
+pid=$export_pid url=$export_url
+if [[ $started -eq 0 ]]; then
 	"$build/workloads/mremap_folios" --iterations 40 >/dev/null
 	sleep 1.3
 	curl -sS -o "$tmp/m3" "$url"
@@ -244,7 +248,9 @@ if wait_for_line "$tmp/err2" 'programs attached' 300; then
 else
 	not_ok "export (-i 15) starts and attaches" "" "$tmp/err2"
 fi
-kill -TERM "$pid"
-wait "$pid"
-pid=
+if [ -n "$pid" ]; then
+	kill -TERM "$pid"
+	wait "$pid"
+	pid=
+fi
 tap_end
