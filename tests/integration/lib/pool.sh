@@ -5,6 +5,8 @@
 # cores two boots at once take the wall time of about one
 # (docs/vmtest.md, "Boots side by side").
 #   pool_go CMD...   runs CMD in the background once a slot is free
+#   pool_alone CMD...  runs CMD once every CMD started has ended, and
+#                    nothing beside it (a boot that uses both cores)
 #   pool_drain       waits for every CMD started
 #   tap_replay FILE  prints FILE's TAP points renumbered after the ones
 #                    printed so far, counting them in nr, nr_pass,
@@ -20,6 +22,11 @@ pool_go() {
 		wait -n
 	done
 	"$@" &
+}
+
+pool_alone() {
+	wait
+	"$@"
 }
 
 pool_drain() {
