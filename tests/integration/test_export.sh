@@ -15,7 +15,7 @@ source "$src/tests/integration/lib/tap.sh"
 # shellcheck source=tests/integration/lib/wait.sh
 source "$src/tests/integration/lib/wait.sh"
 # shellcheck source=tests/integration/lib/prometheus.sh
-source "$src/tests/integration/lib/prometheus.sh" # free_port
+source "$src/tests/integration/lib/prometheus.sh" # export_start
 echo "TAP version 13"
 build=${1:?usage: test_export.sh BUILD_DIR}
 pc=$build/ptecheck

@@ -36,8 +36,8 @@
 #     quiet run of the same kernel took 270 s of CI's 25 minutes and
 #     proved nothing the stressed one does not.
 # Seven boots under TCG, the stressed one alone, the others two at a time
-# (lib/pool.sh), each saying its wall time (`vmtest: time:` in a guest's log says where it went; the
-# figures are in docs/vmtest.md).
+# (lib/pool.sh), each saying its wall time (`vmtest: time:` in a guest's
+# log says where it went; the figures are in docs/vmtest.md).
 #
 # Usage: bash test_guest_suites.sh BUILD_DIR   (BUILD_DIR/ptecheck gates; guests get static
 # builds of their own from guest/build-guest)
