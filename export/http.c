@@ -31,8 +31,9 @@ bool pc_http_parse_listen(const char *arg, struct sockaddr_storage *sa, char *wh
 	}
 	errno = 0;
 	port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || colon[1] < '0' || colon[1] > '9' || port < 1 || port > 65535) {
-		snprintf(why, len, "'%s' is not a port (1 to 65535)", colon + 1);
+	/* 0: the kernel picks a free port, which pc_http_port says. */
+	if (errno || *end || colon[1] < '0' || colon[1] > '9' || port > 65535) {
+		snprintf(why, len, "'%s' is not a port (0 to 65535)", colon + 1);
 		return false;
 	}
 	if (host_len >= 2 && host[0] == '[' && host[host_len - 1] == ']') {
@@ -170,6 +171,13 @@ int pc_http_start(struct pc_http **out, const struct sockaddr_storage *sa)
 	}
 	*out = h;
 	return 0;
+}
+
+int pc_http_port(const struct pc_http *h)
+{
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+
+	return i && i->port ? i->port : -ENOTCONN;
 }
 
 int pc_http_publish(struct pc_http *h, const char *body, size_t len)

@@ -19,11 +19,13 @@
 struct pc_http;
 
 /* "ADDR:PORT" ("127.0.0.1:9863", "[::1]:9863"), numeric only, into sa;
-   false with the reason in why. */
+   false with the reason in why.  PORT 0: the kernel picks one. */
 bool pc_http_parse_listen(const char *arg, struct sockaddr_storage *sa, char *why, size_t len);
 #ifdef PTECHECK_HAVE_MICROHTTPD
 /* Serves on sa from a thread of its own: 0, or -errno (EADDRINUSE ...). */
 int pc_http_start(struct pc_http **out, const struct sockaddr_storage *sa);
+/* The port it serves on (the kernel's pick for port 0), or -errno. */
+int pc_http_port(const struct pc_http *h);
 /* What GET /metrics answers from now on (copied). */
 int pc_http_publish(struct pc_http *h, const char *body, size_t len);
 void pc_http_stop(struct pc_http *h);

@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"process by default) and exports them to Prometheus: the text exposition\n"
 		"format at GET /metrics, and for node_exporter's textfile collector.\n\n"
 		"  --listen ADDR:PORT  serve /metrics there (default " DEFAULT_LISTEN "; numeric\n"
-		"                 addresses, [::1]:PORT for IPv6)%s\n"
+		"                 addresses, [::1]:PORT for IPv6; PORT 0: a free one, said\n"
+		"                 on stderr)%s\n"
 		"  --textfile DIR also write DIR/" PC_TEXTFILE_NAME " each interval (atomically:\n"
 		"                 a temporary file in DIR, synced, renamed)\n"
 		"  -i, --interval S  seconds between writes of --textfile (default %g); GET\n"
@@ -275,15 +276,22 @@ static void each_poll(struct pc_live *l, bool due, void *ctx)
 static int serve(struct exporter *x)
 {
 #ifdef PTECHECK_HAVE_MICROHTTPD
-	int err = pc_http_start(&x->http, &x->o->addr);
+	const char *listen = x->o->listen ? x->o->listen : DEFAULT_LISTEN;
+	int err = pc_http_start(&x->http, &x->o->addr), port;
 
 	if (err) {
-		pc_err(-err, "export: cannot serve on %s",
-		       x->o->listen ? x->o->listen : DEFAULT_LISTEN);
+		pc_err(-err, "export: cannot serve on %s", listen);
 		return PC_EXIT_ERROR;
 	}
-	fprintf(stderr, "ptecheck export: serving http://%s/metrics\n",
-		x->o->listen ? x->o->listen : DEFAULT_LISTEN);
+	/* The port bound, not the one asked: for port 0 the kernel's pick,
+	   which a caller (a test, the bench) reads here. */
+	port = pc_http_port(x->http);
+	if (port < 0) {
+		pc_err(-port, "export: cannot tell the port it serves on (%s)", listen);
+		return PC_EXIT_ERROR;
+	}
+	fprintf(stderr, "ptecheck export: serving http://%.*s:%d/metrics\n",
+		(int)(strrchr(listen, ':') - listen), listen, port);
 #else
 	(void)x;
 #endif

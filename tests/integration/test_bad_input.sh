@@ -72,9 +72,9 @@ row "run --format xml" 2 "unknown format 'xml' (text, json, tap, junit)" "$pc" r
 row "hist --format junit" 2 "hist checks nothing: no testcases for --format junit" \
 	"$pc" hist --format junit --duration 1
 row "bench --repeat 0" 2 "--repeat takes 1 to 51, not '0'" "$pc" bench --repeat 0
-row "export --listen 127.0.0.1:http" 2 "--listen 127.0.0.1:http: 'http' is not a port (1 to 65535)" \
+row "export --listen 127.0.0.1:http" 2 "--listen 127.0.0.1:http: 'http' is not a port (0 to 65535)" \
 	"$pc" export --listen 127.0.0.1:http
-row "export --listen 127.0.0.1:65536" 2 "'65536' is not a port (1 to 65535)" \
+row "export --listen 127.0.0.1:65536" 2 "'65536' is not a port (0 to 65535)" \
 	"$pc" export --listen 127.0.0.1:65536
 row "export --listen localhost:9863" 2 "'localhost' is not a numeric IPv4 address or [IPv6] address" \
 	"$pc" export --listen localhost:9863

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <ptecheck/events.h>
 #include "http.h"
@@ -291,8 +294,10 @@ static void test_listen(void)
 	TAP_CHECK(pc_http_parse_listen("[::1]:9863", &sa, why, sizeof(why)) &&
 			  sa.ss_family == AF_INET6,
 		  "[IPv6]:port");
+	TAP_CHECK(pc_http_parse_listen("127.0.0.1:0", &sa, why, sizeof(why)) &&
+			  ((struct sockaddr_in *)&sa)->sin_port == 0,
+		  "port 0 (the kernel's pick)");
 	TAP_CHECK(!pc_http_parse_listen("127.0.0.1:http", &sa, why, sizeof(why)) &&
-			  !pc_http_parse_listen("127.0.0.1:0", &sa, why, sizeof(why)) &&
 			  !pc_http_parse_listen("127.0.0.1:65536", &sa, why, sizeof(why)) &&
 			  !pc_http_parse_listen("127.0.0.1:-1", &sa, why, sizeof(why)) &&
 			  !pc_http_parse_listen("127.0.0.1", &sa, why, sizeof(why)) &&
@@ -301,6 +306,35 @@ static void test_listen(void)
 			  !pc_http_parse_listen("::1:9863", &sa, why, sizeof(why)),
 		  "bad ports and names refused (%s)", why);
 }
+
+#ifdef PTECHECK_HAVE_MICROHTTPD
+/* Port 0 serves on the kernel's pick, which pc_http_port says: a client
+   connects there. */
+static void test_listen_any_port(void)
+{
+	struct sockaddr_storage sa;
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct pc_http *h = NULL;
+	char why[160];
+	int err, port = -1, fd, connected = -1;
+
+	pc_http_parse_listen("127.0.0.1:0", &sa, why, sizeof(why));
+	err = pc_http_start(&h, &sa);
+	if (!err) {
+		port = pc_http_port(h);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		to.sin_port = htons((uint16_t)(port > 0 ? port : 0));
+		if (fd >= 0 && port > 0)
+			connected = connect(fd, (struct sockaddr *)&to, sizeof(to));
+		if (fd >= 0)
+			close(fd);
+		pc_http_stop(h);
+	}
+	TAP_CHECK(!err && port > 0 && connected == 0,
+		  "port 0: serves on the port it says (start %d, port %d, connect %d)", err, port,
+		  connected);
+}
+#endif
 
 /* Files in dir. */
 static int entries(const char *dir)
@@ -407,6 +441,9 @@ int main(void)
 	tap_plan(0);
 	test_metrics();
 	test_listen();
+#ifdef PTECHECK_HAVE_MICROHTTPD
+	test_listen_any_port();
+#endif
 	test_textfile();
 	test_vlog();
 	return tap_finish();
