@@ -9,8 +9,8 @@
 # injected into the kernel log (--log-user-lines, as test_kernel_log.sh
 # does) and the splat counter's increase reaches Prometheus.  The harness
 # (tests/integration/lib/prometheus.sh) checks itself first against a
-# static file.  Under the itest lock (the 64 KiB loop sets mTHP sysfs and
-# restores it).  TAP; exit 0 pass, 1 fail, 4 skip.
+# static file, and its retry when a port is taken.  Under the itest lock
+# (the 64 KiB loop sets mTHP sysfs and restores it).  TAP; exit 0 pass, 1 fail, 4 skip.
 set -uo pipefail
 build=${1:?usage: test_prometheus.sh BUILD_DIR}
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -51,15 +51,38 @@ done
 # 1. The harness against a static file: ready, two scrapes, a query.
 mkdir -p "$tmp/www"
 printf '# TYPE ptecheck_up gauge\nptecheck_up 1\n' >"$tmp/www/metrics"
-sport=$(free_port)
-(cd "$tmp/www" && exec python3 -m http.server --bind 127.0.0.1 "$sport") >/dev/null 2>&1 &
+# Port 0: the server says the port it bound (none can take it first).
+(cd "$tmp/www" && exec python3 -u -m http.server --bind 127.0.0.1 0) >"$tmp/www.out" 2>&1 &
 bg+=("$!")
-for _ in $(seq 50); do curl -fs "http://127.0.0.1:$sport/metrics" >/dev/null && break; sleep 0.1; done
+sport=
+for _ in $(seq 50); do
+	sport=$(sed -n 's/^Serving HTTP on 127.0.0.1 port \([0-9]*\) .*/\1/p' "$tmp/www.out")
+	[[ -n $sport ]] && curl -fs "http://127.0.0.1:$sport/metrics" >/dev/null && break
+	sleep 0.1
+done
 check "harness: prometheus starts on 127.0.0.1 and is ready" "prom_start $tmp/static 127.0.0.1:$sport"
 check "harness: two scrapes of a static target" "prom_wait_scrapes 2"
 check "harness: the query API gives the scraped value" "[[ \$(value ptecheck_up) == 1 ]]"
 check "harness: a bad query is an error, not a value" "! prom_query 'bad((' 2>/dev/null"
 prom_stop
+# The starters' retry: a server whose first start finds its port taken
+# (another process bound it after free_port released it) starts again.
+launches=0
+taken_launch() {
+	launches=$((launches + 1))
+	if ((launches == 1)); then
+		(echo "bind 127.0.0.1:$1: address already in use" >"$tmp/taken.log") &
+	else
+		(: >"$tmp/taken.log" && exec sleep 60) &
+	fi
+}
+taken_ready() { ((launches > 1)); }
+serve_on_free_port fake "$tmp/taken.log" 'address already in use' taken_launch taken_ready \
+	2>"$tmp/taken.err"
+rc=$?
+[[ -n $served_pid ]] && bg+=("$served_pid")
+check "harness: a port taken at the first start, the second start serves" \
+	"[[ $rc -eq 0 && $launches -eq 2 ]] && grep -q 'taken before fake bound it (try 1)' $tmp/taken.err"
 
 # 2. The exporter.
 "$pc" export --help >"$tmp/help" 2>&1

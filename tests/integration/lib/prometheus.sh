@@ -2,12 +2,13 @@
 # A real Prometheus (Debian's `prometheus`) for a test, on 127.0.0.1 only,
 # with its TSDB in a temporary directory:
 #   free_port                     prints a TCP port free on 127.0.0.1 now
-#   export_start PC ERR ARGS...   PC export --listen on a free port with
-#                                 ARGS in the background, stderr in ERR
-#                                 (export_pid, export_port, export_url);
+#   export_start PC ERR ARGS...   PC export --listen 127.0.0.1:0 (the port
+#                                 it says) with ARGS in the background,
+#                                 stderr in ERR (export_pid, export_port,
+#                                 export_url);
 #                                 true once its programs are attached,
 #                                 false if it exits or has not in 30 s
-#   prom_start DIR TARGET [LABEL] scrapes http://TARGET/metrics every 1 s
+#   prom_start DIR TARGET         scrapes http://TARGET/metrics every 1 s
 #                                 (job "ptecheck"); DIR holds its config,
 #                                 data and log; false when it is not ready
 #                                 within 30 s (its log on stderr)
@@ -23,45 +24,85 @@ prom_url=
 export_pid=
 export_port=
 export_url=
+served_pid=
+served_port=
 
 # The kernel's pick (bind to port 0), released: another process may take
 # it before the caller binds it (a test runs beside this one under ctest
-# -j2, and connections take ports from the same range), so the starters
-# below try again on another port when theirs was taken.
+# -j2, and connections take ports from the same range), so a server
+# started on it tries again on another when its was taken
+# (serve_on_free_port; export needs none: it binds port 0).
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# export_url is for the caller.
-# shellcheck disable=SC2034
-export_start() {
-	local pc=$1 err=$2 try _
+# serve_on_free_port WHAT LOG TAKEN START READY: START PORT launches a
+# server in the background (the caller takes $!) writing LOG; READY is
+# true once it serves.  A server that exits with TAKEN (a regex) in LOG
+# lost its port to another process: another port, three tries at most.
+# Sets served_port and served_pid; false when it exits otherwise or is
+# not ready within 30 s (served_pid still set, for the caller to end).
+serve_on_free_port() {
+	local what=$1 log=$2 taken=$3 start=$4 ready=$5 try _
 
-	shift 2
 	for try in 1 2 3; do
-		export_port=$(free_port) || return 1
-		export_url=http://127.0.0.1:$export_port/metrics
-		"$pc" export --listen "127.0.0.1:$export_port" "$@" >/dev/null 2>"$err" &
-		export_pid=$!
+		served_port=$(free_port) || return 1
+		"$start" "$served_port"
+		served_pid=$!
 		for _ in $(seq 300); do
-			grep -q 'programs attached' "$err" && return 0
-			kill -0 "$export_pid" 2>/dev/null || break
+			"$ready" && return 0
+			kill -0 "$served_pid" 2>/dev/null || break
 			sleep 0.1
 		done
-		kill -0 "$export_pid" 2>/dev/null && return 1
-		wait "$export_pid"
-		export_pid=
-		grep -q 'Address already in use' "$err" || return 1
-		echo "# port $export_port was taken before export bound it (try $try)"
+		kill -0 "$served_pid" 2>/dev/null && return 1
+		wait "$served_pid"
+		served_pid=
+		grep -qE "$taken" "$log" || return 1
+		echo "# port $served_port was taken before $what bound it (try $try)" >&2
 	done
 	return 1
 }
 
-prom_start() {
-	local dir=$1 target=$2 port i try
+# export_pid, export_port and export_url are for the caller.
+# shellcheck disable=SC2034
+export_start() {
+	local pc=$1 err=$2 _
 
-	mkdir -p "$dir/data"
-	cat >"$dir/prometheus.yml" <<EOF
+	shift 2
+	# Port 0: export binds a port the kernel picks and says which, so no
+	# other process can take it between the pick and the bind.
+	"$pc" export --listen 127.0.0.1:0 "$@" >/dev/null 2>"$err" &
+	export_pid=$!
+	for _ in $(seq 300); do
+		if grep -q 'programs attached' "$err"; then
+			export_port=$(sed -n 's|^ptecheck export: serving http://127.0.0.1:\([0-9]*\)/metrics$|\1|p' "$err")
+			export_url=http://127.0.0.1:$export_port/metrics
+			[[ -n $export_port ]]
+			return
+		fi
+		kill -0 "$export_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$export_pid" 2>/dev/null || export_pid=
+	return 1
+}
+
+# For prom_launch.
+prom_dir=
+
+prom_launch() {
+	prom_url=http://127.0.0.1:$1
+	prometheus --config.file="$prom_dir/prometheus.yml" --storage.tsdb.path="$prom_dir/data" \
+		--web.listen-address="127.0.0.1:$1" --log.level=warn >"$prom_dir/prometheus.log" 2>&1 &
+}
+prom_ready() { curl -fsS "$prom_url/-/ready" >/dev/null 2>&1; }
+
+prom_start() {
+	local target=$2 rc=0
+
+	prom_dir=$1
+	mkdir -p "$prom_dir/data"
+	cat >"$prom_dir/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
   scrape_timeout: 1s
@@ -71,28 +112,14 @@ scrape_configs:
     static_configs:
       - targets: ['$target']
 EOF
-	for try in 1 2 3; do
-		port=$(free_port) || return 1
-		prometheus --config.file="$dir/prometheus.yml" --storage.tsdb.path="$dir/data" \
-			--web.listen-address="127.0.0.1:$port" --log.level=warn >"$dir/prometheus.log" 2>&1 &
-		prom_pid=$!
-		prom_url="http://127.0.0.1:$port"
-		for i in $(seq 300); do
-			if curl -fsS "$prom_url/-/ready" >/dev/null 2>&1; then
-				return 0
-			fi
-			kill -0 "$prom_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -0 "$prom_pid" 2>/dev/null && break
-		wait "$prom_pid"
-		prom_pid=
-		grep -q 'address already in use' "$dir/prometheus.log" || break
-		echo "# port $port was taken before prometheus bound it (try $try)" >&2
-	done
-	echo "prometheus not ready after ${i} tenths of a second:" >&2
-	tail -n 20 "$dir/prometheus.log" >&2
-	return 1
+	serve_on_free_port prometheus "$prom_dir/prometheus.log" 'address already in use' \
+		prom_launch prom_ready || rc=$?
+	prom_pid=$served_pid
+	if ((rc)); then
+		echo "prometheus not ready within 30 s:" >&2
+		tail -n 20 "$prom_dir/prometheus.log" >&2
+	fi
+	return $rc
 }
 
 prom_stop() {
