@@ -169,7 +169,7 @@ struct pc_gate_side {
 };
 
 struct pc_gate_group {
-	char machine[65], suite[32];
+	char machine[65], suite[PC_SUITE_LIST_MAX];
 	unsigned int scale;
 	bool has_baseline;
 	struct pc_gate_side base, cand;

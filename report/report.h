@@ -23,12 +23,15 @@
    (the tracing object's programs, refusals); 7: "scenario_histograms"
    (run: each scenario's events); 8: histograms[].id and
    scenario_histograms[].histograms[].id (what comparisons key on, in
-   place of the title).  The gate reads 1 to 8. */
-#define PC_REPORT_SCHEMA_VERSION 8
-#define PC_MAX_VARIANTS		 40 /* scenarios per result: filemap has 29 */
-#define PC_MAX_EVIDENCE		 8
-#define PC_EVIDENCE_LINES_MAX	 1536
-#define PC_NOTE_MAX		 512 /* a note's bytes, with its NUL */
+   place of the title); 9: "suite" up to 63 characters (a list of
+   suites, run --suite A,B,...; 31 before).  The gate reads 1 to 9. */
+#define PC_REPORT_SCHEMA_VERSION 9
+/* The report's "suite": "all", one suite or a list of them, NUL ended. */
+#define PC_SUITE_LIST_MAX     64
+#define PC_MAX_VARIANTS	      40 /* scenarios per result: filemap has 29 */
+#define PC_MAX_EVIDENCE	      8
+#define PC_EVIDENCE_LINES_MAX 1536
+#define PC_NOTE_MAX	      512 /* a note's bytes, with its NUL */
 /* A scenario's own words: as large as an oracle verdict's summary
    (pc_oracle_msg in verify/scenario.h), so none is cut. */
 #define PC_VARIANT_TEXT 200
@@ -159,7 +162,7 @@ struct pc_scenario_hists {
 };
 
 struct pc_report {
-	char suite[32];
+	char suite[PC_SUITE_LIST_MAX];
 	char command[16]; /* run, watch, hist */
 	char kernel_release[65];
 	char machine[65]; /* uname -m */

@@ -51,7 +51,7 @@ else
 		fi
 	done
 	check "a schema 7 report written again: every histogram has its id, mremap latency mremap/latency" \
-		'jq -e '\''(.histograms | all(has("id"))) and ([.histograms[] | select(.name == "mremap latency") | .id] == ["mremap/latency"]) and .schema_version == 8'\'' "$tmp/a.json" >/dev/null'
+		'jq -e '\''(.histograms | all(has("id"))) and ([.histograms[] | select(.name == "mremap latency") | .id] == ["mremap/latency"]) and .schema_version == 9'\'' "$tmp/a.json" >/dev/null'
 fi
 
 # (b) two boots of one kernel.

@@ -60,6 +60,16 @@ static void set_schema(json_t *r)
 {
 	json_object_set_new(r, "schema", json_string("ptecheck-features"));
 }
+#define ALL_SUITES "mremap,filemap,contpte,mprotect,zap,mlock,fork,madvise,reclaim"
+static void all_suites(json_t *r)
+{
+	json_object_set_new(r, "suite", json_string(ALL_SUITES));
+}
+/* Every suite once and one more: 69 characters, past the report's 63. */
+static void long_suite(json_t *r)
+{
+	json_object_set_new(r, "suite", json_string(ALL_SUITES ",mremap"));
+}
 static void set_command(json_t *r)
 {
 	json_object_set_new(r, "command", json_string("watch"));
@@ -208,9 +218,10 @@ static const struct {
 	const char *want, *what;
 } edits[] = {
 	{set_schema_version,
-	 "schema_version 9 is not supported (this ptecheck reads schema_version 1 to 8)",
+	 "schema_version 10 is not supported (this ptecheck reads schema_version 1 to 9)",
 	 "other schema version"},
 	{set_schema, "not a ptecheck report: schema \"ptecheck-features\"", "other schema name"},
+	{long_suite, "suite: string too long (69 bytes, at most 63)", "a suite list past 63"},
 	{set_command, "a report of `ptecheck watch`", "command watch"},
 	{empty_results, "empty report: no results", "empty results"},
 	{set_partial, "partial report", "partial"},
@@ -290,6 +301,17 @@ static void test_bad_reports(void)
 			!strcmp(r->hists[1].id, "mremap/latency") &&
 			!strcmp(r->hists[2].id, "legacy/something-new"),
 		"schema 7: ids from the batch labels, the titles of then, else legacy/%s", err);
+	pc_report_free(r);
+	r = NULL;
+	free(js);
+	/* Every suite named once: 62 characters, read whole. */
+	js = edited(all_suites);
+	r = NULL;
+	err[0] = '\0';
+	ret = pc_gate_report_parse(js, strlen(js), false, &r, err, sizeof(err));
+	TAP_CHECK(!ret && !strcmp(r->suite, ALL_SUITES),
+		  "a list of every suite as the report's suite, read whole (%s)",
+		  ret ? err : r->suite);
 	pc_report_free(r);
 	r = NULL;
 	free(js);

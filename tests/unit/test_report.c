@@ -314,9 +314,10 @@ static void test_json(void)
 		pc_report_free(r);
 		return;
 	}
-	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 8,
-		  "schema_version 8 (results carry variants and scenarios; sample_every; "
-		  "histograms' batch labels; bpf; scenario_histograms; histogram ids)");
+	TAP_CHECK(json_integer_value(json_object_get(root, "schema_version")) == 9,
+		  "schema_version 9 (results carry variants and scenarios; sample_every; "
+		  "histograms' batch labels; bpf; scenario_histograms; histogram ids; a "
+		  "suite list)");
 	TAP_CHECK(!strcmp(json_string_value(json_object_get(
 				  json_array_get(json_object_get(root, "histograms"), 0), "id")),
 			  "mremap/latency"),
