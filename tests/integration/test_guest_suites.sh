@@ -29,20 +29,20 @@
 #     passes, and the
 #     syscall-walk tier judged mremap's moves (its arguments read from the
 #     registers at raw_syscalls:sys_enter);
-#   - 7.x on arm64 runs mremap, filemap and contpte (the suites whose
-#     arm64 expectations are above: contpte's kprobes, mremap's batches)
-#     with two NUMA nodes under --stress 10: every expectation above
-#     holds there too, nothing fails (zero false positives while pages
-#     are reclaimed, compacted, collapsed and migrated), and the
-#     migration stressor ran.  The other six suites (mprotect, zap,
-#     mlock, fork, madvise, reclaim) run in a quiet boot of the same
-#     kernel: nothing fails, each suite passed a check, every program
-#     within budget.  Split so: under stress the nine suites took 400 s
-#     alone and 630 s beside the host tests, all of it on both cores,
-#     the longest of CI's steps.  What CI no longer judges: those six
-#     suites' fexit tiers under the two-node stressors; test_stress
-#     judges their other tiers under stress on the host, and the
-#     nine-suite run is a command with its result in docs/robustness.md.
+#   - 7.x on arm64 once more, with two NUMA nodes, mremap, filemap and
+#     contpte under --stress 10: nothing fails (zero false positives
+#     while pages are reclaimed, compacted, collapsed and migrated), the
+#     migration stressor ran, and the kernel tiers judged entries in the
+#     windows the stressors left quiet (how many per tier is printed; one
+#     tier alone may judge none: CI at 62fb44f saw contpte/clear-young's
+#     12980 calls all disturbed).  The expectations above are judged on
+#     the quiet boot of 7.x, not here.  Three suites, not nine: the nine
+#     took 400 s alone and 630 to 770 s beside the host tests, all of it
+#     on both cores, the longest of CI's steps.  What CI does not judge:
+#     the other six suites' fexit tiers under the two-node stressors;
+#     test_stress judges their other tiers under stress on the host, and
+#     the nine-suite run is a command with its result in
+#     docs/robustness.md.
 # Eight boots under TCG, the stressed one alone, the others two at a time
 # (lib/pool.sh), each saying its wall time (`vmtest: time:` in a guest's
 # log says where it went; the figures are in docs/vmtest.md).
@@ -158,11 +158,12 @@ if what == "status":  # check tier wanted (the summary said when it is not)
                 print(f'{r["status"]}: {r.get("summary", "")[:300]}')
         sys.exit(1)
     sys.exit(0)
-if what == "suites-judged":  # a,b,...: each suite has results, one passed at least
-    want = sys.argv[3].split(",")
-    got = {w: [r["status"] for r in res if r["check"].split("/")[0] == w] for w in want}
-    print("; ".join(f"{w}: {st.count('pass')} passed of {len(st)}" for w, st in got.items()))
-    sys.exit(0 if all("pass" in st for st in got.values()) else 1)
+if what == "judged-under-stress":  # the kernel tiers' entries judged, summed over tiers
+    got = [r for r in res if r["tier"].startswith("kernel:")
+           and (r.get("checked", 0) or r.get("inconclusive", 0))]
+    print("; ".join(f'{r["check"]} [{r["tier"]}] {r.get("checked", 0)} '
+                    f'({r.get("inconclusive", 0)} inconclusive)' for r in got) or "no kernel tier")
+    sys.exit(0 if sum(r.get("checked", 0) for r in got) > 0 else 1)
 if what == "batches-of":  # n: count of mremap batches of exactly n PTEs
     n = int(sys.argv[3])
     h = hist("mremap PTEs per batch")
@@ -200,11 +201,10 @@ done
 
 # boot NAME ARCH SPEC: runs every suite in a guest of kernel SPEC (fetched
 # before); leaves $tmp/NAME.{json,err}, vmtest's exit status in
-# $tmp/NAME.rc and the wall time in $tmp/NAME.secs.  arm64 7: mremap,
-# filemap and contpte, with two memory nodes, under --stress 10; arm64 7
-# rest: the other suites, quiet (the header).
+# $tmp/NAME.rc and the wall time in $tmp/NAME.secs.  arm64 7 stress:
+# mremap, filemap and contpte, with two memory nodes, under --stress 10
+# (the header).
 stressed_suites=mremap,filemap,contpte
-quiet_suites=mprotect,zap,mlock,fork,madvise,reclaim
 boot() {
 	# A hang's timeout, not a budget: boots share the host's two cores
 	# with another boot or a host test (ctest -j2), and the stressed
@@ -212,12 +212,11 @@ boot() {
 	local out=$tmp/$1 arch=$2 spec=$3 build_var=build_$2 timeout=900 started=$SECONDS
 	local vm_args=() run_args=()
 	case "$1" in
-	arm64-7)
+	arm64-7-stress)
 		vm_args=(--numa 2)
 		run_args=(--suite "$stressed_suites" --stress 10)
 		timeout=1500
 		;;
-	arm64-7-rest) run_args=(--suite "$quiet_suites") ;;
 	esac
 	"$ROOT/guest/vmtest" --arch "$arch" --package "$spec" --build-dir "${!build_var}" \
 		"${vm_args[@]}" --timeout "$timeout" --output "$out.json" -- \
@@ -233,7 +232,7 @@ boot() {
 # were all disturbed (CI, 2026-12-07: 926 s, every kernel tier "nothing
 # judged"), alone about one in ten is quiet.  The second boot of x86_64 7
 # is the gate's (below).
-cases=("arm64 7" "x86_64 7" "x86_64 7 boot2" "arm64 7 rest" "arm64 6.12" "arm64 6.1"
+cases=("arm64 7 stress" "x86_64 7" "x86_64 7 boot2" "arm64 7" "arm64 6.12" "arm64 6.1"
 	"x86_64 6.12" "x86_64 6.1")
 for case in "${cases[@]}"; do
 	set -- $case
@@ -251,7 +250,7 @@ for case in "${cases[@]}"; do
 	set -- $case
 	name=$1-$2${3:+-$3}
 	[ -e "$tmp/$name.rc" ] && continue
-	if [ "$name" = arm64-7 ]; then
+	if [ "$name" = arm64-7-stress ]; then
 		pool_alone boot "$name" "$1" "$2"
 	else
 		pool_go boot "$name" "$1" "$2"
@@ -275,7 +274,6 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "x86_64 6.12" "arm64 6
 	fi
 	ran=$((ran + 1))
 	what="all suites"
-	[ "$arch $spec" = "arm64 7" ] && what="$stressed_suites under --stress 10 with two nodes"
 	# The failed checks in the test's name: CI's summary keeps the names.
 	why=$(query "$out.json" no-fail 2>/dev/null) && [ $rc -eq 0 ] || {
 		not_ok "$arch $spec guest: $what pass (exit $rc; ${why:-no report})" \
@@ -368,12 +366,6 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "x86_64 6.12" "arm64 6
 		fi
 		;;
 	"arm64 7")
-		if grep -q '"stress: migration: [0-9]* migrate_pages between nodes' "$out.json"; then
-			ok "arm64 7 guest, two nodes, --stress 10: the migration stressor ran"
-		else
-			not_ok "arm64 7 guest, two nodes, --stress 10: the migration stressor ran" \
-				"no migration note"
-		fi
 		if grep -q "hardware dirty bit management: yes" "$out.err"; then
 			ok "arm64 7 guest: hardware dirty-bit management (FEAT_HAFDBS) present"
 		else
@@ -402,34 +394,45 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "x86_64 6.12" "arm64 6
 	esac
 done
 
-# arm64 7's other suites, quiet.
-out=$tmp/arm64-7-rest
+# arm64 7 under the stressors, two nodes.
+out=$tmp/arm64-7-stress
 rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+name="arm64 7 guest, two nodes, --stress 10"
 if [ "$rc" -eq 100 ] || [ "$rc" -eq 99 ]; then
-	skip "arm64 7 guest, quiet: $quiet_suites" "no arm64 build or kernel 7 (see above)"
+	skip "$name: $stressed_suites" "no arm64 build or kernel 7 (see above)"
 elif why=$(query "$out.json" no-fail 2>/dev/null) && [ "$rc" -eq 0 ]; then
 	ran=$((ran + 1))
-	ok "arm64 7 guest, quiet: $quiet_suites pass ($why; $(cat "$out.secs") s)"
-	if why=$(query "$out.json" suites-judged "$quiet_suites"); then
-		ok "arm64 7 guest, quiet: every suite judged ($why)"
+	ok "$name: $stressed_suites pass ($why; $(cat "$out.secs") s)"
+	if grep -q '"stress: migration: [0-9]* migrate_pages between nodes' "$out.json"; then
+		ok "$name: the migration stressor ran"
 	else
-		not_ok "arm64 7 guest, quiet: every suite judged" "$why"
+		not_ok "$name: the migration stressor ran" "no migration note"
+	fi
+	if why=$(query "$out.json" judged-under-stress); then
+		ok "$name: the kernel tiers judged entries in quiet windows ($why)"
+	else
+		not_ok "$name: the kernel tiers judged entries in quiet windows" "$why"
 	fi
 	if why=$(query "$out.json" bpf-budget); then
-		ok "arm64 7 guest, quiet: every program loaded within 200000 instructions ($why)"
+		ok "$name: every program loaded within 200000 instructions ($why)"
 	else
-		not_ok "arm64 7 guest, quiet: every program loaded within 200000 instructions" "$why"
+		not_ok "$name: every program loaded within 200000 instructions" "$why"
 	fi
-	for suite in ${quiet_suites//,/ }; do
+	if why=$(query "$out.json" no-state-lost); then
+		ok "$name: no mremap call lost its state ($why)"
+	else
+		not_ok "$name: no mremap call lost its state" "$why"
+	fi
+	for suite in ${stressed_suites//,/ }; do
 		if why=$(query "$out.json" status "$suite/kernel-log" oracle:kmsg pass); then
-			ok "arm64 7 guest, quiet: $suite/kernel-log passes ($why)"
+			ok "$name: $suite/kernel-log passes ($why)"
 		else
-			not_ok "arm64 7 guest, quiet: $suite/kernel-log passes" "$why"
+			not_ok "$name: $suite/kernel-log passes" "$why"
 		fi
 	done
 else
 	ran=$((ran + 1))
-	not_ok "arm64 7 guest, quiet: $quiet_suites pass (exit $rc; ${why:-no report})" \
+	not_ok "$name: $stressed_suites pass (exit $rc; ${why:-no report})" \
 		"$(query "$out.json" fail-evidence 2>/dev/null)" "$out.err"
 fi
 
