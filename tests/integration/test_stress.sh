@@ -65,9 +65,12 @@ for suite in "${runs[@]}"; do
 	grep -E 'inconclusive|did not reproduce' "$out" | cut -c1-200 | sed 's/^/# /'
 	check "$suite: the note lists the stressors that ran with iteration counts" \
 		"grep -Eq '^note: stress: stressors that ran \(iterations\): [a-z-]+ [0-9]+' $out"
+	# Each suite ran under the stressors, again while its seconds lasted:
+	# twice at least, or once that took them all (mlock's one pass took
+	# 10.5 s in CI beside two guests).
 	for one in ${suite//,/ }; do
-		check "$one: the scenarios ran more than once" \
-			"grep -Eq '^note: stress: suite $one: ([2-9]|[1-9][0-9]+) passes' $out"
+		check "$one: the scenarios ran under stress, again until its 10 s were spent" \
+			"sed -n 's/^note: stress: suite $one: \([0-9]*\) passes of its [0-9]* scenarios in \([0-9.]*\) s$/\1 \2/p' $out | awk '{ exit !(\$1 >= 2 || (\$1 == 1 && \$2 >= 10)) }' && grep -q '^note: stress: suite $one: ' $out"
 	done
 	check "$suite: every stressor ran or says why not" \
 		"[[ \$(grep -Ec '^note: stress: (reclaim|compaction|collapse|migration|fork-exit|mprotect-munmap|touch)[: ]' $out) -eq 7 ]]"
