@@ -183,6 +183,35 @@ sys.exit(2)
 EOF
 }
 
+# judge NAME QUERY-ARGS...: ok NAME with the answer when query says yes,
+# else not_ok with it.
+judge() {
+	local name=$1 why
+	shift
+	if why=$(query "$@"); then
+		ok "$name ($why)"
+	else
+		not_ok "$name" "$why"
+	fi
+}
+
+# judge_boot LABEL REPORT: what every boot's report must say: each
+# program within the verifier's budget (its load times are TCG's, so
+# recorded, not judged: tests/integration/test_load_budget.sh judges them
+# on the host), no mremap call lost its per-call state before its exit
+# (the common LRU evicted live calls: 1 to 18 of 19 went unjudged on
+# 6.1), and the kernel's own log judged in each of mremap, filemap and
+# contpte (docs/kernel-log.md).
+judge_boot() {
+	local check
+
+	judge "$1: every program loaded within 200000 instructions" "$2" bpf-budget
+	judge "$1: no mremap call lost its state" "$2" no-state-lost
+	for check in mremap/kernel-log filemap/kernel-log contpte/kernel-log; do
+		judge "$1: $check passes" "$2" status "$check" oracle:kmsg pass
+	done
+}
+
 if ! command -v qemu-system-x86_64 >/dev/null || ! command -v qemu-system-aarch64 >/dev/null; then
 	echo "1..0 # SKIP QEMU not installed (scripts/install-deps --guest)"
 	exit 4
@@ -282,29 +311,7 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "x86_64 6.12" "arm64 6
 	}
 	# The boot's wall time: CI's budget is spent here (TCG).
 	ok "$arch $spec guest: $what pass ($why; ${took} s)"
-	# The verifier's budget on this kernel (its load times are TCG's, so
-	# recorded here, not judged: tests/integration/test_load_budget.sh
-	# judges them on the host).
-	if why=$(query "$out.json" bpf-budget); then
-		ok "$arch $spec guest: every program loaded within 200000 instructions ($why)"
-	else
-		not_ok "$arch $spec guest: every program loaded within 200000 instructions" "$why"
-	fi
-	# No call lost its per-call state before its exit (the common LRU
-	# evicted live calls: 1 to 18 of 19 went unjudged on 6.1).
-	if why=$(query "$out.json" no-state-lost); then
-		ok "$arch $spec guest: no mremap call lost its state ($why)"
-	else
-		not_ok "$arch $spec guest: no mremap call lost its state" "$why"
-	fi
-	# The kernel's own log is judged in every suite (docs/kernel-log.md).
-	for check in mremap/kernel-log filemap/kernel-log contpte/kernel-log; do
-		if why=$(query "$out.json" status "$check" oracle:kmsg pass); then
-			ok "$arch $spec guest: $check passes ($why)"
-		else
-			not_ok "$arch $spec guest: $check passes" "$why"
-		fi
-	done
+	judge_boot "$arch $spec guest" "$out.json"
 	# The syscall-walk tier reads mremap's arguments from the registers at
 	# raw_syscalls:sys_enter: a wrong register judges nothing.
 	if why=$(query "$out.json" judged mremap/moved kernel:syscall-walk); then
@@ -408,28 +415,9 @@ elif why=$(query "$out.json" no-fail 2>/dev/null) && [ "$rc" -eq 0 ]; then
 	else
 		not_ok "$name: the migration stressor ran" "no migration note"
 	fi
-	if why=$(query "$out.json" judged-under-stress); then
-		ok "$name: the kernel tiers judged entries in quiet windows ($why)"
-	else
-		not_ok "$name: the kernel tiers judged entries in quiet windows" "$why"
-	fi
-	if why=$(query "$out.json" bpf-budget); then
-		ok "$name: every program loaded within 200000 instructions ($why)"
-	else
-		not_ok "$name: every program loaded within 200000 instructions" "$why"
-	fi
-	if why=$(query "$out.json" no-state-lost); then
-		ok "$name: no mremap call lost its state ($why)"
-	else
-		not_ok "$name: no mremap call lost its state" "$why"
-	fi
-	for suite in ${stressed_suites//,/ }; do
-		if why=$(query "$out.json" status "$suite/kernel-log" oracle:kmsg pass); then
-			ok "$name: $suite/kernel-log passes ($why)"
-		else
-			not_ok "$name: $suite/kernel-log passes" "$why"
-		fi
-	done
+	judge "$name: the kernel tiers judged entries in quiet windows" "$out.json" \
+		judged-under-stress
+	judge_boot "$name" "$out.json"
 else
 	ran=$((ran + 1))
 	not_ok "$name: $stressed_suites pass (exit $rc; ${why:-no report})" \
