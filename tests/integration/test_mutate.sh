@@ -253,12 +253,28 @@ else
 	not_ok "driver: the restored src built a control without the mutant" "$(diff -r "$tree" "$A/src")"
 fi
 rm -rf "$A/images"
-flock "$PTECHECK_KBUILD_LOCK" sleep 2 &
-sleep 0.5
-out=$(drive --only control 2>&1)
-expect "driver: a build lock held elsewhere is waited for, and said" 0 $? "$out" \
+# The lock is held until the driver says it waits (no sleep to race a
+# loaded machine: CI at e67cd9f reached the lock after a 2 s hold ended),
+# or for 60 s at most.
+held=$tmp/lock.held release=$tmp/lock.release
+rm -f "$held" "$release"
+flock "$PTECHECK_KBUILD_LOCK" sh -c 'touch "$1"; i=0
+	while [ ! -e "$2" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' sh "$held" "$release" &
+holder=$!
+while [ ! -e "$held" ] && kill -0 $holder 2>/dev/null; do sleep 0.1; done
+drive --only control >"$tmp/lock.out" 2>&1 &
+driver=$!
+for _ in $(seq 600); do
+	grep -q "waiting for $PTECHECK_KBUILD_LOCK" "$tmp/lock.out" && break
+	kill -0 $driver 2>/dev/null || break
+	sleep 0.1
+done
+touch "$release"
+wait $driver
+rc=$?
+wait $holder
+expect "driver: a build lock held elsewhere is waited for, and said" 0 $rc "$(cat "$tmp/lock.out")" \
 	"waiting for $PTECHECK_KBUILD_LOCK \(another kernel build holds it\)" "control clean; self-test OK"
-wait
 out=$(PTECHECK_CACHE=$tmp/cache2 FAKE_DROP=CONFIG_XFS_FS drive --only control 2>&1)
 expect "driver: an option Kconfig dropped is named: exit 8" 8 $? "$out" \
 	"Kconfig dropped 1 options of mutate/guest.config .*CONFIG_XFS_FS=y"
