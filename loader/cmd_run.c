@@ -49,7 +49,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: ptecheck run [--suite NAME] [--format text|json|tap|junit] [--scale N]\n"
 		"                    [--output FILE] [--fs-dir DIR] [--stress [SECONDS]]\n"
-		"                    [--log-rules FILE] [--dangerous] [-v] [--list]\n\n"
+		"                    [--log-rules FILE] [--dangerous] [--skip-known-bugs]\n"
+		"                    [-v] [--list]\n\n"
 		"Runs the workloads of a suite under every check this kernel allows and\n"
 		"prints one result per check and tier: pass, fail (with evidence) or skip\n"
 		"(with the reason), then the histograms.\n\n"
@@ -72,6 +73,9 @@ static void usage(FILE *f)
 		"  --dangerous     also run the scenarios that may crash a kernel carrying\n"
 		"                  the bug they look for (a memory corruption): for a guest\n"
 		"                  or a machine whose crash costs nothing (vmtest passes it)\n"
+		"  --skip-known-bugs  skip the scenarios that make the state of a bug\n"
+		"                  released kernels carry unfixed (--list marks them;\n"
+		"                  docs/findings.md): each says it was skipped, and why\n"
 		"  -v, --verbose   each scenario's result under its check (text; TAP:\n"
 		"                  a subtest per check); JSON always has them\n"
 		"  --list          list the scenarios and exit\n\n"
@@ -95,6 +99,8 @@ static int list_scenarios(const char *suite)
 			       su->scenarios[i].description,
 			       su->scenarios[i].needs & PC_SCENARIO_MAY_CRASH
 				       ? " (may crash a kernel with the bug: --dangerous)"
+			       : su->scenarios[i].needs & PC_SCENARIO_KNOWN_BUG
+				       ? " (a bug released kernels carry: --skip-known-bugs)"
 				       : "");
 	}
 	if (fflush(stdout) || ferror(stdout)) {
@@ -186,6 +192,9 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 	case 'D':
 		o->dangerous = true;
 		return -1;
+	case 'K':
+		o->skip_known_bugs = true;
+		return -1;
 	case 'F':
 		return fs_dir_option(optarg, o);
 	case 'T':
@@ -214,6 +223,7 @@ int pc_cmd_run(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"stress", optional_argument, NULL, 'T'},
 		{"dangerous", no_argument, NULL, 'D'},
+		{"skip-known-bugs", no_argument, NULL, 'K'},
 		PC_KLOG_LONGOPTS,
 		{},
 	};

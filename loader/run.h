@@ -25,8 +25,9 @@ struct pc_run_opts {
 	unsigned int scale;
 	unsigned int stress_s; /* 0: no --stress */
 	enum pc_format format;
-	bool verbose;	/* -v: each scenario of a check in text and TAP */
-	bool dangerous; /* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run too */
+	bool verbose;	      /* -v: each scenario of a check in text and TAP */
+	bool dangerous;	      /* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run too */
+	bool skip_known_bugs; /* --skip-known-bugs: PC_SCENARIO_KNOWN_BUG ones skip */
 };
 
 struct pc_run {

@@ -159,6 +159,7 @@ scenario_child(const struct pc_scenario *sc, const struct pc_run *run, int repor
 	ctx.report_fd = report_pipe[1];
 	ctx.scenario = sc->name;
 	ctx.crash_refused = (sc->needs & PC_SCENARIO_MAY_CRASH) && !ctx.dangerous;
+	ctx.known_bug_skipped = (sc->needs & PC_SCENARIO_KNOWN_BUG) && ctx.skip_known_bugs;
 	_exit(sc->run(&ctx, sc->data) ? 3 : 0);
 }
 

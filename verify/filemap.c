@@ -104,6 +104,9 @@ static int run_trunc_pinned(struct pc_scenario_ctx *ctx, const void *data)
 	return pc_attempts_run(ctx, fm_measure_trunc_pinned, data);
 }
 
+static const struct fm_trunc_pinned trunc_pinned = {.collapse = false};
+static const struct fm_trunc_pinned trunc_pinned_collapse = {.collapse = true};
+
 static const struct fm_refault refault_memfd = {
 	.what = "64 KiB shmem folios (memfd)",
 	.pos = PC_POS_MIDDLE,
@@ -191,7 +194,11 @@ static const struct pc_scenario scenarios[] = {
 	{"trunc-pinned-pmd-blockfs",
 	 "a block-fs file's PMD-mapped 2 MiB folio, one page "
 	 "pinned (vmsplice), truncated into: the split fails, nothing mapped past EOF",
-	 BLK | RESIZE, run_trunc_pinned, NULL},
+	 BLK | RESIZE, run_trunc_pinned, &trunc_pinned},
+	{"trunc-pinned-collapse-blockfs",
+	 "the same folio dirty (it stays cached across EOF), then MADV_COLLAPSE: "
+	 "nothing mapped past EOF",
+	 BLK | RESIZE | PC_SCENARIO_KNOWN_BUG, run_trunc_pinned, &trunc_pinned_collapse},
 };
 
 const struct pc_suite pc_filemap_suite = {

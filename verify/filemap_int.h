@@ -91,7 +91,13 @@ struct fm_refault {
 };
 /* filemap_refault.c: one attempt (pc_measure_fn). */
 int fm_measure_refault(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
-/* filemap_trunc_pinned.c: one attempt (pc_measure_fn; no data). */
+/* A pinned-truncation scenario (filemap_trunc_pinned.c): after the
+   failed split, the folio (dirty: it stays in the page cache across the
+   new EOF) collapsed by MADV_COLLAPSE, or not. */
+struct fm_trunc_pinned {
+	bool collapse;
+};
+/* filemap_trunc_pinned.c: one attempt (pc_measure_fn). */
 int fm_measure_trunc_pinned(struct pc_scenario_ctx *ctx, const void *data, struct pc_attempt *a);
 /* The scenario's name: FB_BLOCKFS shapes by the filesystem under the
    directory ("whole-xfs"), the table's name otherwise. */

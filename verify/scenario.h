@@ -43,6 +43,12 @@
    --dangerous (ctx->dangerous), else every check it judges skips, saying
    so.  xfstests' "dangerous" group is the same idea. */
 #define PC_SCENARIO_MAY_CRASH (1U << 8)
+/* The scenario makes the state of a bug that released kernels carry,
+   unfixed when it was written (docs/findings.md): it runs, and fails
+   there, unless the run was given --skip-known-bugs (ctx->known_bug_skipped),
+   which a self-test needing a clean run of such a kernel asks for; then
+   every check it judges skips, saying so. */
+#define PC_SCENARIO_KNOWN_BUG (1U << 9)
 
 /* The modes the run sets its mTHP sizes to: anonymous folios where a
    mapping asks (MADV_HUGEPAGE), shmem ones always. */
@@ -78,17 +84,19 @@ struct pc_scenario_ctx {
 	 * before judging.
 	 */
 	int disturb_map_fd;
-	bool mthp_anon_64k;   /* parent enabled 64 KiB anon mTHP */
-	bool mthp_shmem_64k;  /* parent enabled 64 KiB shmem mTHP */
-	bool mthp_anon_16k;   /* ... 16 KiB anon mTHP, 64 KiB off (PC_NEEDS_MTHP_16K) */
-	bool mthp_shmem_16k;  /* ... 16 KiB shmem mTHP, 64 KiB off (likewise) */
-	bool have_kpageflags; /* /proc/kpageflags readable */
-	bool ksm_on;	      /* ksmd started for this scenario (PC_NEEDS_KSM) */
-	const char *ksm_why;  /* why it was not, else NULL */
-	unsigned int scale;   /* 1 = full size; larger divides sizes (TCG) */
-	bool dangerous;	      /* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run */
-	bool crash_refused;   /* this one may crash and there was no --dangerous */
-	const char *tmpdir;   /* private directory for files (file scenarios) */
+	bool mthp_anon_64k;	/* parent enabled 64 KiB anon mTHP */
+	bool mthp_shmem_64k;	/* parent enabled 64 KiB shmem mTHP */
+	bool mthp_anon_16k;	/* ... 16 KiB anon mTHP, 64 KiB off (PC_NEEDS_MTHP_16K) */
+	bool mthp_shmem_16k;	/* ... 16 KiB shmem mTHP, 64 KiB off (likewise) */
+	bool have_kpageflags;	/* /proc/kpageflags readable */
+	bool ksm_on;		/* ksmd started for this scenario (PC_NEEDS_KSM) */
+	const char *ksm_why;	/* why it was not, else NULL */
+	unsigned int scale;	/* 1 = full size; larger divides sizes (TCG) */
+	bool dangerous;		/* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run */
+	bool crash_refused;	/* this one may crash and there was no --dangerous */
+	bool skip_known_bugs;	/* --skip-known-bugs: PC_SCENARIO_KNOWN_BUG ones skip */
+	bool known_bug_skipped; /* this one makes a known bug's state, and skips */
+	const char *tmpdir;	/* private directory for files (file scenarios) */
 	/* Directories the parent mounted for PC_NEEDS_SHMEM_HUGE and
 	   PC_NEEDS_BLOCKFS, or NULL with the reason in *_why. */
 	const char *shmem_huge_dir;
