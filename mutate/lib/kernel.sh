@@ -241,14 +241,16 @@ ptc_panic() {
 # vm_run IMAGE REPORT OUT K [VMTEST_OPTION...]: one boot running the whole
 # suite, its console and stderr in OUT/console-K.log and OUT/vmtest-K.log
 # (with an option: console-K-nopt.log, vmtest-K-nopt.log, so the first
-# boot's stay); vmtest's exit status.
+# boot's stay); vmtest's exit status.  --skip-known-bugs: the control
+# must be clean, and the bug of docs/findings.md is in 7.2 unfixed.
 vm_run() {
 	local img=$1 rep=$2 out=$3 tag=$4
 	shift 4
 	(($#)) && tag+=-nopt
 	"$VMTEST" --arch "$ARCH" --kernel "$img" "$@" \
 		--build-dir "$GUEST_DIR" --format json --output "$rep" --console-log "$out/console-$tag.log" \
-		-- run --suite "${SUITE:-all}" --scale "$SCALE" >"$out/vmtest-$tag.log" 2>&1
+		-- run --suite "${SUITE:-all}" --scale "$SCALE" --skip-known-bugs \
+		>"$out/vmtest-$tag.log" 2>&1
 }
 
 # boot NAME DIR: RUNS boots of DIR's image into DIR/runs/GUEST_ID-scale-N[-SUITE]/

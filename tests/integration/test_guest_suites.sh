@@ -5,7 +5,11 @@
 # as CI runs it:
 #   - 7.x on x86_64: every check passes, the kernel:fexit tier (fentry/fexit
 #     on move_page_tables) ran and judged entries;
-#   - 7.x on arm64: every check passes, the guest reports hardware dirty-bit
+#   - 7.x on arm64: every check passes but the known 7.x bug, which
+#     fails where it must (filemap/batch-bounds, oracle:pagemap and
+#     oracle:sigbus, in trunc-pinned-collapse-blockfs alone: MADV_COLLAPSE
+#     maps a PMD past EOF, docs/findings.md; the other 7.x boots run with
+#     --skip-known-bugs); the guest reports hardware dirty-bit
 #     management (per-entry access/dirty updates, what gathering exists
 #     for), the per-batch checks ran, and the mremap batch histogram holds
 #     16-PTE batches for the 64 KiB folios;
@@ -102,6 +106,22 @@ if what == "no-fail":
     bad = [f'{r["check"]} [{r["tier"]}]' for r in res if r["status"] == "fail"]
     print("failed: " + ", ".join(bad) if bad else f"{len(res)} results, none failed")
     sys.exit(1 if bad or not res else 0)
+if what == "known-bug-only":
+    # The known 7.x bug (docs/findings.md): filemap/batch-bounds fails in
+    # both user-space tiers, in its scenario alone; nothing else fails.
+    known, want = "trunc-pinned-collapse-blockfs", {"oracle:pagemap", "oracle:sigbus"}
+    bad, caught = [], set()
+    for r in res:
+        if r["status"] != "fail":
+            continue
+        failed = [s["name"] for s in (r.get("scenarios") or []) if s.get("status") == "fail"]
+        if r["check"] == "filemap/batch-bounds" and failed == [known]:
+            caught.add(r["tier"])
+        else:
+            bad.append(f'{r["check"]} [{r["tier"]}] ({", ".join(failed)})')
+    print(f"{len(res)} results; {known} failed filemap/batch-bounds in "
+          f"{', '.join(sorted(caught)) or 'no tier'}" + ("; also failed: " + ", ".join(bad) if bad else ""))
+    sys.exit(0 if not bad and caught == want else 1)
 if what == "fail-evidence":  # each failed result's summary and first evidence
     for r in res:
         if r["status"] != "fail":
@@ -240,12 +260,17 @@ boot() {
 	# arm64 one took twice its time alone beside both (docs/vmtest.md).
 	local out=$tmp/$1 arch=$2 spec=$3 build_var=build_$2 timeout=900 started=$SECONDS
 	local vm_args=() run_args=()
+	# The known 7.x bug (docs/findings.md) fails in every 7.x boot that
+	# runs its scenario: the quiet arm64 one does, and is judged for it
+	# (below); the x86_64 ones, gated against each other for noise, and
+	# the stressed one, judged for false alarms, leave it out.
 	case "$1" in
 	arm64-7-stress)
 		vm_args=(--numa 2)
-		run_args=(--suite "$stressed_suites" --stress 10)
+		run_args=(--suite "$stressed_suites" --stress 10 --skip-known-bugs)
 		timeout=1500
 		;;
+	x86_64-7 | x86_64-7-boot2) run_args=(--skip-known-bugs) ;;
 	esac
 	"$ROOT/guest/vmtest" --arch "$arch" --package "$spec" --build-dir "${!build_var}" \
 		"${vm_args[@]}" --timeout "$timeout" --output "$out.json" -- \
@@ -305,9 +330,13 @@ for case in "x86_64 7" "arm64 7" "x86_64 6.1" "arm64 6.1" "x86_64 6.12" "arm64 6
 		continue
 	fi
 	ran=$((ran + 1))
-	what="all suites"
+	what="all suites" want=no-fail want_rc=0
+	# arm64 7 runs the known 7.x bug's scenario: that failure, nothing else.
+	if [ "$arch $spec" = "arm64 7" ]; then
+		what="all suites but the known 7.x bug, caught," want=known-bug-only want_rc=1
+	fi
 	# The failed checks in the test's name: CI's summary keeps the names.
-	why=$(query "$out.json" no-fail 2>/dev/null) && [ $rc -eq 0 ] || {
+	why=$(query "$out.json" $want 2>/dev/null) && [ $rc -eq $want_rc ] || {
 		not_ok "$arch $spec guest: $what pass (exit $rc; ${why:-no report})" \
 			"$(query "$out.json" fail-evidence 2>/dev/null)" "$out.err"
 		continue

@@ -155,6 +155,9 @@ check "a --suite list past 63 characters exits 2" "[[ $? -eq 2 ]] && grep -q 'at
 "$pc" run --suite madvise,reclaim --list >"$tmp/list" 2>/dev/null
 check "run --suite madvise,reclaim --list lists both suites' scenarios" \
 	"[[ $? -eq 0 ]] && grep -q '^madvise/' $tmp/list && grep -q '^reclaim/' $tmp/list && ! grep -qv '^madvise/\\|^reclaim/' $tmp/list"
+"$pc" run --suite filemap --list >"$tmp/list" 2>/dev/null
+check "run --list marks the known bug's scenario (docs/findings.md)" \
+	"grep -q '^filemap/trunc-pinned-collapse-blockfs .*(a bug released kernels carry: --skip-known-bugs)' $tmp/list"
 "$pc" run --format xml >/dev/null 2>&1
 check "unknown format exits 2" "[[ $? -eq 2 ]]"
 "$pc" nosuchcommand >/dev/null 2>&1
