@@ -49,7 +49,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: ptecheck run [--suite NAME] [--format text|json|tap|junit] [--scale N]\n"
 		"                    [--output FILE] [--fs-dir DIR] [--stress [SECONDS]]\n"
-		"                    [--log-rules FILE] [--dangerous] [--skip-known-bugs]\n"
+		"                    [--log-rules FILE] [--[no-]dangerous] [--skip-known-bugs]\n"
 		"                    [-v] [--list]\n\n"
 		"Runs the workloads of a suite under every check this kernel allows and\n"
 		"prints one result per check and tier: pass, fail (with evidence) or skip\n"
@@ -73,6 +73,8 @@ static void usage(FILE *f)
 		"  --dangerous     also run the scenarios that may crash a kernel carrying\n"
 		"                  the bug they look for (a memory corruption): for a guest\n"
 		"                  or a machine whose crash costs nothing (vmtest passes it)\n"
+		"  --no-dangerous  not them, even where --dangerous is given too (a\n"
+		"                  guest's run where vmtest would add it)\n"
 		"  --skip-known-bugs  skip the scenarios that make the state of a bug\n"
 		"                  released kernels carry unfixed (--list marks them;\n"
 		"                  docs/findings.md): each says it was skipped, and why\n"
@@ -195,6 +197,9 @@ static int take_option(int c, struct pc_run_opts *o, bool *list, const char **st
 	case 'K':
 		o->skip_known_bugs = true;
 		return -1;
+	case 'N':
+		o->no_dangerous = true;
+		return -1;
 	case 'F':
 		return fs_dir_option(optarg, o);
 	case 'T':
@@ -224,6 +229,7 @@ int pc_cmd_run(int argc, char **argv)
 		{"stress", optional_argument, NULL, 'T'},
 		{"dangerous", no_argument, NULL, 'D'},
 		{"skip-known-bugs", no_argument, NULL, 'K'},
+		{"no-dangerous", no_argument, NULL, 'N'},
 		PC_KLOG_LONGOPTS,
 		{},
 	};

@@ -400,7 +400,7 @@ int pc_run(const struct pc_run_opts *o)
 
 	run.ctx.disturb_map_fd = -1;
 	run.ctx.scale = o->scale;
-	run.ctx.dangerous = o->dangerous;
+	run.ctx.dangerous = o->dangerous && !o->no_dangerous;
 	run.ctx.skip_known_bugs = o->skip_known_bugs;
 	code = open_report(&run);
 	if (code)

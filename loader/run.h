@@ -28,6 +28,7 @@ struct pc_run_opts {
 	bool verbose;	      /* -v: each scenario of a check in text and TAP */
 	bool dangerous;	      /* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run too */
 	bool skip_known_bugs; /* --skip-known-bugs: PC_SCENARIO_KNOWN_BUG ones skip */
+	bool no_dangerous;    /* --no-dangerous: not them, whatever --dangerous says */
 };
 
 struct pc_run {
