@@ -72,14 +72,8 @@ static void racer(const struct fm_file *f, size_t i_size, unsigned int cycles, s
    reads the cache, whatever i_size says); vec: npages - from bytes. */
 static bool cached_past(const struct fm_map *m, size_t from, unsigned char *vec)
 {
-	size_t n = m->npages - from;
-
-	if (mincore(m->addr + from * PAGE, n * PAGE, vec))
-		return true; /* cannot tell: race, and let the judge see */
-	for (size_t i = 0; i < n; i++)
-		if (vec[i] & 1)
-			return true;
-	return false;
+	/* Negative: cannot tell; race, and let the judge see. */
+	return pc_pages_cached(m->addr + from * PAGE, m->npages - from, vec) != 0;
 }
 
 /* The faulter's rounds until the racer is done: 0, -EOPNOTSUPP without

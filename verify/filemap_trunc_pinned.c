@@ -139,16 +139,14 @@ static int tp_truncate(struct pc_attempt *a, struct tp_run *r, bool dirty)
    pc_skip_rest's. */
 static int tp_collapse(struct pc_attempt *a, struct tp_run *r)
 {
-	unsigned char vec[NPAGES];
+	unsigned char vec[NPAGES - EOF_PAGE];
 	struct pc_smaps sm;
 	char why[200];
-	size_t cached = 0;
+	long cached = pc_pages_cached(r->rg.base + EOF_PAGE * PAGE, NPAGES - EOF_PAGE, vec);
 	int ret;
 
-	if (mincore(r->rg.base, NPAGES * PAGE, vec))
-		return pc_skip_rest(a, "mincore", errno);
-	for (size_t i = EOF_PAGE; i < NPAGES; i++)
-		cached += vec[i] & 1;
+	if (cached < 0)
+		return pc_skip_rest(a, "mincore", (int)-cached);
 	if (!cached) {
 		pc_skip_all(a, "the dirty unsplit folio left the page cache at the truncation: "
 			       "no folio across EOF to collapse");

@@ -17,13 +17,14 @@
 #include "fullio.h"
 #include "procmm.h"
 #include "report.h"
+#include "shape.h"
 
 /* Pages of fd [off, off + len) still in the page cache, by mincore on a new mapping. */
 static long resident_pages(int fd, size_t off, size_t len)
 {
 	size_t n = len / PAGE;
 	unsigned char *vec = malloc(n);
-	long c = 0;
+	long c;
 	void *p;
 
 	if (!vec)
@@ -33,12 +34,7 @@ static long resident_pages(int fd, size_t off, size_t len)
 		free(vec);
 		return -errno;
 	}
-	if (mincore(p, len, vec) == 0) {
-		for (size_t i = 0; i < n; i++)
-			c += vec[i] & 1;
-	} else {
-		c = -errno;
-	}
+	c = pc_pages_cached(p, n, vec);
 	munmap(p, len);
 	free(vec);
 	return c;

@@ -236,6 +236,17 @@ int pc_split_pmd_mapping(char *base)
 	return 0;
 }
 
+long pc_pages_cached(const void *addr, size_t n, unsigned char *vec)
+{
+	long c = 0;
+
+	if (mincore((void *)addr, n * PAGE, vec))
+		return -errno;
+	for (size_t i = 0; i < n; i++)
+		c += vec[i] & 1;
+	return c;
+}
+
 int pc_folios_read_for(struct pc_attempt *a, const struct pc_scenario_ctx *ctx, struct pc_folios *f,
 		       const void *base, const char *no_folio)
 {

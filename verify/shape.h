@@ -165,6 +165,11 @@ int pc_range_misalign(struct pc_range *r);
  */
 int pc_split_pmd_mapping(char *base);
 
+/* Of the n pages mapped at addr (a file's), how many are in the page
+   cache: mincore reads the cache, whatever i_size says.  vec: n bytes of
+   the caller's.  The count, or -errno. */
+long pc_pages_cached(const void *addr, size_t n, unsigned char *vec);
+
 /*
  * The lazyfree trigger state fork/dirty and reclaim/dirty share: r mapped
  * (fo->n pages, each page's byte at off), folios of fo->fp pages read back
