@@ -299,6 +299,48 @@ static void ksm(struct pc_scenario_ctx *ctx, bool begin)
 	ctx->ksm_why = NULL;
 }
 
+/*
+ * Around a scenario whose dirty pages must stay dirty
+ * (PC_NEEDS_DIRTY_HELD): vm.dirty_expire_centisecs raised to an hour
+ * unless it is longer, then put back (the record kept for the exit's
+ * restore: lib/settings.c).
+ */
+static void dirty_held(struct pc_scenario_ctx *ctx, bool begin)
+{
+	static const char path[] = "/proc/sys/vm/dirty_expire_centisecs";
+	static char why[160];
+	char was[32];
+	int err;
+
+	if (!begin) {
+		pc_setting_reset(path);
+		ctx->dirty_held = false;
+		return;
+	}
+	err = pc_read_file(path, was, sizeof(was));
+	if (!err && strtoul(was, NULL, 10) < 360000)
+		err = pc_setting_write(path, "360000");
+	ctx->dirty_held = !err;
+	ctx->dirty_why = NULL;
+	if (err) {
+		snprintf(why, sizeof(why), "dirty pages not held from writeback: %s: %s", path,
+			 strerror(-err));
+		ctx->dirty_why = why;
+	}
+}
+
+/* The parent's settings around a scenario (begin), or back after. */
+static void around(struct pc_scenario_ctx *ctx, unsigned int needs, bool begin)
+{
+	if (needs & PC_NEEDS_MTHP_16K)
+		mthp_16k(ctx, begin);
+	if (needs & PC_NEEDS_KSM)
+		ksm(ctx, begin);
+	/* Not for a scenario that will not run (no --dangerous). */
+	if (needs & PC_NEEDS_DIRTY_HELD && (!(needs & PC_SCENARIO_MAY_CRASH) || ctx->dangerous))
+		dirty_held(ctx, begin);
+}
+
 int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct pc_scenario *sc)
 {
 	struct scenario_seen seen = {.judged = false};
@@ -316,18 +358,12 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 		close(report_pipe[1]);
 		return status;
 	}
-	if (sc->needs & PC_NEEDS_MTHP_16K)
-		mthp_16k(&run->ctx, true);
-	if (sc->needs & PC_NEEDS_KSM)
-		ksm(&run->ctx, true);
+	around(&run->ctx, sc->needs, true);
 	pid = fork();
 	if (pid == 0)
 		scenario_child(sc, run, report_pipe, go_pipe);
 	if (pid < 0) {
-		if (sc->needs & PC_NEEDS_MTHP_16K)
-			mthp_16k(&run->ctx, false);
-		if (sc->needs & PC_NEEDS_KSM)
-			ksm(&run->ctx, false);
+		around(&run->ctx, sc->needs, false);
 		status = -errno;
 		for (int i = 0; i < 2; i++) {
 			close(report_pipe[i]);
@@ -348,10 +384,7 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 	close(report_pipe[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (sc->needs & PC_NEEDS_MTHP_16K)
-		mthp_16k(&run->ctx, false);
-	if (sc->needs & PC_NEEDS_KSM)
-		ksm(&run->ctx, false);
+	around(&run->ctx, sc->needs, false);
 	if (s->loaded)
 		pc_session_untrack(s, pid);
 	keep_scenario_hists(run, su, sc, &seen, before);

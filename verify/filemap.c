@@ -93,6 +93,7 @@ SHAPE(trunc_deep_blockfs, FB_BLOCKFS, K_TRUNCATE, .full_len = MIB, .min_len = MI
 #define SHARED PC_SCENARIO_SHARED_MAPPERS
 #define RESIZE PC_SCENARIO_RESIZES
 #define CRASH  PC_SCENARIO_MAY_CRASH
+#define DIRTY  PC_NEEDS_DIRTY_HELD
 
 static int run_refault(struct pc_scenario_ctx *ctx, const void *data)
 {
@@ -184,7 +185,7 @@ static const struct pc_scenario scenarios[] = {
 	{"trunc-race-deep-ext4",
 	 "ext4: a file's large folio across a quarter of it, pinned, faulted around past "
 	 "there while ftruncate races to there and back; judged quiescent",
-	 BLK | RESIZE | CRASH, run_shape, &trunc_deep_blockfs},
+	 BLK | RESIZE | CRASH | DIRTY, run_shape, &trunc_deep_blockfs},
 	{"refault-memfd64k",
 	 "entry 8 of each 64 KiB shmem folio zapped alone, then written: "
 	 "the write fault maps it (finish_fault's fallback)",

@@ -164,6 +164,10 @@ struct fm_race {
 	   file was long: fault-around over the pinned folio there, the state
 	   f58df566524e's race needs when a shrink lands among them */
 	unsigned long populated;
+	/* deep: no page past the short EOF cached after the race (the pinned
+	   folio dropped), and why dirty pages were not held, else NULL */
+	bool lost;
+	const char *unheld;
 };
 
 /*

@@ -319,6 +319,17 @@ static void bounds_liveness(struct pc_attempt *a, bool ctx_kpageflags, const str
 			       "%s: shmem may map EOF's folio across i_size; nothing past it is "
 			       "cached (SIGBUS judged instead)",
 			       what);
+	} else if (r->sh->deep && r->race.lost) {
+		/* Written back meanwhile, as the flusher does after
+		   vm.dirty_expire_centisecs (PC_NEEDS_DIRTY_HELD): a fresh file
+		   may keep it. */
+		a->retry = true;
+		pc_oracle_skip(b,
+			       "%s: the pinned folio left the page cache during the race (%lu "
+			       "rounds): a truncation that cannot split it drops it whole once "
+			       "writeback has cleaned it%s%s",
+			       what, r->race.rounds, r->race.unheld ? "; " : "",
+			       r->race.unheld ? r->race.unheld : "");
 	} else if (beyond_eof_cached == 0) {
 		/* deep: the file is written whole for one large folio, but the
 		   folio sizes the page cache gives are chance (an x86_64 7.x

@@ -149,8 +149,13 @@ int fm_deep_race(const struct pc_scenario_ctx *ctx, struct fm_file *f, struct fm
 		racer(f, i_size, cycles, s);
 	}
 	ret = pid < 0 ? -errno : fault_rounds(pid, m, from, full_pages, s, race);
-	if (!ret)
+	if (!ret) {
 		f->i_size = i_size;
+		race->lost = !cached_past(m, from, vec);
+		race->unheld = ctx->dirty_held	? NULL
+			       : ctx->dirty_why ? ctx->dirty_why
+						: "dirty pages not held from writeback";
+	}
 	munmap(s, sizeof(*s));
 	free(vec);
 	return ret;

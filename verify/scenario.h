@@ -49,6 +49,14 @@
    which a self-test needing a clean run of such a kernel asks for; then
    every check it judges skips, saying so. */
 #define PC_SCENARIO_KNOWN_BUG (1U << 9)
+/* Dirty pages kept from expiring: around the scenario the parent raises
+   vm.dirty_expire_centisecs to an hour, and puts it back after
+   (ctx->dirty_held, ctx->dirty_why say what took).  A pinned large file
+   folio that truncation cannot split stays in the page cache only while
+   it is dirty (truncate_inode_partial_folio() drops a clean one whole),
+   and the flusher writes back what has been dirty longer than the expiry
+   (30 s by default), which a long race of truncations outlasts. */
+#define PC_NEEDS_DIRTY_HELD (1U << 10)
 
 /* The modes the run sets its mTHP sizes to: anonymous folios where a
    mapping asks (MADV_HUGEPAGE), shmem ones always. */
@@ -91,6 +99,8 @@ struct pc_scenario_ctx {
 	bool have_kpageflags;	/* /proc/kpageflags readable */
 	bool ksm_on;		/* ksmd started for this scenario (PC_NEEDS_KSM) */
 	const char *ksm_why;	/* why it was not, else NULL */
+	bool dirty_held;	/* dirty pages do not expire (PC_NEEDS_DIRTY_HELD) */
+	const char *dirty_why;	/* why they may, else NULL */
 	unsigned int scale;	/* 1 = full size; larger divides sizes (TCG) */
 	bool dangerous;		/* --dangerous: PC_SCENARIO_MAY_CRASH scenarios run */
 	bool crash_refused;	/* this one may crash and there was no --dangerous */
