@@ -363,8 +363,8 @@ int pc_run_scenario(struct pc_run *run, const struct pc_suite *su, const struct 
 	if (pid == 0)
 		scenario_child(sc, run, report_pipe, go_pipe);
 	if (pid < 0) {
+		status = -errno; /* before around() may change errno */
 		around(&run->ctx, sc->needs, false);
-		status = -errno;
 		for (int i = 0; i < 2; i++) {
 			close(report_pipe[i]);
 			close(go_pipe[i]);
